@@ -1,0 +1,63 @@
+package core
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+)
+
+// Caller is who is calling and from which conversation. Only handlers/identity.go builds one
+// (through NewCaller), from the authenticated request: identity is never a tool argument.
+type Caller struct {
+	UserID string
+	Name   string
+	Email  string
+	Role   string
+	// ConvID is the sanitised Open WebUI chat id ("unknown" when absent).
+	ConvID string
+	// Groups are the group ids the request itself vouches for (headers mode); nil means
+	// "ask the configured group source".
+	Groups []string
+	// token is the user's Open WebUI token (session mode), used to call Open WebUI on the
+	// user's behalf (groups, uploads). Never logged, never returned.
+	token string
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidID reports whether s can be used as one path segment for a user or group id:
+// letters, digits, '-' and '_', 1 to 64 characters (UUIDs pass; "..", "", "a/b" do not).
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// NewCaller validates the user id and sanitises the conversation id.
+func NewCaller(userID, name, email, role, convID string, groups []string, token string) (Caller, error) {
+	if !ValidID(userID) {
+		return Caller{}, Errf(InvalidUser, "User ID format is invalid").
+			WithHint("User ids must be 1-64 letters, digits, '-' or '_'")
+	}
+	return Caller{UserID: userID, Name: name, Email: email, Role: role,
+		ConvID: SanitizeConvID(convID), Groups: groups, token: token}, nil
+}
+
+// Token returns the caller's Open WebUI token (empty outside session mode).
+func (c Caller) Token() string { return c.token }
+
+var convUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// SanitizeConvID turns an Open WebUI chat id into one safe path segment: "unknown" when
+// absent (as the original), unsafe characters replaced by '_', long ids shortened with a
+// hash suffix so that distinct ids stay distinct.
+func SanitizeConvID(id string) string {
+	if id == "" {
+		return "unknown"
+	}
+	if ValidID(id) {
+		return id
+	}
+	s := convUnsafe.ReplaceAllString(id, "_")
+	if len(s) > 47 {
+		s = s[:47]
+	}
+	sum := sha256.Sum256([]byte(id))
+	return s + "-" + hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,61 @@
+package core
+
+// The error catalogue: every code fileshed can answer, with the default hint sent when a
+// call site has nothing more specific to say. FUNCTIONS.md is the contract for these names.
+const (
+	InvalidUser        Code = "INVALID_USER"
+	InvalidZone        Code = "INVALID_ZONE"
+	ZoneReadonly       Code = "ZONE_READONLY"
+	InvalidGroupID     Code = "INVALID_GROUP_ID"
+	GroupNotFound      Code = "GROUP_NOT_FOUND"
+	GroupNotAvailable  Code = "GROUP_NOT_AVAILABLE"
+	GroupAccessDenied  Code = "GROUP_ACCESS_DENIED"
+	MissingParameter   Code = "MISSING_PARAMETER"
+	InvalidParameter   Code = "INVALID_PARAMETER"
+	InvalidPath        Code = "INVALID_PATH"
+	PathEscape         Code = "PATH_ESCAPE"
+	PathStartsWithZone Code = "PATH_STARTS_WITH_ZONE"
+	FileNotFound       Code = "FILE_NOT_FOUND"
+	AuthRequired       Code = "AUTH_REQUIRED"
+	AuthInvalid        Code = "AUTH_INVALID"
+	AuthUnavailable    Code = "AUTH_UNAVAILABLE"
+	BodyTooLarge       Code = "BODY_TOO_LARGE"
+	InternalError      Code = "INTERNAL_ERROR"
+)
+
+var hints = map[Code]string{
+	InvalidUser:        "Sign in again: the server could not derive a valid user id",
+	InvalidZone:        "Use one of: uploads, storage, documents, group",
+	ZoneReadonly:       "Uploads is read-only: use 'storage' or 'documents' for write operations",
+	InvalidGroupID:     "Group ids are letters, digits, '-' and '_' (1-64); list yours with shed_group_list",
+	GroupNotFound:      "Check the group name (case-sensitive) or id with shed_group_list",
+	GroupNotAvailable:  "Groups are not configured on this server: use zone='storage' or 'documents'",
+	GroupAccessDenied:  "Request access from a group administrator, or use a group from shed_group_list",
+	MissingParameter:   "Add the missing parameter and call again",
+	InvalidParameter:   "Fix the parameter's value or type and call again",
+	InvalidPath:        "Use a relative path inside the zone, e.g. 'notes/x.txt'",
+	PathEscape:         "Use a path inside the zone, e.g. 'notes/x.txt'",
+	PathStartsWithZone: "The zone parameter already sets the working directory: drop the zone name from the path",
+	FileNotFound:       "Check the path with shed_tree",
+	AuthRequired:       "Configure the tool server in Open WebUI with auth type Session (or the bearer key)",
+	AuthInvalid:        "Sign in to Open WebUI again, or check the tool server's key",
+	AuthUnavailable:    "Open WebUI could not verify the session: retry in a moment",
+	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_parameters)",
+	InternalError:      "Retry; if it persists, report the request id to the administrator",
+}
+
+func defaultHint(c Code) string {
+	if h, ok := hints[c]; ok {
+		return h
+	}
+	return "See shed_help"
+}
+
+// Codes lists every code of the catalogue (used by the error-catalogue test).
+func Codes() []Code {
+	out := make([]Code, 0, len(hints))
+	for c := range hints {
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package confine
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// tempPrefix starts the name of every temporary file WriteAtomic creates.
+const tempPrefix = ".fileshed-tmp-"
+
+// IsTempName reports whether the last component of name is a temporary file
+// left by WriteAtomic (prefix ".fileshed-tmp-" then a random base32 text), so
+// cleaners can delete leftovers without touching a user's ".fileshed-tmp-notes".
+func IsTempName(name string) bool {
+	rest, ok := strings.CutPrefix(path.Base(name), tempPrefix)
+	if !ok || len(rest) < 26 {
+		return false
+	}
+	for _, r := range rest {
+		if !('A' <= r && r <= 'Z' || '2' <= r && r <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteAtomic replaces name with the content of r, durably: a temporary file
+// in the same directory is written, synced, renamed over name, and the
+// directory is synced. A new file gets the owner bits of perm (use 0600); an
+// existing file keeps its mode. If name is a symlink that stays inside the zone,
+// the content goes to its target (the link is kept); one that leaves the zone
+// is ErrEscape. A directory is ErrIsDir; a parent that is not a directory is
+// ErrNotDir; a missing parent is fs.ErrNotExist (parents are not created).
+// On any error before the rename, the old content is intact and the temporary
+// file is removed; only a failure to sync the directory after the rename
+// leaves the new content in place with an error. Returns the bytes written.
+func (f *Fs) WriteAtomic(name string, r io.Reader, perm os.FileMode) (int64, error) {
+	const op = "write"
+	c, err := f.path(op, name)
+	if err != nil {
+		return 0, err
+	}
+	phys, err := f.walk(splitClean(c))
+	if err != nil {
+		return 0, fail(op, name, err)
+	}
+	if len(phys) == 0 {
+		return 0, &PathError{Op: op, Path: name, Err: ErrIsDir}
+	}
+	target := strings.Join(phys, "/")
+	dir := rel(strings.Join(phys[:len(phys)-1], "/"))
+	if err := f.checkParent(dir); err != nil {
+		return 0, fail(op, name, err)
+	}
+	mode := ownerOnly(perm)
+	switch fi, err := f.root.Lstat(target); {
+	case err == nil && fi.IsDir():
+		return 0, &PathError{Op: op, Path: name, Err: ErrIsDir}
+	case err == nil:
+		mode = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return 0, fail(op, name, err)
+	}
+	n, err := f.replace(dir, target, r, mode)
+	if err != nil {
+		return 0, fail(op, name, err)
+	}
+	return n, nil
+}
+
+// checkParent requires dir to be an existing directory.
+func (f *Fs) checkParent(dir string) error {
+	fi, err := f.root.Stat(dir)
+	if errors.Is(err, syscall.ENOTDIR) || err == nil && !fi.IsDir() {
+		return ErrNotDir
+	}
+	return err
+}
+
+// replace writes r to a new temporary file in dir and renames it over target.
+func (f *Fs) replace(dir, target string, r io.Reader, mode os.FileMode) (int64, error) {
+	tmp := path.Join(dir, tempPrefix+rand.Text())
+	// O_EXCL: never reuse (or follow a symlink planted at) an existing name.
+	t, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(t, r)
+	if err == nil {
+		// Explicit chmod: the umask must not decide a zone file's mode.
+		err = t.Chmod(mode)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.root.Rename(tmp, target)
+	}
+	if err != nil {
+		f.root.Remove(tmp)
+		return 0, err
+	}
+	return n, f.syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable.
+func (f *Fs) syncDir(dir string) error {
+	d, err := f.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,93 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Parameters answers shed_parameters: the valves a model may need to plan its work. The
+// storage path is deliberately not disclosed (the original exposed the host path).
+func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
+	v := s.cfg
+	data := map[string]any{
+		"quota_per_user_mb":    v.QuotaPerUserMB,
+		"quota_per_group_mb":   v.QuotaPerGroupMB,
+		"max_file_size_mb":     v.MaxFileSizeMB,
+		"lock_max_age_hours":   v.LockMaxAgeHours,
+		"exec_timeout_default": v.ExecTimeoutDefault,
+		"exec_timeout_max":     v.ExecTimeoutMax,
+		"group_default_mode":   v.GroupDefaultMode,
+		"network_mode":         v.NetworkMode,
+		"max_output_default":   v.MaxOutputDefault,
+		"max_output_absolute":  v.MaxOutputAbsolute,
+		"openwebui_api_url":    v.OpenWebUI.URL,
+		"_info": map[string]any{
+			"network_enabled":        v.NetworkMode != "disabled",
+			"network_upload_allowed": v.NetworkMode == "all",
+			"groups_available":       s.owui != nil || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
+		},
+	}
+	return Result{Data: data, Message: "Current valve configuration"}, nil
+}
+
+// zoneUsage is one line of shed_stats.
+type zoneUsage struct {
+	SizeBytes int64  `json:"size_bytes"`
+	SizeHuman string `json:"size_human"`
+	Files     int64  `json:"files"`
+}
+
+// Stats answers shed_stats: usage of the caller's personal zones and of the quota.
+func (s *Service) Stats(_ context.Context, c Caller) (Result, error) {
+	user := filepath.Join(s.base, "users", c.UserID)
+	data := map[string]any{}
+	var total int64
+	for label, dir := range map[string]string{
+		"uploads":   filepath.Join(user, "Uploads"),
+		"storage":   filepath.Join(user, "Storage", "data"),
+		"documents": filepath.Join(user, "Documents", "data"),
+	} {
+		u, err := walkUsage(dir)
+		if err != nil {
+			return Result{}, Errf(InternalError, "Cannot measure the %s zone", label).Because(err)
+		}
+		data[label] = u
+		total += u.SizeBytes
+	}
+	quota := int64(s.cfg.QuotaPerUserMB) << 20
+	pct := 0.0
+	if quota > 0 {
+		pct = float64(total) * 100 / float64(quota)
+	}
+	data["total"] = map[string]any{"size_bytes": total, "size_human": humanMB(total),
+		"quota_mb": s.cfg.QuotaPerUserMB, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
+	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(total), s.cfg.QuotaPerUserMB)}, nil
+}
+
+// walkUsage sums regular files under dir without following symlinks; a missing dir is empty.
+func walkUsage(dir string) (zoneUsage, error) {
+	var u zoneUsage
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d == nil {
+				return fs.SkipAll // the zone does not exist yet
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			u.SizeBytes += info.Size()
+			u.Files++
+		}
+		return nil
+	})
+	u.SizeHuman = humanMB(u.SizeBytes)
+	return u, err
+}
+
+func humanMB(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1<<20)) }

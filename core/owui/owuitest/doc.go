@@ -1,0 +1,16 @@
+// Package owuitest is a fake Open WebUI for tests: an httptest server that
+// answers the REST endpoints fileshed uses (/api/v1/auths/, /api/v1/groups/,
+// /api/v1/files/{id}, /api/v1/files/{id}/content, /api/v1/chats/{id}) with
+// the JSON shapes of the real Open WebUI, from users, groups, files and
+// chats the test adds.
+//
+// Access rules follow Open WebUI: an unknown or absent bearer token is 401
+// {"detail":"Not authenticated"}; a "user" sees only the groups it belongs
+// to, an "admin" all of them; files and chats are readable by their owner
+// only, anyone else gets 404 (the real server varies between 400, 401 and
+// 404 here). SetDown and SetDelay simulate outages and slowness, and Calls
+// counts requests per path.
+//
+// Where it sits: test support for core/owui and anything above it. It imports
+// only core/owui and the standard library, never core, handlers or huma.
+package owuitest

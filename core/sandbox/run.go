@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mode is the exec_sandbox valve.
+type Mode string
+
+// Modes of the kernel layer.
+const (
+	ModeRequired   Mode = "required"    // refuse to run without Landlock
+	ModeBestEffort Mode = "best_effort" // Landlock where available, rlimits and hygiene always
+	ModeOff        Mode = "off"         // no Landlock (rlimits and hygiene still apply)
+)
+
+// DefaultMaxOutput is the capture size when Spec.MaxOutput is 0 (max_output_default).
+const DefaultMaxOutput = 50000
+
+// Spec is one command to run.
+type Spec struct {
+	Argv []string // from Prepare: Argv[0] absolute
+	Exec []string // from Prepare: helper programs the command may execute
+	// Dir is the working directory and the only writable tree (the zone root, or
+	// the editzone copy's directory for lockedit). ReadOnly makes it read-only too
+	// (uploads).
+	Dir      string
+	ReadOnly bool
+	ExtraRW  []string // more writable trees (normally none)
+	ExtraRO  []string // more readable trees (the git directory for git)
+	Env      []string // the whole environment: BuildEnv (+ GitEnv)
+	Timeout  time.Duration
+	// MaxOutput caps each captured stream in bytes (head and tail are kept).
+	MaxOutput int
+	// rlimits, 0 = none. FileSizeBytes should be the remaining quota.
+	MemoryBytes, CPUSeconds, FileSizeBytes int64
+	Network                                bool // allow TCP connect (curl in safe/all mode)
+	Mode                                   Mode
+	// Stdout and Stderr, when set, receive the stream instead of the capture (an
+	// *os.File is handed to the command directly, so RLIMIT_FSIZE applies to it).
+	Stdout, Stderr io.Writer
+}
+
+// Result is what a command did.
+type Result struct {
+	Stdout, Stderr             string
+	StdoutBinary, StderrBinary bool
+	Truncated                  bool // some captured output was omitted
+	TimedOut                   bool
+	ExitCode                   int  // exit status; -N when killed by signal N
+	Sandboxed                  bool // Landlock was applied
+}
+
+// Run starts s through the launcher (this binary re-executed with LauncherArg) and
+// waits for it. The error is only for failures to launch (ErrSandboxUnavailable,
+// a Landlock or exec failure); a command that fails or times out is a Result.
+// Launch error texts may contain host paths: log them, do not show them.
+func Run(ctx context.Context, s Spec) (Result, error) {
+	if len(s.Argv) == 0 || s.Dir == "" {
+		return Result{}, errors.New("sandbox: empty argv or dir")
+	}
+	pr := Detect()
+	useLandlock := s.Mode != ModeOff && pr.Available
+	if s.Mode == ModeRequired && !pr.Available {
+		return Result{}, ErrSandboxUnavailable
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	spec, err := json.Marshal(launchSpec{Argv: s.Argv, Exec: s.Exec, Dir: s.Dir, ReadOnly: s.ReadOnly,
+		ExtraRW: s.ExtraRW, ExtraRO: s.ExtraRO, Memory: s.MemoryBytes, CPU: s.CPUSeconds,
+		FileSize: s.FileSizeBytes, Network: s.Network, Landlock: useLandlock, ABI: pr.LandlockABI})
+	if err != nil {
+		return Result{}, err
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	defer specW.Close()
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		return Result{}, err
+	}
+	defer statusR.Close()
+
+	max := s.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	outCap, errCap := newCapture(max), newCapture(max)
+	cmd := exec.Command(self, LauncherArg)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // never inherit the server's environment
+	}
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = writerOr(s.Stdout, outCap), writerOr(s.Stderr, errCap)
+	cmd.ExtraFiles = []*os.File{specR, statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Output pipes held open by a stray process must not block Wait forever.
+	cmd.WaitDelay = time.Second
+	err = cmd.Start()
+	specR.Close()
+	statusW.Close()
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: start launcher: %w", err)
+	}
+	pid := cmd.Process.Pid
+	killGroup := func() { _ = unix.Kill(-pid, unix.SIGKILL) }
+	_, werr := specW.Write(spec)
+	specW.Close()
+	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
+	if werr != nil || len(msg) > 0 {
+		killGroup()
+		_ = cmd.Wait()
+		return Result{}, fmt.Errorf("sandbox: launch failed: %s", msg)
+	}
+
+	res := Result{Sandboxed: useLandlock}
+	exited := make(chan struct{})
+	go func() {
+		// Wait for the leader without reaping it, so its pid (= the group id) cannot
+		// be reused before the group is killed.
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		close(exited)
+	}()
+	var timeout <-chan time.Time
+	if s.Timeout > 0 {
+		t := time.NewTimer(s.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-exited:
+	case <-timeout:
+		res.TimedOut = true
+		killGroup()
+		<-exited
+	case <-ctx.Done():
+		killGroup()
+		<-exited
+	}
+	killGroup() // background grandchildren die with the leader
+	_ = cmd.Wait()
+	res.ExitCode = exitCode(cmd.ProcessState)
+	var tr1, tr2 bool
+	if s.Stdout == nil {
+		res.Stdout, res.StdoutBinary, tr1 = outCap.result()
+	}
+	if s.Stderr == nil {
+		res.Stderr, res.StderrBinary, tr2 = errCap.result()
+	}
+	res.Truncated = tr1 || tr2
+	return res, nil
+}
+
+func writerOr(w io.Writer, c *capture) io.Writer {
+	if w != nil {
+		return w
+	}
+	return c
+}
+
+// exitCode is the exit status, or -signal when the command was killed.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -int(ws.Signal())
+	}
+	return ps.ExitCode()
+}

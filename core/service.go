@@ -1,0 +1,57 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/core/valves"
+)
+
+// Service is the facade handlers call: one method per tool, each taking the Caller explicitly.
+type Service struct {
+	cfg  *valves.Config
+	base string
+	db   *store.DB
+	owui *owui.Client
+}
+
+// Options carries the collaborators main wires in.
+type Options struct {
+	// OpenWebUI is the client used on the caller's behalf (groups, uploads); nil when no
+	// Open WebUI URL is configured.
+	OpenWebUI *owui.Client
+}
+
+// Result is what a successful operation answers: the data object and a short message.
+type Result struct {
+	Data    any
+	Message string
+}
+
+// New prepares the storage directory and the state database. It fails fast when the
+// storage cannot be created or written.
+func New(cfg *valves.Config, opt Options) (*Service, error) {
+	base, err := filepath.Abs(cfg.StorageBasePath)
+	if err != nil {
+		return nil, fmt.Errorf("storage_base_path: %w", err)
+	}
+	for _, d := range []string{base, filepath.Join(base, "users"), filepath.Join(base, "groups")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", d, err)
+		}
+	}
+	db, err := store.Open(filepath.Join(base, "fileshed.sqlite"))
+	if err != nil {
+		return nil, fmt.Errorf("state database: %w", err)
+	}
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI}, nil
+}
+
+// Close releases the state database.
+func (s *Service) Close() error { return s.db.Close() }
+
+// Config returns the effective configuration (read-only by convention).
+func (s *Service) Config() *valves.Config { return s.cfg }

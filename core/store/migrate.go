@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migration is one schema change. Versions are 1, 2, 3... in list order; a shipped entry is
+// never edited, only followed by a new one (the links tables will be version 2).
+type migration struct {
+	version int
+	name    string
+	stmts   []string
+}
+
+// migrations is the one place the schema is defined. Types and statements are chosen so
+// that PostgreSQL would accept them as well: BIGINT microsecond timestamps, TEXT ids,
+// composite primary keys as the uniqueness that makes lock acquisition atomic.
+var migrations = []migration{
+	{version: 1, name: "usage, locks, ownership, audit", stmts: []string{
+		// Usage per owner, in bytes; kept >= 0 by the statements that write it.
+		`CREATE TABLE usage (
+			owner_kind TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')),
+			owner_id   TEXT NOT NULL,
+			bytes      BIGINT NOT NULL DEFAULT 0 CHECK (bytes >= 0),
+			PRIMARY KEY (owner_kind, owner_id)
+		)`,
+		// Locked edits: the primary key is what makes acquiring a lock atomic.
+		`CREATE TABLE locks (
+			zone_key TEXT NOT NULL,
+			path     TEXT NOT NULL,
+			user_id  TEXT NOT NULL,
+			conv_id  TEXT NOT NULL,
+			since_us BIGINT NOT NULL,
+			PRIMARY KEY (zone_key, path)
+		)`,
+		`CREATE INDEX locks_since ON locks (since_us)`,
+		`CREATE INDEX locks_conv ON locks (zone_key, conv_id)`,
+		// Group file ownership (reference §2.10: file_ownership).
+		`CREATE TABLE ownership (
+			group_id   TEXT NOT NULL,
+			path       TEXT NOT NULL,
+			owner_id   TEXT NOT NULL,
+			mode       TEXT NOT NULL CHECK (mode IN ('owner', 'group', 'owner_ro')),
+			created_us BIGINT NOT NULL,
+			updated_us BIGINT NOT NULL,
+			PRIMARY KEY (group_id, path)
+		)`,
+		// Audit trail; INTEGER PRIMARY KEY is SQLite's rowid (BIGSERIAL on PostgreSQL).
+		`CREATE TABLE audit (
+			id      INTEGER PRIMARY KEY,
+			at_us   BIGINT NOT NULL,
+			user_id TEXT NOT NULL,
+			conv_id TEXT NOT NULL,
+			tool    TEXT NOT NULL,
+			zone    TEXT NOT NULL,
+			path    TEXT NOT NULL,
+			outcome TEXT NOT NULL
+		)`,
+		`CREATE INDEX audit_at ON audit (at_us)`,
+	}},
+}
+
+// migrate applies the pending migrations in one transaction and records each in
+// schema_migrations. Running it again is a no-op; two processes running it at once are
+// serialised by the transaction's write lock, and the second finds nothing to do.
+func (d *DB) migrate(ctx context.Context) error {
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_us BIGINT NOT NULL
+		)`); err != nil {
+			return err
+		}
+		var current int
+		if err := tx.QueryRowContext(ctx,
+			`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return err
+		}
+		if current > len(migrations) {
+			return fmt.Errorf("schema version %d is newer than this fileshed knows (%d)", current, len(migrations))
+		}
+		for _, m := range migrations[current:] {
+			for _, stmt := range m.stmts {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO schema_migrations (version, name, applied_us) VALUES ($1, $2, $3)`,
+				m.version, m.name, time.Now().UnixMicro()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: migrate state database: %w", err)
+	}
+	return nil
+}

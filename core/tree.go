@@ -1,0 +1,160 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+// ZoneArgs are the arguments shared by every zone-scoped tool.
+type ZoneArgs struct {
+	Zone            string `json:"zone" required:"true" enum:"uploads,storage,documents,group" doc:"Zone: uploads (read-only chat files), storage (free workshop), documents (versioned), group (shared; needs group)"`
+	Group           string `json:"group,omitempty" doc:"Group id or exact name, only with zone='group'"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+}
+
+// TreeInput is the input of shed_tree.
+type TreeInput struct {
+	ZoneArgs
+	Path  string `json:"path,omitempty" default:"." doc:"Folder to list, relative to the zone ('.' = zone root; never prefix the zone name)"`
+	Depth int    `json:"depth,omitempty" default:"3" minimum:"0" maximum:"10" doc:"Levels to descend (1-10)"`
+}
+
+// treeMaxEntries is the number of entries listed per directory before "... and N more".
+const treeMaxEntries = 100
+
+// Tree renders a directory tree of a zone (reference §5.21): directories first, hidden
+// names skipped, 100 entries per directory, symlinks shown but never followed.
+func (s *Service) Tree(ctx context.Context, c Caller, in TreeInput) (Result, error) {
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Depth < 0 {
+		return Result{}, Errf(InvalidParameter, "Depth must be non-negative").With("depth", in.Depth).
+			WithHint("Use depth between 0 and 10")
+	}
+	depth := min(max(in.Depth, 1), 10)
+	rel := ""
+	if in.Path != "" && in.Path != "." {
+		if rel, err = z.Path(in.Path, in.AllowZoneInPath); err != nil {
+			return Result{}, err
+		}
+	}
+	shown := in.Path
+	if rel == "" {
+		shown = "."
+	}
+	info, err := z.Fs.Stat(rel)
+	if err != nil {
+		return Result{}, pathNotFound(err, z, in.Path)
+	}
+	if !info.IsDir() {
+		return Result{}, Errf(InvalidParameter, "Not a directory: %s", in.Path).With("path", in.Path).
+			WithHint("shed_tree lists folders; use shed_file_type or shed_read for a file")
+	}
+	root := path.Base(rel)
+	if rel == "" {
+		root = strings.ToUpper(z.Label[:1]) + z.Label[1:]
+		if z.Kind == GroupZone {
+			root = in.Group
+		}
+	}
+	var b strings.Builder
+	b.WriteString(root + "/\n")
+	empty, err := s.renderTree(z, rel, "", depth, &b)
+	if err != nil {
+		return Result{}, err
+	}
+	data := map[string]any{"tree": strings.TrimRight(b.String(), "\n"), "depth": depth, "path": shown, "zone": z.Name}
+	msg := fmt.Sprintf("Tree of %s/%s (depth=%d)", z.Name, shown, depth)
+	if empty && rel == "" {
+		data["tree"] = "(empty)"
+		msg = "Zone is empty"
+	}
+	return Result{Data: data, Message: msg}, nil
+}
+
+func (s *Service) renderTree(z *Zone, dir, prefix string, depth int, b *strings.Builder) (empty bool, err error) {
+	f, err := z.Fs.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			b.WriteString(prefix + "[permission denied]\n")
+			return false, nil
+		}
+		return false, pathNotFound(err, z, dir)
+	}
+	entries, err := f.Readdir(-1)
+	_ = f.Close()
+	if err != nil {
+		return false, Errf(InternalError, "Cannot list %s", dir).Because(err)
+	}
+	entries = visible(entries)
+	sort.Slice(entries, func(i, j int) bool {
+		if di, dj := entries[i].IsDir(), entries[j].IsDir(); di != dj {
+			return di
+		}
+		return strings.ToLower(entries[i].Name()) < strings.ToLower(entries[j].Name())
+	})
+	for i, e := range entries {
+		if i == treeMaxEntries {
+			fmt.Fprintf(b, "%s... and %d more items\n", prefix, len(entries)-treeMaxEntries)
+			break
+		}
+		last := i == len(entries)-1
+		conn, child := "├── ", "│   "
+		if last {
+			conn, child = "└── ", "    "
+		}
+		switch {
+		case e.Mode()&os.ModeSymlink != 0:
+			fmt.Fprintf(b, "%s%s%s@ (symlink)\n", prefix, conn, e.Name())
+		case e.IsDir():
+			fmt.Fprintf(b, "%s%s%s/\n", prefix, conn, e.Name())
+			if depth > 1 {
+				if _, err := s.renderTree(z, path.Join(dir, e.Name()), prefix+child, depth-1, b); err != nil {
+					return false, err
+				}
+			}
+		default:
+			fmt.Fprintf(b, "%s%s%s (%s)\n", prefix, conn, e.Name(), shortSize(e.Size()))
+		}
+	}
+	return len(entries) == 0, nil
+}
+
+// visible drops hidden names (".git", ".fileshed-tmp-*", dotfiles), as the original does.
+func visible(entries []os.FileInfo) []os.FileInfo {
+	out := entries[:0]
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// shortSize renders a size as the original's tree does: 1.5M, 2.0K, 12B.
+func shortSize(n int64) string {
+	switch {
+	case n > 1<<20:
+		return fmt.Sprintf("%.1fM", float64(n)/(1<<20))
+	case n > 1<<10:
+		return fmt.Sprintf("%.1fK", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// pathNotFound maps a stat/open failure on a user path to the catalogue.
+func pathNotFound(err error, z *Zone, p string) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errf(FileNotFound, "Path not found: %s", p).With("path", p).With("zone", z.Label)
+	}
+	return pathError(err, z, p)
+}

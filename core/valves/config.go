@@ -1,0 +1,151 @@
+package valves
+
+import (
+	"net"
+	"strings"
+)
+
+// Config is the effective configuration. The yaml tag is the valve's key; the other tags are
+// read by this package: secret:"true" (redacted in Report, also read from FILESHED_<NAME>_FILE),
+// enum:"a|b" (allowed values), min/max (inclusive range, required on every int so that no
+// valve can overflow when converted to bytes or a time.Duration).
+type Config struct {
+	// Listen is the host:port the HTTP server binds.
+	Listen string `yaml:"listen"`
+	// StorageBasePath is the root directory of all zones and of the state database.
+	StorageBasePath string `yaml:"storage_base_path"`
+	// PublicURLBase is the public_url valve as configured (may be empty); use PublicURL for the
+	// effective value.
+	PublicURLBase string `yaml:"public_url"`
+	// Auth says how callers are identified.
+	Auth AuthConfig `yaml:"auth"`
+	// OpenWebUI locates and times the Open WebUI instance fileshed talks to.
+	OpenWebUI OpenWebUIConfig `yaml:"openwebui"`
+	// CORS lists the origins allowed to make cross-origin requests.
+	CORS CORSConfig `yaml:"cors"`
+	// Groups gives group membership where Open WebUI is not asked.
+	Groups GroupsConfig `yaml:"groups"`
+	// QuotaPerUserMB is each user's storage quota in MB.
+	QuotaPerUserMB int `yaml:"quota_per_user_mb" min:"1" max:"1073741824"`
+	// QuotaPerGroupMB is each group space's storage quota in MB.
+	QuotaPerGroupMB int `yaml:"quota_per_group_mb" min:"1" max:"1073741824"`
+	// MaxFileSizeMB is the largest file one write or import may produce, in MB.
+	MaxFileSizeMB int `yaml:"max_file_size_mb" min:"1" max:"1073741824"`
+	// LockMaxAgeHours is the age after which shed_maintenance releases a locked edit.
+	LockMaxAgeHours int `yaml:"lock_max_age_hours" min:"1" max:"87600"`
+	// ExecTimeoutDefault is the shed_exec timeout, in seconds, when the call gives none.
+	ExecTimeoutDefault int `yaml:"exec_timeout_default" min:"1" max:"86400"`
+	// ExecTimeoutMax is the largest shed_exec timeout a call may ask for, in seconds.
+	ExecTimeoutMax int `yaml:"exec_timeout_max" min:"1" max:"86400"`
+	// ExecMemoryLimitMB is RLIMIT_AS of every command in MB (0 = no limit).
+	ExecMemoryLimitMB int `yaml:"exec_memory_limit_mb" min:"0" max:"1073741824"`
+	// ExecCPULimitSeconds is RLIMIT_CPU of every command in seconds (0 = no limit).
+	ExecCPULimitSeconds int `yaml:"exec_cpu_limit_seconds" min:"0" max:"86400"`
+	// ExecSandbox says whether Landlock confinement of commands is required, best effort or off.
+	ExecSandbox string `yaml:"exec_sandbox" enum:"required|best_effort|off"`
+	// GroupDefaultMode is the access mode of new files in group spaces.
+	GroupDefaultMode string `yaml:"group_default_mode" enum:"group|owner|owner_ro"`
+	// NetworkMode is the network access of commands.
+	NetworkMode string `yaml:"network_mode" enum:"disabled|safe|all"`
+	// MaxOutputDefault is a command's output cap, in characters, when the call gives none.
+	MaxOutputDefault int `yaml:"max_output_default" min:"1" max:"1073741824"`
+	// MaxOutputAbsolute is the largest output cap a call may ask for, in characters.
+	MaxOutputAbsolute int `yaml:"max_output_absolute" min:"1" max:"1073741824"`
+	// SQLiteReadonly refuses writing statements in shed_sqlite.
+	SQLiteReadonly bool `yaml:"sqlite_readonly"`
+	// SQLiteJournalMode is the journal mode of fileshed.sqlite and of shed_sqlite databases.
+	SQLiteJournalMode string `yaml:"sqlite_journal_mode" enum:"wal|delete|truncate|memory"`
+	// LinkTTLHoursDefault is a download link's lifetime when the call gives none, in hours.
+	LinkTTLHoursDefault int `yaml:"link_ttl_hours_default" min:"1" max:"87600"`
+	// LinkTTLHoursMax is the longest lifetime a download link may ask for, in hours.
+	LinkTTLHoursMax int `yaml:"link_ttl_hours_max" min:"1" max:"87600"`
+	// Links says who serves download links.
+	Links LinksConfig `yaml:"links"`
+	// LogLevel is the level of the JSON logs.
+	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
+	// MaxBodyMB is the body limit of content-carrying tools in MB (0 = max_file_size_mb + 1);
+	// use MaxBodyBytes for the effective value.
+	MaxBodyMB int `yaml:"max_body_mb" min:"0" max:"1073741824"`
+}
+
+// AuthConfig is the auth section: how a request's caller is identified.
+type AuthConfig struct {
+	// Mode is session, jwt, headers or none.
+	Mode string `yaml:"mode" enum:"session|jwt|headers|none"`
+	// APIKey is the static bearer key of jwt and headers modes.
+	APIKey string `yaml:"api_key" secret:"true"`
+	// JWTSecret is the HS256 secret that signs X-OpenWebUI-User-Jwt.
+	JWTSecret string `yaml:"jwt_secret" secret:"true"`
+	// AllowInsecureNone allows mode none on a non-loopback listen address.
+	AllowInsecureNone bool `yaml:"allow_insecure_none"`
+	// NoneUserID is the fixed user of mode none.
+	NoneUserID string `yaml:"none_user_id"`
+}
+
+// OpenWebUIConfig is the openwebui section: the Open WebUI instance fileshed talks to.
+type OpenWebUIConfig struct {
+	// URL is Open WebUI's base URL, e.g. http://localhost:8080.
+	URL string `yaml:"url"`
+	// AdminAPIKey is an admin API key for calls made without a user token.
+	AdminAPIKey string `yaml:"admin_api_key" secret:"true"`
+	// TimeoutSeconds bounds each call to Open WebUI.
+	TimeoutSeconds int `yaml:"timeout_seconds" min:"1" max:"3600"`
+	// CacheSeconds is how long a verified token and its groups are cached (0 = no cache).
+	CacheSeconds int `yaml:"cache_seconds" min:"0" max:"86400"`
+}
+
+// CORSConfig is the cors section.
+type CORSConfig struct {
+	// AllowedOrigins holds "*" or exact origins (scheme://host[:port]).
+	AllowedOrigins []string `yaml:"allowed_origins"`
+}
+
+// GroupsConfig is the groups section: membership for headers, jwt and none modes.
+type GroupsConfig struct {
+	// Header is the request header carrying comma-separated group ids (headers mode).
+	Header string `yaml:"header"`
+	// Static maps a group id to its member user ids.
+	Static map[string][]string `yaml:"static"`
+}
+
+// LinksConfig is the links section.
+type LinksConfig struct {
+	// Mode is fileshed (links served by fileshed) or openwebui (upload into Open WebUI).
+	Mode string `yaml:"mode" enum:"fileshed|openwebui"`
+}
+
+// PublicURL is the base URL of download links, without a trailing slash: public_url, or
+// http://<listen> when it is empty. A listen address without a host or with an unspecified
+// one (0.0.0.0, ::) becomes localhost there, since no browser can open those.
+func (c *Config) PublicURL() string {
+	if c.PublicURLBase != "" {
+		return strings.TrimRight(c.PublicURLBase, "/")
+	}
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return "http://" + c.Listen
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// MaxBodyBytes is the request body limit of the tools that carry content: max_body_mb, or
+// max_file_size_mb + 1 (room for the JSON around the largest file) when max_body_mb is 0.
+func (c *Config) MaxBodyBytes() int64 {
+	mb := c.MaxBodyMB
+	if mb == 0 {
+		mb = c.MaxFileSizeMB + 1
+	}
+	return int64(mb) << 20
+}
+
+// Names returns every valve name ("listen", "auth.mode", ...) in the order of valves.yaml.
+func Names() []string {
+	names := make([]string, len(all))
+	for i, v := range all {
+		names[i] = v.name
+	}
+	return names
+}

@@ -1,0 +1,108 @@
+package vcs
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchFiles is the size of the repository the targets are set for.
+const benchFiles = 10_000
+
+// benchZone builds a zone with benchFiles tracked files in 100 directories,
+// committed once, plus a copy of work tree and git directory for the CLI.
+func benchZone(b *testing.B) (z, cli zone) {
+	b.Helper()
+	z = newZone(b)
+	for i := 0; i < benchFiles; i++ {
+		z.write(b, fmt.Sprintf("d%02d/f%04d.txt", i%100, i), fmt.Sprintf("line %d\n", i))
+	}
+	r := z.open(b)
+	if _, err := r.CommitAll(Signature{Name: "bench"}, "init"); err != nil {
+		b.Fatal(err)
+	}
+	_ = r.Close()
+	root := b.TempDir()
+	cli = zone{work: filepath.Join(root, "data"), gitDir: filepath.Join(root, "repo.git")}
+	for _, p := range [][2]string{{z.work, cli.work}, {z.gitDir, cli.gitDir}} {
+		if out, err := exec.Command("cp", "-a", p[0], p[1]).CombinedOutput(); err != nil {
+			b.Fatalf("cp: %v %s", err, out)
+		}
+	}
+	return z, cli
+}
+
+// runGit runs the git CLI on the copy with the usual author environment.
+func runGit(b *testing.B, z zone, home string, args ...string) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = z.work
+	cmd.Env = []string{"GIT_DIR=" + z.gitDir, "GIT_WORK_TREE=" + z.work, "GIT_CONFIG_NOSYSTEM=1",
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=b@x",
+		"GIT_COMMITTER_NAME=fileshed", "GIT_COMMITTER_EMAIL=f@x"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git %v: %v %s", args, err, out)
+	}
+}
+
+// measure runs op once per iteration and reports the median as p50-ms.
+func measure(b *testing.B, op func(i int)) {
+	var d []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		op(i)
+		d = append(d, time.Since(start))
+		i++
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkCommit compares, on a 10,000-file repository, (write one file +
+// CommitPaths) with `git add <file> && git commit -q`, and (write one file
+// + CommitAll) with `git add -A && git commit -q`, the CLI running on a copy
+// of the same repository. Run: go test -run '^$' -bench BenchmarkCommit
+// -benchtime 50x ./core/vcs/
+func BenchmarkCommit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git CLI not installed")
+	}
+	z, cli := benchZone(b)
+	home := b.TempDir()
+	r := z.open(b)
+	who := Signature{Name: "bench", Email: "b@x"}
+	b.Run("paths/fileshed", func(b *testing.B) {
+		measure(b, func(i int) {
+			z.write(b, "d07/f0007.txt", fmt.Sprintf("paths %d\n", i))
+			if h, err := r.CommitPaths([]string{"d07/f0007.txt"}, who, "shed_patch_text: d07/f0007.txt"); err != nil || h == "" {
+				b.Fatal(h, err)
+			}
+		})
+	})
+	b.Run("paths/git-cli", func(b *testing.B) {
+		measure(b, func(i int) {
+			cli.write(b, "d07/f0007.txt", fmt.Sprintf("paths %d\n", i))
+			runGit(b, cli, home, "add", "d07/f0007.txt")
+			runGit(b, cli, home, "commit", "-q", "-m", "shed_patch_text: d07/f0007.txt")
+		})
+	})
+	b.Run("all/fileshed", func(b *testing.B) {
+		measure(b, func(i int) {
+			z.write(b, "d08/f0008.txt", fmt.Sprintf("all %d\n", i))
+			if h, err := r.CommitAll(who, "shed_exec"); err != nil || h == "" {
+				b.Fatal(h, err)
+			}
+		})
+	})
+	b.Run("all/git-cli", func(b *testing.B) {
+		measure(b, func(i int) {
+			cli.write(b, "d08/f0008.txt", fmt.Sprintf("all %d\n", i))
+			runGit(b, cli, home, "add", "-A")
+			runGit(b, cli, home, "commit", "-q", "-m", "shed_exec")
+		})
+	})
+}

@@ -1,0 +1,32 @@
+// Package vcs versions a zone's work tree (the Documents zone and every group
+// zone) in a git repository whose git directory lives OUTSIDE the work tree.
+//
+// Where it sits: core/vcs is a leaf under core. core opens one *Repo per
+// repository for the life of the process (the Repo's lock is the
+// per-repository lock: every go-git call, every commit and every shed_exec in
+// the zone goes through it) and translates the errors returned here into its
+// own catalogue once.
+//
+// Why the git directory is outside: anything a user command writes inside the
+// zone (a .git/config with core.fsmonitor, a hook) must never be read by
+// versioning. Nothing here ever reads a path named ".git" in the work tree,
+// and such paths are never committed.
+//
+// How commits are made: go-git's Worktree.Add/Status/Commit are too slow at
+// 10,000 files (a full status per commit), so commits are built at the
+// plumbing level: the index is kept in memory (validated against the file on
+// disk before every use) as a stat cache, only changed files are hashed, trees
+// are rebuilt only along changed directories, and the index and the branch
+// ref are replaced atomically through git-style ".lock" files. go-git is used
+// for storage, object encoding/decoding, the index format and history.
+//
+// Crash safety: after a kill -9 at any point the repository opens and the
+// next commit works: stale *.lock files are removed by Open (under the
+// cross-process file lock, so they cannot belong to a live writer), the index
+// is rebuilt from HEAD when it is unreadable or does not match HEAD, and the
+// branch ref is only ever replaced by rename, so it always names a complete
+// commit.
+//
+// It must never import github.com/fileshed/fileshed/core (the parent),
+// handlers, huma or chi. Errors carry work-tree-relative paths only.
+package vcs

@@ -1,0 +1,143 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// ZoneKind is one of the four kinds of zone.
+type ZoneKind int
+
+// The zones of DESIGN §4.
+const (
+	Uploads ZoneKind = iota
+	Storage
+	Documents
+	GroupZone
+)
+
+// zoneNames are the values accepted in the `zone` argument (case-insensitive).
+var zoneNames = map[string]ZoneKind{"uploads": Uploads, "storage": Storage, "documents": Documents, "group": GroupZone}
+
+// Zone is a resolved zone: its confined file system and what may be done in it.
+// Close it when the call is done.
+type Zone struct {
+	Kind ZoneKind
+	// Name is the display name of the original ("Storage", "Group:team").
+	Name string
+	// Label is the lower-case zone argument ("storage", "group").
+	Label    string
+	Fs       *confine.Fs
+	ReadOnly bool
+	// Versioned zones (Documents, group) commit every change.
+	Versioned bool
+	GroupID   string
+	// Owner is the quota account the zone's bytes are charged to.
+	Owner store.Owner
+	// space is the host directory that holds data/, editzone/ and the git directory.
+	space string
+}
+
+// Close releases the zone's root handle.
+func (z *Zone) Close() {
+	if z != nil && z.Fs != nil {
+		_ = z.Fs.Close()
+	}
+}
+
+// resolveZone turns (zone, group) into a Zone for the caller, creating its layout lazily.
+// write=true refuses the read-only Uploads zone.
+func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error) {
+	kind, ok := zoneNames[strings.ToLower(strings.TrimSpace(zone))]
+	if !ok {
+		if zone == "" {
+			return nil, Errf(MissingParameter, "Parameter 'zone' is required").With("valid", zoneList())
+		}
+		return nil, Errf(InvalidZone, "Invalid zone: %s", zone).With("zone", zone).With("valid", zoneList())
+	}
+	user := filepath.Join(s.base, "users", c.UserID)
+	z := &Zone{Kind: kind, Owner: store.Owner{Kind: "user", ID: c.UserID}}
+	var dataDir string
+	switch kind {
+	case Uploads:
+		if write {
+			return nil, Errf(ZoneReadonly, "Uploads zone is read-only").With("zone", "uploads")
+		}
+		z.Name, z.Label, z.ReadOnly = "Uploads", "uploads", true
+		z.space = filepath.Join(user, "Uploads")
+		dataDir = filepath.Join(z.space, c.ConvID)
+	case Storage:
+		z.Name, z.Label = "Storage", "storage"
+		z.space = filepath.Join(user, "Storage")
+		dataDir = filepath.Join(z.space, "data")
+	case Documents:
+		z.Name, z.Label, z.Versioned = "Documents", "documents", true
+		z.space = filepath.Join(user, "Documents")
+		dataDir = filepath.Join(z.space, "data")
+	case GroupZone:
+		g, err := s.resolveGroup(ctx, c, group)
+		if err != nil {
+			return nil, err
+		}
+		z.Name, z.Label, z.Versioned, z.GroupID = "Group:"+group, "group", true, g.ID
+		z.Owner = store.Owner{Kind: "group", ID: g.ID}
+		z.space = filepath.Join(s.base, "groups", g.ID)
+		dataDir = filepath.Join(z.space, "data")
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the %s zone", z.Name).Because(err)
+	}
+	fs, err := confine.New(dataDir)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
+	}
+	z.Fs = fs
+	return z, nil
+}
+
+func zoneList() []string { return []string{"uploads", "storage", "documents", "group"} }
+
+// Path validates a model-supplied path for this zone and returns its clean zone-relative
+// form ("" is the zone root). A first component equal to the zone's label is refused with
+// PATH_STARTS_WITH_ZONE unless allowZone (the original's guard: models often prefix it).
+func (z *Zone) Path(p string, allowZone bool) (string, error) {
+	clean, err := confine.Clean(p)
+	if err != nil {
+		return "", pathError(err, z, p)
+	}
+	first, rest, _ := strings.Cut(clean, "/")
+	if !allowZone && first != "" && strings.EqualFold(first, z.Label) {
+		return "", Errf(PathStartsWithZone, "Path '%s' starts with zone name '%s'", p, first).
+			With("zone", z.Label).With("path", p).With("first_component", first).
+			WithHint("The zone parameter already sets the working directory. Use '%s' instead of '%s'. If you really want a subfolder named '%s', add allow_zone_in_path=true", rest, p, first)
+	}
+	return clean, nil
+}
+
+// pathError translates a confinement error into the catalogue, without host paths.
+func pathError(err error, z *Zone, p string) *Error {
+	switch {
+	case errors.Is(err, confine.ErrEscape):
+		return Errf(PathEscape, "Path escapes the zone: %s", p).With("path", p).With("zone", z.Label).Because(err)
+	case errors.Is(err, confine.ErrInvalid):
+		return Errf(InvalidPath, "Invalid path: %q", shorten(p)).With("path", shorten(p)).With("zone", z.Label).Because(err).
+			WithHint("Paths are relative, use '/' between folders, at most 255 bytes per name, no control characters")
+	case errors.Is(err, os.ErrNotExist):
+		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
+	}
+	return Errf(InternalError, "File system error on %s", p).With("path", p).Because(err)
+}
+
+// shorten keeps messages readable when a model sends a huge argument.
+func shorten(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return s[:100] + "..." + s[len(s)-12:]
+}

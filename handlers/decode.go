@@ -1,0 +1,179 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// field is one JSON argument of a tool input struct (embedded structs are flattened).
+type field struct {
+	name     string
+	index    []int
+	required bool
+	def      string
+	hasDef   bool
+}
+
+// fieldsOf lists the JSON arguments of an input type, in declaration order.
+func fieldsOf(t reflect.Type) []field {
+	var out []field
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			for _, sub := range fieldsOf(f.Type) {
+				sub.index = append([]int{i}, sub.index...)
+				out = append(out, sub)
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		def, hasDef := f.Tag.Lookup("default")
+		out = append(out, field{name: name, index: []int{i}, required: f.Tag.Get("required") == "true", def: def, hasDef: hasDef})
+	}
+	return out
+}
+
+// usage renders the one-line signature added to parameter errors: shed_tree(zone, path='.', depth=3, ...).
+func usage(tool string, fields []field) string {
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		switch {
+		case f.required:
+			parts = append(parts, f.name)
+		case f.hasDef:
+			parts = append(parts, fmt.Sprintf("%s=%s", f.name, f.def))
+		default:
+			parts = append(parts, f.name+"=None")
+		}
+	}
+	return tool + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// decode fills dst (a pointer to an input struct) from a JSON object the lenient way
+// models need: unknown keys ignored; null and "" mean absent (then the default applies);
+// numbers and booleans given as strings are coerced; a JSON array sent as a string is parsed.
+// Anything else is INVALID_PARAMETER, a missing required argument MISSING_PARAMETER.
+func decode(body []byte, dst any, fields []field) error {
+	raw := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return core.Errf(core.InvalidParameter, "The request body must be a JSON object of arguments").Because(err)
+		}
+	}
+	v := reflect.ValueOf(dst).Elem()
+	for _, f := range fields {
+		fv := v.FieldByIndex(f.index)
+		msg, present := raw[f.name]
+		if present && isAbsent(msg) {
+			present = false
+		}
+		if !present {
+			if f.required {
+				return core.Errf(core.MissingParameter, "Parameter '%s' is required", f.name).With("parameter", f.name)
+			}
+			if f.hasDef {
+				if err := setFromString(fv, f.def); err != nil {
+					panic(fmt.Sprintf("bad default tag on %s: %v", f.name, err)) // a programming error caught by tests
+				}
+			}
+			continue
+		}
+		if err := setValue(fv, msg); err != nil {
+			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name)
+		}
+	}
+	return nil
+}
+
+func isAbsent(m json.RawMessage) bool {
+	s := string(bytes.TrimSpace(m))
+	return s == "null" || s == `""`
+}
+
+// setValue decodes one JSON value into fv with the coercions of decode.
+func setValue(fv reflect.Value, m json.RawMessage) error {
+	var s string
+	isString := json.Unmarshal(m, &s) == nil
+	switch fv.Kind() {
+	case reflect.String:
+		if isString {
+			fv.SetString(s)
+			return nil
+		}
+		var n json.Number
+		if err := json.Unmarshal(m, &n); err == nil {
+			fv.SetString(n.String())
+			return nil
+		}
+		return fmt.Errorf("expected a string")
+	case reflect.Int, reflect.Int64:
+		if isString {
+			return setFromString(fv, strings.TrimSpace(s))
+		}
+		var n int64
+		if err := json.Unmarshal(m, &n); err != nil {
+			return fmt.Errorf("expected an integer")
+		}
+		fv.SetInt(n)
+		return nil
+	case reflect.Bool:
+		if isString {
+			return setFromString(fv, strings.TrimSpace(s))
+		}
+		var b bool
+		if err := json.Unmarshal(m, &b); err != nil {
+			return fmt.Errorf("expected true or false")
+		}
+		fv.SetBool(b)
+		return nil
+	case reflect.Slice:
+		if isString {
+			m = json.RawMessage(s) // a JSON array sent as a string
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(m, &items); err != nil {
+			return fmt.Errorf("expected an array")
+		}
+		out := reflect.MakeSlice(fv.Type(), len(items), len(items))
+		for i, it := range items {
+			if err := setValue(out.Index(i), it); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		fv.Set(out)
+		return nil
+	}
+	return json.Unmarshal(m, fv.Addr().Interface())
+}
+
+// setFromString parses a default tag or a string-encoded number/boolean.
+func setFromString(fv reflect.Value, s string) error {
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(s)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("expected an integer, got %q", s)
+		}
+		fv.SetInt(n)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("expected true or false, got %q", s)
+		}
+		fv.SetBool(b)
+	default:
+		return fmt.Errorf("unsupported default for %s", fv.Kind())
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+// Package handlers is fileshed's HTTP edge: one huma operation per tool (POST /shed_<name>,
+// operationId = tool name), the identity middleware that builds core.Caller, the envelope,
+// CORS, health routes. It holds no business logic: every tool calls one core.Service method.
+//
+// Dependency direction: main -> handlers -> core; handlers may import openapi.
+package handlers

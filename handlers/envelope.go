@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// Envelope is every answer's body, with the original tool's field names.
+type Envelope struct {
+	Success bool           `json:"success" doc:"true when the operation succeeded"`
+	Data    any            `json:"data,omitempty" doc:"The operation's result"`
+	Message string         `json:"message,omitempty" doc:"A short human-readable summary"`
+	Error   string         `json:"error,omitempty" doc:"Error code, e.g. FILE_NOT_FOUND"`
+	Details map[string]any `json:"details,omitempty" doc:"Error details (zone-relative paths only)"`
+	Hint    string         `json:"hint,omitempty" doc:"What to do next"`
+	Usage   string         `json:"usage,omitempty" doc:"How to call the tool (parameter errors only)"`
+}
+
+// statusFor is the HTTP status of an error code: 200 for domain errors (the model reads
+// and corrects them), 401/403 for authentication, 413 for oversized bodies.
+func statusFor(c core.Code) int {
+	switch c {
+	case core.AuthRequired:
+		return http.StatusUnauthorized
+	case core.AuthInvalid:
+		return http.StatusUnauthorized
+	case core.InvalidUser:
+		return http.StatusForbidden
+	case core.AuthUnavailable:
+		return http.StatusServiceUnavailable
+	case core.BodyTooLarge:
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusOK
+}
+
+// failure turns any error into the envelope; errors that are not *core.Error become
+// INTERNAL_ERROR with the request id, logged once here.
+func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
+	e, ok := core.AsError(err)
+	if !ok || e.Code == core.InternalError {
+		log.Error("internal error", "request_id", reqID, "err", err)
+		e = core.Errf(core.InternalError, "Internal error (request id %s)", reqID).With("request_id", reqID)
+	} else if e.Err != nil {
+		log.Debug("operation failed", "request_id", reqID, "code", e.Code, "cause", e.Err)
+	}
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	return statusFor(e.Code), Envelope{Error: string(e.Code), Message: e.Message, Details: details, Hint: e.Hint}
+}
+
+// writeEnvelope writes an envelope outside huma (middleware, recoverer, 404s).
+func writeEnvelope(w http.ResponseWriter, status int, env Envelope) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(env)
+}
+
+// writeError writes the envelope of err outside huma.
+func writeError(w http.ResponseWriter, log *slog.Logger, reqID string, err error) {
+	status, env := failure(log, reqID, err)
+	writeEnvelope(w, status, env)
+}
+
+// statusError is huma's error type replaced by our envelope (huma.NewError is overridden
+// in init), so that huma's own 400/413/422/500 answers carry the same fields.
+type statusError struct {
+	status int
+	Envelope
+}
+
+func (e *statusError) Error() string  { return e.Message }
+func (e *statusError) GetStatus() int { return e.status }
+
+func init() {
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		code := core.InvalidParameter
+		switch {
+		case status == http.StatusRequestEntityTooLarge:
+			code = core.BodyTooLarge
+		case status >= 500:
+			code = core.InternalError
+		}
+		e := core.Errf(code, "%s", msg)
+		if len(errs) > 0 {
+			e.With("errors", errorTexts(errs))
+		}
+		s := status
+		if code == core.InvalidParameter {
+			s = http.StatusOK
+		}
+		return &statusError{status: s, Envelope: Envelope{Error: string(code), Message: msg, Details: e.Details, Hint: e.Hint}}
+	}
+}
+
+func errorTexts(errs []error) []string {
+	out := make([]string, 0, len(errs))
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err.Error())
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package handlers
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/openapi"
+)
+
+// Version is the server version shown in the OpenAPI document.
+const Version = "0.1.0"
+
+// Deps are what the HTTP edge needs; main and the tests build them the same way.
+type Deps struct {
+	Service *core.Service
+	Auth    Authenticator
+	Log     *slog.Logger
+	// Ready reports readiness details for /readyz (nil: always ready).
+	Ready func() (ok bool, details map[string]any)
+}
+
+// New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
+// the one registration function used by main and by every handler test.
+func New(d Deps) (http.Handler, huma.API) {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	r := chi.NewRouter()
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, cors(d.Service.Config().CORS.AllowedOrigins), authenticate(d.Auth, d.Log))
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
+			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		writeEnvelope(w, http.StatusMethodNotAllowed, Envelope{Error: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed on " + req.URL.Path,
+			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
+	})
+	api := humachi.New(r, openapi.Config(Version))
+	registerInfo(api, d)
+	registerFiles(api, d)
+	openapi.Finish(api)
+	mountHealth(r, d)
+	return r, api
+}

@@ -1,0 +1,201 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/valves"
+	"github.com/fileshed/fileshed/handlers"
+)
+
+// seen records every error code answered during the package's tests, for the catalogue test.
+var seen sync.Map
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 && os.Getenv("FILESHED_SKIP_CATALOGUE") == "" && !testing.Short() {
+		var missing []string
+		seen.Store(string(core.InternalError), true) // provoked by TestPanicBecomesInternalError
+		for _, c := range core.Codes() {
+			if _, ok := seen.Load(string(c)); !ok {
+				missing = append(missing, string(c))
+			}
+		}
+		if len(missing) > 0 && runAll() {
+			os.Stderr.WriteString("error catalogue: codes never provoked by a handler test: " + strings.Join(missing, ", ") + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// runAll is false when -run selects a subset (the catalogue check needs the whole suite).
+func runAll() bool {
+	for _, a := range os.Args {
+		if strings.HasPrefix(a, "-test.run") {
+			return false
+		}
+	}
+	return true
+}
+
+// env is a test server: real handlers, real storage directory, real SQLite.
+type env struct {
+	t    *testing.T
+	srv  *httptest.Server
+	base string
+	cfg  *valves.Config
+}
+
+// config loads the embedded defaults with overrides given as FILESHED_* variables.
+func config(t *testing.T, vars map[string]string) *valves.Config {
+	t.Helper()
+	defaults, err := os.ReadFile("../valves.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	lookup := func(k string) (string, bool) {
+		if k == "FILESHED_STORAGE_BASE_PATH" {
+			return base, true
+		}
+		v, ok := vars[k]
+		return v, ok
+	}
+	cfg, _, err := valves.Load(defaults, nil, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// start builds the server exactly as main does, with the given valves.
+func start(t *testing.T, vars map[string]string) *env {
+	t.Helper()
+	cfg := config(t, vars)
+	var verifier *owui.Verifier
+	var client *owui.Client
+	if cfg.OpenWebUI.URL != "" {
+		client = owui.New(cfg.OpenWebUI.URL, time.Duration(cfg.OpenWebUI.TimeoutSeconds)*time.Second)
+		verifier = owui.NewVerifier(client, time.Duration(cfg.OpenWebUI.CacheSeconds)*time.Second)
+	}
+	auth, err := handlers.NewAuthenticator(cfg, verifier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := core.Options{}
+	if cfg.Auth.Mode == "session" {
+		opts.OpenWebUI = client
+	}
+	svc, err := core.New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := handlers.New(handlers.Deps{Service: svc, Auth: auth, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); svc.Close() })
+	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg}
+}
+
+// reply is a decoded envelope plus the HTTP status.
+type reply struct {
+	Status  int
+	Success bool           `json:"success"`
+	Data    map[string]any `json:"data"`
+	Message string         `json:"message"`
+	Error   string         `json:"error"`
+	Details map[string]any `json:"details"`
+	Hint    string         `json:"hint"`
+	Usage   string         `json:"usage"`
+	raw     string
+}
+
+// post calls a tool with a JSON body (string or value) and headers.
+func (e *env) post(tool string, body any, headers map[string]string) reply {
+	e.t.Helper()
+	var rdr io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rdr = strings.NewReader(b)
+	case []byte:
+		rdr = bytes.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rdr = bytes.NewReader(j)
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/"+tool, rdr)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return e.do(req)
+}
+
+func (e *env) do(req *http.Request) reply {
+	e.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := reply{Status: resp.StatusCode, raw: string(raw)}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		e.t.Fatalf("%s %s: content type %q, body %s", req.Method, req.URL.Path, ct, raw)
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		e.t.Fatalf("not an envelope: %s", raw)
+	}
+	if r.Error != "" {
+		seen.Store(r.Error, true)
+		if r.Hint == "" {
+			e.t.Errorf("%s: error %s without hint", req.URL.Path, r.Error)
+		}
+		if strings.Contains(r.raw, e.base) {
+			e.t.Errorf("%s: host path leaked: %s", req.URL.Path, r.raw)
+		}
+	}
+	return r
+}
+
+// write creates a file in a user's zone directly on disk (setup only).
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.base, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// wantError asserts a failed call with the code.
+func wantError(t *testing.T, r reply, code string) {
+	t.Helper()
+	if r.Success || r.Error != code {
+		t.Fatalf("want %s, got status %d: %s", code, r.Status, r.raw)
+	}
+}
+
+// wantOK asserts a successful call.
+func wantOK(t *testing.T, r reply) {
+	t.Helper()
+	if !r.Success || r.Status != http.StatusOK {
+		t.Fatalf("want success, got status %d: %s", r.Status, r.raw)
+	}
+}

@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// rawInput receives the request body untouched: decode applies the lenient rules that
+// huma's strict validation would refuse (numbers in strings, null and "" as absent).
+type rawInput struct {
+	RawBody []byte `contentType:"application/json"`
+}
+
+// output is every tool's answer: HTTP 200 (or the envelope's auth/size status) and the envelope.
+type output struct {
+	Status int
+	Body   Envelope
+}
+
+// toolSpec describes one tool for registration.
+type toolSpec struct {
+	name        string // shed_<name>: operationId and path
+	summary     string // one line
+	description string // short and precise: sent with every chat request
+	maxBody     int64  // request body limit in bytes; 0 = 1 MiB
+}
+
+// tool registers POST /<name> with the request schema of I, decoding the body leniently and
+// calling run with the caller the identity middleware authenticated.
+func tool[I any](api huma.API, log *slog.Logger, spec toolSpec, run func(context.Context, core.Caller, I) (core.Result, error)) {
+	t := reflect.TypeFor[I]()
+	fields := fieldsOf(t)
+	maxBody := spec.maxBody
+	if maxBody == 0 {
+		maxBody = 1 << 20
+	}
+	op := huma.Operation{
+		OperationID:  spec.name,
+		Method:       http.MethodPost,
+		Path:         "/" + spec.name,
+		Summary:      spec.summary,
+		Description:  spec.description,
+		MaxBodyBytes: maxBody,
+		// decode validates leniently; huma would validate the raw body as a string.
+		SkipValidateBody: true,
+		Tags:             []string{"fileshed"},
+	}
+	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) {
+		start := time.Now()
+		reqID := requestID(ctx)
+		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
+		var args I
+		var res core.Result
+		err := decode(in.RawBody, &args, fields)
+		if err == nil {
+			res, err = run(ctx, c, args)
+		}
+		out := &output{Status: http.StatusOK}
+		code := "OK"
+		if err != nil {
+			out.Status, out.Body = failure(log, reqID, err)
+			code = out.Body.Error
+			if code == string(core.InvalidParameter) || code == string(core.MissingParameter) {
+				out.Body.Usage = usage(spec.name, fields)
+			}
+		} else {
+			out.Body = Envelope{Success: true, Data: res.Data, Message: res.Message}
+		}
+		log.Info("tool", "request_id", reqID, "tool", spec.name, "user", c.UserID, "conv", c.ConvID,
+			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)
+		return out, nil
+	})
+	// Replace the raw body's binary schema with the input's schema (no body for zero-argument tools).
+	o := api.OpenAPI().Paths["/"+spec.name].Post
+	if len(fields) == 0 {
+		o.RequestBody = nil
+		return
+	}
+	schema := api.OpenAPI().Components.Schemas.Schema(t, true, spec.name+"Input")
+	required := false
+	for _, f := range fields {
+		required = required || f.required
+	}
+	o.RequestBody = &huma.RequestBody{Required: required, Content: map[string]*huma.MediaType{
+		"application/json": {Schema: schema},
+	}}
+}
