@@ -16,6 +16,9 @@ const (
 	PathEscape         Code = "PATH_ESCAPE"
 	PathStartsWithZone Code = "PATH_STARTS_WITH_ZONE"
 	FileNotFound       Code = "FILE_NOT_FOUND"
+	FileTooLarge       Code = "FILE_TOO_LARGE"
+	QuotaExceeded      Code = "QUOTA_EXCEEDED"
+	ExecutionError     Code = "EXECUTION_ERROR"
 	AuthRequired       Code = "AUTH_REQUIRED"
 	AuthInvalid        Code = "AUTH_INVALID"
 	AuthUnavailable    Code = "AUTH_UNAVAILABLE"
@@ -37,6 +40,9 @@ var hints = map[Code]string{
 	PathEscape:         "Use a path inside the zone, e.g. 'notes/x.txt'",
 	PathStartsWithZone: "The zone parameter already sets the working directory: drop the zone name from the path",
 	FileNotFound:       "Check the path with shed_tree",
+	FileTooLarge:       "Split the content into smaller parts, or ask an administrator to raise max_file_size_mb",
+	QuotaExceeded:      "Free space with shed_delete (see shed_stats), or ask an administrator to raise the quota",
+	ExecutionError:     "Run shed_maintenance to repair the repository",
 	AuthRequired:       "Configure the tool server in Open WebUI with auth type Session (or the bearer key)",
 	AuthInvalid:        "Sign in to Open WebUI again, or check the tool server's key",
 	AuthUnavailable:    "Open WebUI could not verify the session: retry in a moment",

@@ -12,10 +12,15 @@ import (
 
 // Service is the facade handlers call: one method per tool, each taking the Caller explicitly.
 type Service struct {
-	cfg  *valves.Config
-	base string
-	db   *store.DB
-	owui *owui.Client
+	cfg   *valves.Config
+	base  string
+	db    *store.DB
+	owui  *owui.Client
+	quota quota
+	repos repos
+	// paths serialises writers of the same file (size read, reservation, write) in this
+	// process; cross-replica exclusion goes through the same interface (DESIGN §9).
+	paths store.Locker
 }
 
 // Options carries the collaborators main wires in.
@@ -47,11 +52,14 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI}, nil
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex()}, nil
 }
 
-// Close releases the state database.
-func (s *Service) Close() error { return s.db.Close() }
+// Close releases the repositories and the state database.
+func (s *Service) Close() error {
+	s.closeRepos()
+	return s.db.Close()
+}
 
 // Config returns the effective configuration (read-only by convention).
 func (s *Service) Config() *valves.Config { return s.cfg }

@@ -72,8 +72,6 @@ func bare(err error) error {
 			err = e.Err
 		case *os.SyscallError:
 			err = e.Err
-		case *PathError:
-			err = e.Err
 		default:
 			if err.Error() == rootEscapeText {
 				return ErrEscape

@@ -135,9 +135,9 @@ func splitClean(c string) []string {
 // existing symlink is replaced by its target, and ".." pops the physical
 // (already resolved) path. It returns the physical zone-relative components.
 // ErrEscape if the path ever climbs above the root or meets an absolute
-// target; once a component is missing (or is not a directory) the rest is
-// applied lexically. Why one open directory per level: each step is then a
-// single fstatat, so hostile deep paths and symlink chains cost linear time.
+// target; below a missing component or a file the rest is applied lexically.
+// Why one open directory per level: each step is then a single fstatat, so
+// hostile deep paths and symlink chains cost linear time.
 func (f *Fs) walk(parts []string) ([]string, error) {
 	stack := make([]string, 0, len(parts))
 	for i := len(parts) - 1; i >= 0; i-- {
@@ -179,7 +179,7 @@ func (f *Fs) walk(parts []string) ([]string, error) {
 		dir := dirs[len(dirs)-1]
 		fi, err := dir.Lstat(c)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		case errors.Is(err, fs.ErrNotExist):
 			out = append(out, c)
 			continue
 		case err != nil:

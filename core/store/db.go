@@ -100,8 +100,8 @@ func dsn(abs string) string {
 //
 // Why a loop: SQLite answers SQLITE_BUSY to the switch without waiting busy_timeout when
 // another connection is opening the same new file at that moment (measured: 7 of 200 rounds
-// of 8 concurrent opens of a new file failed; replicas starting together on a shared disk would hit
-// it). Retrying briefly until the deadline is all it takes.
+// of 8 concurrent opens of a new file failed; processes starting together would hit it).
+// Retrying briefly until the deadline is all it takes.
 func enableWAL(ctx context.Context, db *sql.DB) error {
 	for {
 		var mode string
@@ -137,7 +137,7 @@ func unwrapPath(err error) error {
 }
 
 // inTx runs fn in one transaction (BEGIN IMMEDIATE through the DSN) and commits it, or rolls
-// it back if fn or the commit fails.
+// it back if fn fails.
 func (d *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
