@@ -26,6 +26,8 @@ const (
 	InternalError      Code = "INTERNAL_ERROR"
 )
 
+// hints is the catalogue: every code with its default hint. Each tool family's file adds
+// its own codes with addHints in an init (codes_files.go, codes_exec.go, ...).
 var hints = map[Code]string{
 	InvalidUser:        "Sign in again: the server could not derive a valid user id",
 	InvalidZone:        "Use one of: uploads, storage, documents, group",
@@ -48,6 +50,13 @@ var hints = map[Code]string{
 	AuthUnavailable:    "Open WebUI could not verify the session: retry in a moment",
 	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_parameters)",
 	InternalError:      "Retry; if it persists, report the request id to the administrator",
+}
+
+// addHints registers a family's codes in the catalogue.
+func addHints(m map[Code]string) {
+	for c, h := range m {
+		hints[c] = h
+	}
 }
 
 func defaultHint(c Code) string {

@@ -13,19 +13,19 @@ const secret = "TOP SECRET"
 // zone is a test zone: base/data, with a sibling base/data_evil/secret whose
 // name starts with the zone's name (the afero BasePathFs trap).
 type zone struct {
-	t    *testing.T
+	t    testing.TB
 	base string // host directory holding the zone and its neighbours
 	dir  string // host path of the zone
 	fs   *Fs
 }
 
-func newZone(t *testing.T) *zone {
+func newZone(t testing.TB) *zone {
 	t.Helper()
 	base := t.TempDir()
 	return newZoneAt(t, base, filepath.Join(base, "data"))
 }
 
-func newZoneAt(t *testing.T, base, dir string) *zone {
+func newZoneAt(t testing.TB, base, dir string) *zone {
 	t.Helper()
 	writeHost(t, filepath.Join(base, "data_evil", "secret"), secret)
 	f, err := New(dir)
@@ -105,7 +105,7 @@ func (z *zone) noTemps() {
 	})
 }
 
-func writeHost(t *testing.T, p, content string) {
+func writeHost(t testing.TB, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func writeHost(t *testing.T, p, content string) {
 	}
 }
 
-func readHost(t *testing.T, p string) string {
+func readHost(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
