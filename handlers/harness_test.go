@@ -53,14 +53,14 @@ func runAll() bool {
 
 // env is a test server: real handlers, real storage directory, real SQLite.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *httptest.Server
 	base string
 	cfg  *valves.Config
 }
 
 // config loads the embedded defaults with overrides given as FILESHED_* variables.
-func config(t *testing.T, vars map[string]string) *valves.Config {
+func config(t testing.TB, vars map[string]string) *valves.Config {
 	t.Helper()
 	defaults, err := os.ReadFile("../valves.yaml")
 	if err != nil {
@@ -82,7 +82,7 @@ func config(t *testing.T, vars map[string]string) *valves.Config {
 }
 
 // start builds the server exactly as main does, with the given valves.
-func start(t *testing.T, vars map[string]string) *env {
+func start(t testing.TB, vars map[string]string) *env {
 	t.Helper()
 	cfg := config(t, vars)
 	var verifier *owui.Verifier

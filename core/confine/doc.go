@@ -15,5 +15,5 @@
 // path, and it exists only to start subprocesses in the zone.
 //
 // This package must never import github.com/fileshed/fileshed/core (its parent),
-// the handlers, huma, chi or net/http.
+// the handlers, huma or chi.
 package confine

@@ -34,6 +34,8 @@ func (f *file) wrap(err error) error {
 	return err
 }
 
+// The methods below delegate to *os.File and rewrite its errors with wrap.
+
 func (f *file) Close() error { return f.wrap(f.f.Close()) }
 
 func (f *file) Read(p []byte) (int, error) {

@@ -172,7 +172,7 @@ func (f *Fs) walk(parts []string) ([]string, error) {
 		if size += len(c) + 1; size > MaxPathLen+1 {
 			return nil, fmt.Errorf("%w: resolves to more than %d bytes", ErrInvalid, MaxPathLen)
 		}
-		if len(dirs) <= len(out) { // below a missing component: lexical
+		if len(dirs) <= len(out) { // below a missing component or a file: lexical
 			out = append(out, c)
 			continue
 		}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestValvesCommandRedactsSecrets(t *testing.T) {
+	t.Setenv("FILESHED_AUTH_API_KEY", "very-secret-key")
+	var out, errb bytes.Buffer
+	if code := run([]string{"valves"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "very-secret-key") || !strings.Contains(out.String(), "auth.api_key") {
+		t.Fatalf("valves output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "env") {
+		t.Fatalf("sources missing:\n%s", out.String())
+	}
+}
+
+func TestOpenAPICommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"openapi"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc["paths"].(map[string]any)["/shed_tree"] == nil {
+		t.Fatalf("not the spec: %v %s", err, out.String()[:min(out.Len(), 200)])
+	}
+}
+
+func TestStartupRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, 1, "unknown command"},
+		{"unknown flag", []string{"--nope", "1"}, 2, "nope"},
+		{"bad valve", []string{"--auth-mode", "open"}, 2, "auth.mode"},
+		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 1, "allow_insecure_none"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tc.args, &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.want) {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+		})
+	}
+}
+
+// TestBinaryEndToEnd builds the real binary, serves with embedded defaults (mode none on
+// loopback), calls a tool over HTTP, probes it with `fileshed healthcheck`, and stops it
+// with SIGTERM (graceful exit 0).
+func TestBinaryEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fileshed")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "--listen", addr)
+	cmd.Dir = dir // storage_base_path ./data is relative to the working directory
+	cmd.Env = append(os.Environ(), "FILESHED_LOG_LEVEL=warn")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := http.Post("http://"+addr+"/shed_tree", "application/json", strings.NewReader(`{"zone":"storage"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"success":true`) {
+		t.Fatalf("shed_tree: %s", body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "fileshed.sqlite")); err != nil {
+		t.Fatalf("state database not in ./data: %v", err)
+	}
+	hc := exec.Command(bin, "healthcheck", "--listen", addr)
+	if out, err := hc.CombinedOutput(); err != nil {
+		t.Fatalf("healthcheck: %v %s", err, out)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no graceful stop")
+	}
+	if strings.Contains(logs.String(), "panic") {
+		t.Fatalf("logs: %s", logs.String())
+	}
+}
