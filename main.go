@@ -24,6 +24,7 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 )
@@ -32,6 +33,11 @@ import (
 var defaultValves []byte
 
 func main() {
+	// The command launcher (core/sandbox) re-executes this binary: dispatch it before any
+	// configuration, logging or storage work.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		os.Exit(sandbox.LauncherMain(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // Parameters answers shed_parameters: the valves a model may need to plan its work. The
@@ -39,11 +41,11 @@ type zoneUsage struct {
 	Files     int64  `json:"files"`
 }
 
-// Stats answers shed_stats: usage of the caller's personal zones and of the quota.
-func (s *Service) Stats(_ context.Context, c Caller) (Result, error) {
+// Stats answers shed_stats: size and files of each personal zone (measured), and the quota
+// usage as accounted in the state database (what writes are checked against).
+func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 	user := filepath.Join(s.base, "users", c.UserID)
 	data := map[string]any{}
-	var total int64
 	for label, dir := range map[string]string{
 		"uploads":   filepath.Join(user, "Uploads"),
 		"storage":   filepath.Join(user, "Storage", "data"),
@@ -54,16 +56,23 @@ func (s *Service) Stats(_ context.Context, c Caller) (Result, error) {
 			return Result{}, Errf(InternalError, "Cannot measure the %s zone", label).Because(err)
 		}
 		data[label] = u
-		total += u.SizeBytes
 	}
-	quota := int64(s.cfg.QuotaPerUserMB) << 20
+	owner := store.Owner{Kind: "user", ID: c.UserID}
+	if err := s.ensureUsage(ctx, owner); err != nil {
+		return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	used, err := s.db.Usage(ctx, owner)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	limit := s.limit(owner)
 	pct := 0.0
-	if quota > 0 {
-		pct = float64(total) * 100 / float64(quota)
+	if limit > 0 {
+		pct = float64(used) * 100 / float64(limit)
 	}
-	data["total"] = map[string]any{"size_bytes": total, "size_human": humanMB(total),
-		"quota_mb": s.cfg.QuotaPerUserMB, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
-	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(total), s.cfg.QuotaPerUserMB)}, nil
+	data["total"] = map[string]any{"size_bytes": used, "size_human": humanMB(used), "used_bytes": used,
+		"limit_bytes": limit, "quota_mb": s.cfg.QuotaPerUserMB, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
+	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(used), s.cfg.QuotaPerUserMB)}, nil
 }
 
 // walkUsage sums regular files under dir without following symlinks; a missing dir is empty.

@@ -13,7 +13,6 @@ import (
 // in the state database before touching the disk (one conditional UPDATE, so concurrent
 // writers can never jointly overshoot), then settles the reservation with the real delta.
 type quota struct {
-	db *store.DB
 	// reconciled remembers the owners whose usage row was checked against the disk in this
 	// process (a first-time owner with files on disk is walked once).
 	reconciled sync.Map

@@ -43,6 +43,10 @@ func New(d Deps) (http.Handler, huma.API) {
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
 	registerFiles(api, d)
+	registerExec(api, d)
+	registerFilesRead(api, d)
+	registerFilesWrite(api, d)
+	registerLockedit(api, d)
 	openapi.Finish(api)
 	mountHealth(r, d)
 	return r, api

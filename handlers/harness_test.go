@@ -16,6 +16,7 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 )
@@ -24,6 +25,9 @@ import (
 var seen sync.Map
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // the test binary is its own exec launcher, as main is
+		os.Exit(sandbox.LauncherMain(os.Args[2:]))
+	}
 	code := m.Run()
 	if code == 0 && os.Getenv("FILESHED_SKIP_CATALOGUE") == "" && !testing.Short() {
 		var missing []string

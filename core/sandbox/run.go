@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -49,6 +50,9 @@ type Spec struct {
 	// Stdout and Stderr, when set, receive the stream instead of the capture (an
 	// *os.File is handed to the command directly, so RLIMIT_FSIZE applies to it).
 	Stdout, Stderr io.Writer
+	// MergeStderr sends stderr where stdout goes (redirect_stderr_to_stdout): one
+	// stream, in the order the command wrote it.
+	MergeStderr bool
 }
 
 // Result is what a command did.
@@ -74,7 +78,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if s.Mode == ModeRequired && !pr.Available {
 		return Result{}, ErrSandboxUnavailable
 	}
-	self, err := os.Executable()
+	self, err := launcher()
 	if err != nil {
 		return Result{}, fmt.Errorf("sandbox: %w", err)
 	}
@@ -109,6 +113,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = writerOr(s.Stdout, outCap), writerOr(s.Stderr, errCap)
+	if s.MergeStderr {
+		cmd.Stderr = cmd.Stdout
+	}
 	cmd.ExtraFiles = []*os.File{specR, statusW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Output pipes held open by a stray process must not block Wait forever.
@@ -168,6 +175,26 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	res.Truncated = tr1 || tr2
 	return res, nil
+}
+
+// LauncherName is the small launcher binary (cmd/fileshed-sandbox) that Run starts
+// when it sits next to the executable: it runs the same LauncherMain without the
+// server's package initialisation (several milliseconds per command for the full
+// server). Without it, Run re-executes the executable itself with LauncherArg.
+const LauncherName = "fileshed-sandbox"
+
+// launcher returns the program Run starts. Looked up on every call (one stat), so that
+// installing or removing the small launcher needs no restart.
+func launcher() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	small := filepath.Join(filepath.Dir(self), LauncherName)
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return small, nil
+	}
+	return self, nil
 }
 
 func writerOr(w io.Writer, c *capture) io.Writer {

@@ -1,0 +1,21 @@
+package core
+
+// Codes of the locked-edit family (reference §2.7, §5.9-§5.13, §5.34, §5.35) and of the
+// history tools. ZoneForbidden also serves shed_history/shed_restore outside versioned zones.
+const (
+	FileLocked    Code = "FILE_LOCKED"
+	NotInEditMode Code = "NOT_IN_EDIT_MODE"
+	NotLockOwner  Code = "NOT_LOCK_OWNER"
+	LockError     Code = "LOCK_ERROR"
+	ZoneForbidden Code = "ZONE_FORBIDDEN"
+)
+
+func init() {
+	addHints(map[Code]string{
+		FileLocked:    "Another conversation is editing this file: wait for its shed_lockedit_save/shed_lockedit_cancel, or use shed_force_unlock / shed_maintenance",
+		NotInEditMode: "Use shed_lockedit_open() first. Note: shed_lockedit_save() closes edit mode",
+		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_force_unlock breaks an abandoned lock",
+		LockError:     "Retry in a moment; if it persists, run shed_maintenance or report it to the administrator",
+		ZoneForbidden: "This operation does not accept that zone: see the tool description for the allowed zones",
+	})
+}

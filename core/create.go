@@ -1,0 +1,32 @@
+package core
+
+import (
+	"context"
+	"strings"
+)
+
+// CreateFileInput is the input of shed_create_file.
+type CreateFileInput struct {
+	ZoneArgs
+	Path          string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name); parents are created"`
+	Content       string `json:"content,omitempty" doc:"The whole content, written exactly (no newline added)"`
+	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes" doc:"text (UTF-8) or bytes (content encoded as content_format)"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"Encoding of content when file_type='bytes'"`
+	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+}
+
+// CreateFile creates or replaces a whole file (reference §5.2): shed_patch_text or
+// shed_patch_bytes with overwrite=true.
+func (s *Service) CreateFile(ctx context.Context, c Caller, in CreateFileInput) (Result, error) {
+	switch strings.ToLower(strings.TrimSpace(in.FileType)) {
+	case "", "text":
+		return s.PatchText(ctx, c, PatchTextInput{ZoneArgs: in.ZoneArgs, Path: in.Path, Content: in.Content,
+			Position: "end", Overwrite: true, Safe: true, Message: in.Message})
+	case "bytes":
+		return s.PatchBytes(ctx, c, PatchBytesInput{ZoneArgs: in.ZoneArgs, Path: in.Path, Content: in.Content,
+			ContentFormat: in.ContentFormat, Position: "end", Offset: -1, Length: -1, Overwrite: true, Safe: true,
+			Message: in.Message})
+	}
+	return Result{}, Errf(InvalidParameter, "file_type must be 'text' or 'bytes', got: %q", in.FileType).
+		With("file_type", in.FileType).WithHint("Use file_type='text' for text files or file_type='bytes' for binary")
+}

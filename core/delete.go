@@ -1,0 +1,133 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// DeleteInput is the input of shed_delete.
+type DeleteInput struct {
+	ZoneArgs
+	Path    string `json:"path" required:"true" doc:"File or folder to delete, relative to the zone (folders are deleted with their content)"`
+	Message string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+}
+
+// Delete removes a file, a symlink (never its target) or a folder with everything in it
+// (reference §5.7). Uploads allows it (to clean imports). The bytes removed are counted
+// while deleting and given back to the quota.
+func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result, error) {
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Path == "" {
+		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
+	}
+	rel, err := z.Path(in.Path, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	if rel == "" {
+		return Result{}, Errf(InvalidPath, "Cannot delete zone root").With("path", in.Path).With("zone", z.Label).
+			WithHint("Specify a file or folder within the zone")
+	}
+	// Why keep the rule although our git directory lives outside the zone: a user's own
+	// ".git" (a cloned repository) is as precious as the original's, and prompts expect it.
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return Result{}, Errf(ProtectedPath, "Cannot delete .git directory").With("path", in.Path).
+			WithHint("The .git directory is required for version control")
+	}
+	unlock := s.lockPath(z, rel)
+	defer unlock()
+	fi, _, err := z.Fs.LstatIfPossible(rel)
+	if err != nil {
+		return Result{}, pathNotFound(err, z, in.Path)
+	}
+	if !fi.IsDir() {
+		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
+			return Result{}, err
+		}
+	}
+	r, err := s.reserve(ctx, z, -1, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	message := in.Message
+	if message == "" {
+		message = "Delete " + rel
+	}
+	var freed int64
+	exact := true
+	hash, err := s.mutate(c, z, "Delete", message, func() (Change, error) {
+		var err error
+		freed, err = removeTree(z.Fs, rel, fi)
+		if errors.Is(err, confine.ErrInvalid) {
+			// A name below that no model could have given (control characters, invalid
+			// UTF-8, made by a command): remove the rest in one go and re-measure the usage.
+			exact, err = false, z.Fs.RemoveAll(rel)
+		}
+		if err != nil {
+			return Change{Paths: []string{rel}}, writeError(err, z, in.Path)
+		}
+		return Change{Paths: []string{rel}}, nil
+	})
+	r.Settle(ctx, -freed)
+	if !exact {
+		if _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
+			return Result{}, Errf(InternalError, "Cannot measure the quota after deleting").Because(rerr)
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	data := map[string]any{"zone": z.Name, "deleted": rel, "was_directory": fi.IsDir(), "bytes_freed": freed}
+	if hash != "" {
+		data["commit"] = hash
+	}
+	return Result{Data: data, Message: fmt.Sprintf("Deleted: %s", rel)}, nil
+}
+
+// removeTree removes rel (described by fi, not followed if a symlink) and everything below
+// it, depth first, and returns the bytes of the regular files it removed, counted as they go
+// (so the quota is given back exactly what was freed, even when it stops half-way).
+func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (int64, error) {
+	if fi.IsDir() {
+		d, err := z.Open(rel)
+		if err != nil {
+			return 0, err
+		}
+		entries, err := d.Readdir(-1)
+		_ = d.Close()
+		if err != nil {
+			return 0, err
+		}
+		var freed int64
+		for _, e := range entries {
+			// Why: Clean would read a name such as `..\x` (made by a command) as a path and
+			// name another file; such names are left to RemoveAll, which never parses them.
+			if c, err := confine.Clean(e.Name()); err != nil || c != e.Name() {
+				return freed, confine.ErrInvalid
+			}
+			n, err := removeTree(z, path.Join(rel, e.Name()), e)
+			freed += n
+			if err != nil {
+				return freed, err
+			}
+		}
+		return freed, z.Remove(rel)
+	}
+	if err := z.Remove(rel); err != nil {
+		return 0, err
+	}
+	if fi.Mode().IsRegular() {
+		return fi.Size(), nil
+	}
+	return 0, nil
+}

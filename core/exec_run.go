@@ -1,0 +1,216 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/sandbox"
+)
+
+// execPlan is a checked command: what the policy produced and how to run it.
+type execPlan struct {
+	in        ExecInput
+	cmd       sandbox.Command
+	timeout   time.Duration
+	maxOutput int
+	// stdoutFile and stderrFile are the clean zone-relative targets ("" = captured).
+	stdoutFile, stderrFile string
+	// readOnly runs the command with its directory read-only (Spec.ReadOnly);
+	// changesNothing says that the kernel guarantees it (or the zone is uploads), so no
+	// lock, commit or usage walk is needed.
+	readOnly, changesNothing bool
+}
+
+// plan validates the parameters and applies the policy; nothing runs yet.
+func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error) {
+	p := &execPlan{in: in}
+	var err error
+	if p.timeout, err = s.execTimeout(in.Timeout); err != nil {
+		return nil, err
+	}
+	if p.maxOutput, err = s.execMaxOutput(in.MaxOutput); err != nil {
+		return nil, err
+	}
+	if in.RedirectStderrToStdout && in.StderrFile != "" {
+		return nil, Errf(InvalidParameter, "stderr_file and redirect_stderr_to_stdout exclude each other").
+			WithHint("Use redirect_stderr_to_stdout=true with stdout_file to save both streams in one file")
+	}
+	if p.stdoutFile, err = outputFile(z, dir, in.StdoutFile, "stdout_file", in.AllowZoneInPath); err != nil {
+		return nil, err
+	}
+	if p.stderrFile, err = outputFile(z, dir, in.StderrFile, "stderr_file", in.AllowZoneInPath); err != nil {
+		return nil, err
+	}
+	if p.stdoutFile != "" && p.stdoutFile == p.stderrFile {
+		return nil, Errf(InvalidParameter, "stdout_file and stderr_file name the same file").With("path", in.StdoutFile).
+			WithHint("Use redirect_stderr_to_stdout=true to save both streams in one file")
+	}
+	req := sandbox.Request{Cmd: in.Cmd, Args: in.Args, Kind: sandbox.ReadWrite, Network: s.cfg.NetworkMode,
+		Confine: confineFn(z, dir, in.AllowZoneInPath), StdoutToFile: p.stdoutFile != ""}
+	if z.ReadOnly {
+		req.Kind = sandbox.ReadOnly
+	}
+	if p.cmd, err = sandbox.Prepare(req); err != nil {
+		var v *sandbox.Violation
+		if errors.As(err, &v) {
+			return nil, violation(v, z)
+		}
+		return nil, Errf(InternalError, "Cannot check the command").Because(err)
+	}
+	p.readOnly = z.ReadOnly || readsOnly(req)
+	pr := sandbox.Detect()
+	kernel := sandbox.Mode(s.cfg.ExecSandbox) != sandbox.ModeOff && pr.Available
+	p.changesNothing = z.Kind == Uploads || (p.readOnly && kernel && p.stdoutFile == "" && p.stderrFile == "")
+	return p, nil
+}
+
+// execTimeout clamps the timeout argument (reference §2.6): 0 is the default, negative
+// values are refused, larger values are capped at exec_timeout_max.
+func (s *Service) execTimeout(t int) (time.Duration, error) {
+	if t < 0 {
+		return 0, Errf(InvalidParameter, "timeout must be a positive number of seconds, got %d", t).With("timeout", t).
+			WithHint("Omit timeout or use an integer like timeout=30 (max %d)", s.cfg.ExecTimeoutMax)
+	}
+	if t == 0 {
+		t = s.cfg.ExecTimeoutDefault
+	}
+	return time.Duration(min(t, s.cfg.ExecTimeoutMax)) * time.Second, nil
+}
+
+// execMaxOutput clamps max_output: -1 (absent) is max_output_default, 0 is
+// max_output_absolute, anything else is capped at max_output_absolute.
+func (s *Service) execMaxOutput(m int) (int, error) {
+	switch {
+	case m < -1:
+		return 0, Errf(InvalidParameter, "max_output must be -1, 0 or a positive number of characters, got %d", m).
+			With("max_output", m).WithHint("Omit max_output or use an integer like max_output=50000")
+	case m == -1:
+		return min(s.cfg.MaxOutputDefault, s.cfg.MaxOutputAbsolute), nil
+	case m == 0:
+		return s.cfg.MaxOutputAbsolute, nil
+	}
+	return min(m, s.cfg.MaxOutputAbsolute), nil
+}
+
+// outputFile checks stdout_file/stderr_file: refused in uploads, validated like every
+// path, confined to dir.
+func outputFile(z *Zone, dir *confine.Fs, name, param string, allowZone bool) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if z.ReadOnly {
+		return "", Errf(ZoneReadonly, "Cannot write %s in read-only zone", param).With("zone", z.Label).
+			WithHint("Use a writable zone (storage, documents)")
+	}
+	rel, err := z.Path(name, allowZone)
+	if err != nil {
+		return "", err
+	}
+	if rel == "" {
+		return "", Errf(InvalidPath, "%s must name a file, not the zone root", param).With("path", name).
+			WithHint("Give a file name such as %s='out.txt'", param)
+	}
+	if _, err := dir.Confined(rel); err != nil {
+		return "", pathError(err, z, name)
+	}
+	return rel, nil
+}
+
+// confineFn is Request.Confine: the zone's path rules (PATH_STARTS_WITH_ZONE) for
+// commands run at the zone root, then the confinement check of dir.
+func confineFn(z *Zone, dir *confine.Fs, allowZone bool) func(string) (string, error) {
+	return func(rel string) (string, error) {
+		if dir == z.Fs {
+			if _, err := z.Path(rel, allowZone); err != nil {
+				if e, ok := AsError(err); ok && e.Code == PathStartsWithZone {
+					return "", e
+				}
+			}
+		}
+		return dir.Confined(rel)
+	}
+}
+
+// run executes a planned command in dir and builds the data of reference §5.1. data is
+// non-nil whenever the command started (even when err reports a timeout or an
+// over-quota stdout_file), so the caller commits and accounts what it changed.
+func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan) (map[string]any, error) {
+	spec := sandbox.Spec{Argv: p.cmd.Argv, Exec: p.cmd.Exec, Network: p.cmd.Network, Dir: dir.Dir(),
+		// HOME and TMPDIR are "." (the working directory, i.e. the zone root): the absolute
+		// path would show the host layout to `jq -n env` or awk's ENVIRON.
+		ReadOnly: p.readOnly, Env: sandbox.BuildEnv("."), Timeout: p.timeout, MaxOutput: p.maxOutput,
+		MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20, CPUSeconds: int64(s.cfg.ExecCPULimitSeconds),
+		Mode: sandbox.Mode(s.cfg.ExecSandbox), MergeStderr: p.in.RedirectStderrToStdout}
+	if p.in.Cmd == "git" {
+		if _, err := s.repo(z); err != nil {
+			return nil, err
+		}
+		gitDir := filepath.Join(z.space, "repo.git")
+		spec.Env = append(spec.Env, sandbox.GitEnv(gitDir, dir.Dir())...)
+		spec.ExtraRO = []string{gitDir}
+	}
+	var fileLimit int64
+	if !p.changesNothing {
+		var err error
+		if fileLimit, err = s.fileLimit(ctx, z); err != nil {
+			return nil, err
+		}
+		spec.FileSizeBytes = max(fileLimit, 1) // 0 would mean "no limit"
+	}
+	var outSink, errSink *sink
+	var err error
+	if p.stdoutFile != "" {
+		if outSink, err = startSink(dir, p.stdoutFile, fileLimit); err != nil {
+			return nil, pathError(err, z, p.in.StdoutFile)
+		}
+		spec.Stdout = outSink
+	}
+	if p.stderrFile != "" {
+		if errSink, err = startSink(dir, p.stderrFile, fileLimit); err != nil {
+			outSink.abort()
+			return nil, pathError(err, z, p.in.StderrFile)
+		}
+		spec.Stderr = errSink
+	}
+	res, runErr := sandbox.Run(ctx, spec)
+	if runErr != nil {
+		outSink.abort()
+		errSink.abort()
+		if errors.Is(runErr, sandbox.ErrSandboxUnavailable) {
+			return nil, Errf(SandboxUnavailable, "Commands are disabled: exec_sandbox is 'required' and this kernel has no Landlock").
+				With("command", p.in.Cmd)
+		}
+		// The launcher's text can hold host paths: it is the cause (logged), never the message.
+		return nil, Errf(ExecError, "Execution error: the command could not be started").With("command", p.in.Cmd).Because(runErr)
+	}
+	args := p.in.Args
+	if args == nil {
+		args = []string{}
+	}
+	data := map[string]any{"zone": z.Name, "command": p.in.Cmd, "args": args, "stdout": res.Stdout, "stderr": res.Stderr,
+		"returncode": res.ExitCode, "truncated": res.Truncated, "ok": res.ExitCode == 0 && !res.TimedOut, "sandboxed": res.Sandboxed}
+	if p.in.RedirectStderrToStdout {
+		data["stderr"] = ""
+	}
+	var fileErr error
+	if outSink != nil {
+		data["stdout"] = "[Output written to " + path.Base(p.stdoutFile) + "]"
+		fileErr = s.finishSink(outSink, z, p.in.StdoutFile, "stdout_file", data, fileLimit)
+	}
+	if errSink != nil {
+		data["stderr"] = "[Errors written to " + path.Base(p.stderrFile) + "]"
+		if err := s.finishSink(errSink, z, p.in.StderrFile, "stderr_file", data, fileLimit); fileErr == nil {
+			fileErr = err
+		}
+	}
+	if res.TimedOut {
+		return data, Errf(Timeout, "Command timeout after %ds", int(p.timeout/time.Second)).With("command", p.in.Cmd).
+			With("timeout", int(p.timeout/time.Second)).With("stdout", data["stdout"]).With("stderr", data["stderr"]).
+			WithHint("Increase timeout (max: %ds), or split the work", s.cfg.ExecTimeoutMax)
+	}
+	return data, fileErr
+}

@@ -1,0 +1,164 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// Locked edits (reference §2.7, §5.9-§5.13): shed_lockedit_open records a lock in the state
+// database (zone key, path, user, conversation, time) and copies the file into the
+// conversation's editzone, {space}/editzone/{conv}/{path}; overwrite/exec change only that
+// working copy; save replaces the original atomically (and commits in versioned zones);
+// cancel discards it. Working copies do not count against the quota: the save does.
+//
+// Holder = the (user, conversation) pair: conversations without a chat id share "unknown",
+// so the user is checked too.
+
+// LockeditPathArgs are the arguments shared by the locked-edit tools.
+type LockeditPathArgs struct {
+	ZoneArgs
+	Path string `json:"path" required:"true" doc:"File to edit, relative to the zone (never prefix the zone name)"`
+}
+
+// zoneKey is the stable key of a zone's space in the locks table: locks in Storage and
+// Documents of one user, and in one group, never collide.
+func zoneKey(z *Zone) string {
+	switch z.Kind {
+	case GroupZone:
+		return "group:" + z.GroupID
+	case Documents:
+		return "user:" + z.Owner.ID + ":documents"
+	}
+	return "user:" + z.Owner.ID + ":storage"
+}
+
+// lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
+// acquire, do not block other writers, and are released by shed_maintenance.
+func (s *Service) lockMaxAge() time.Duration {
+	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
+}
+
+// editKey serialises, in this process, the steps of one locked edit (acquire + copy,
+// overwrite, save, cancel, the orphan sweep of maintenance) on one file.
+func editKey(z *Zone, p string) string { return "lockedit\x00" + zoneKey(z) + "\x00" + p }
+
+// editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
+func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
+	ez, err := confine.New(filepath.Join(z.space, "editzone", conv))
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
+	}
+	return ez, nil
+}
+
+// lockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
+// holder's name (group zones must not disclose who edits what beyond the conversation).
+func lockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
+	return e.With("locked_by_conversation", l.ConvID).With("since", l.Since.UTC().Format(time.RFC3339)).
+		With("locked_at", l.Since.UTC().Format(time.RFC3339)).
+		With("expires_at", l.Since.Add(maxAge).UTC().Format(time.RFC3339))
+}
+
+// fileLocked is the FILE_LOCKED error for a lock held by someone else.
+func (s *Service) fileLocked(z *Zone, p string, l store.Lock) *Error {
+	return lockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
+}
+
+// lockErr wraps a state-database failure on locks.
+func lockErr(p string, err error) *Error {
+	return Errf(LockError, "Cannot read or record the lock on %s", p).With("path", p).Because(err)
+}
+
+// heldBy reports whether l belongs to the caller (same user and conversation).
+func heldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
+
+// requireHolder checks that the caller holds the lock on p: another user's lock is
+// NOT_LOCK_OWNER, another conversation's FILE_LOCKED, no lock NOT_IN_EDIT_MODE (with a
+// message saying the working copy was kept when one exists: the lock was broken by
+// shed_force_unlock or shed_maintenance, and saving it now could overwrite newer work).
+func (s *Service) requireHolder(ctx context.Context, c Caller, z *Zone, ez *confine.Fs, p string) error {
+	l, ok, err := s.db.LockOf(ctx, zoneKey(z), p)
+	if err != nil {
+		return lockErr(p, err)
+	}
+	switch {
+	case ok && heldBy(l, c):
+		return nil
+	case ok && l.UserID != c.UserID:
+		return lockDetails(Errf(NotLockOwner, "You don't own this lock: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
+	case ok:
+		return s.fileLocked(z, p, l)
+	}
+	if _, err := ez.Stat(p); err == nil {
+		return Errf(NotInEditMode, "The lock on %s was released (shed_force_unlock or shed_maintenance); your working copy was kept but cannot be saved", p).
+			With("path", p).With("zone", z.Label).With("working_copy_kept", true).
+			WithHint("Call shed_lockedit_open again (it copies the current file, discarding the kept working copy) or shed_lockedit_cancel to discard it")
+	}
+	return notInEditMode(z, p)
+}
+
+func notInEditMode(z *Zone, p string) *Error {
+	return Errf(NotInEditMode, "File not open for editing: %s", p).With("path", p).With("zone", z.Label)
+}
+
+// workingCopy stats the caller's working copy without following a final symlink:
+// NOT_IN_EDIT_MODE when it is missing or a folder, PATH_ESCAPE when it is a symlink (a
+// command in the editzone may plant one to make the save copy another file).
+func workingCopy(z *Zone, ez *confine.Fs, p string) (fs.FileInfo, error) {
+	fi, _, err := ez.LstatIfPossible(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notInEditMode(z, p)
+	}
+	if err != nil {
+		return nil, pathError(err, z, p)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, Errf(PathEscape, "The working copy of %s is a symbolic link: refused", p).With("path", p).With("zone", z.Label).
+			WithHint("Call shed_lockedit_cancel, then shed_lockedit_open to start from the original again")
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notInEditMode(z, p)
+	}
+	return fi, nil
+}
+
+// removeWorkingCopy deletes a working copy and its now-empty parent folders (never the
+// editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
+func removeWorkingCopy(ez *confine.Fs, p string) {
+	_ = ez.Remove(p)
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if ez.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// editPath resolves the zone for writing and validates the path of a locked-edit tool.
+func (s *Service) editPath(ctx context.Context, c Caller, in LockeditPathArgs) (*Zone, string, error) {
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := z.Path(in.Path, in.AllowZoneInPath)
+	if err == nil && p == "" {
+		err = notAFile(z, in.Path)
+	}
+	if err != nil {
+		z.Close()
+		return nil, "", err
+	}
+	return z, p, nil
+}
+
+// notAFile refuses a directory where a file is required.
+func notAFile(z *Zone, p string) *Error {
+	return Errf(NotAFile, "Cannot edit a directory: %s", p).With("path", p).With("zone", z.Label).
+		WithHint("Locked edits work on one file: use shed_tree to find it")
+}

@@ -1,0 +1,87 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"path"
+	"path/filepath"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// LockeditExecInput is the input of shed_lockedit_exec.
+type LockeditExecInput struct {
+	LockeditPathArgs
+	Cmd     string   `json:"cmd" required:"true" doc:"Command name only, e.g. 'sed' (no shell)"`
+	Args    []string `json:"args,omitempty" doc:"Arguments; '.' stands for the working copy, e.g. ['-i', 's/a/b/', '.']"`
+	Timeout int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds; 0 = exec_timeout_default; capped at exec_timeout_max"`
+}
+
+// execBoxPrefix names the private folder a working copy is moved into while a command
+// runs; maintenance removes one left by a crash (no lock covers its files).
+const execBoxPrefix = ".fileshed-exec-"
+
+// LockeditExec answers shed_lockedit_exec (reference §5.10) with shed_exec's policy and
+// sandbox, but confined to the working copy only: the copy is moved into a fresh private
+// folder, the command runs there (its only readable and writable tree), and the copy is
+// moved back. The original, its siblings, and the conversation's other working copies are
+// out of reach whatever the arguments or symlinks say (the original ran the command in
+// the copy's folder without any argument check).
+func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInput) (Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	ez, err := s.editzone(z, c.ConvID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer ez.Close()
+	unlock := s.paths.Lock(editKey(z, p))
+	defer unlock()
+	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
+		return Result{}, err
+	}
+	if _, err := workingCopy(z, ez, p); err != nil {
+		return Result{}, err
+	}
+	box, base := execBoxPrefix+rand.Text(), path.Base(p)
+	if err := ez.Mkdir(box, 0o700); err != nil {
+		return Result{}, Errf(InternalError, "Cannot prepare the command's folder").Because(err)
+	}
+	defer func() { _ = ez.RemoveAll(box) }()
+	if err := ez.Rename(p, box+"/"+base); err != nil {
+		return Result{}, Errf(InternalError, "Cannot prepare the working copy of %s", p).Because(err)
+	}
+	data, runErr := s.runBoxed(ctx, z, filepath.Join(ez.Dir(), box), in, base)
+	// Move the copy back whatever happened; a command that deleted or replaced it by a
+	// folder leaves no working copy (save then answers NOT_IN_EDIT_MODE).
+	if err := ez.Rename(box+"/"+base, p); err != nil && runErr == nil {
+		runErr = Errf(NotInEditMode, "The command removed the working copy of %s", p).With("path", p).
+			WithHint("Call shed_lockedit_open again to start from the original")
+	}
+	if runErr != nil {
+		return Result{}, runErr
+	}
+	data["zone"], data["path"] = z.Name, p
+	return Result{Data: data, Message: "Command executed in editzone"}, nil
+}
+
+// runBoxed runs the command in the private folder dir, '.' arguments naming the copy.
+func (s *Service) runBoxed(ctx context.Context, z *Zone, dir string, in LockeditExecInput, base string) (map[string]any, error) {
+	box, err := confine.New(dir)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the command's folder").Because(err)
+	}
+	defer box.Close()
+	args := make([]string, len(in.Args))
+	for i, a := range in.Args {
+		if a == "." {
+			a = base
+		}
+		args[i] = a
+	}
+	return s.runIn(ctx, z, box, ExecInput{ZoneArgs: ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
+		Cmd: in.Cmd, Args: args, Timeout: in.Timeout, MaxOutput: -1})
+}

@@ -1,0 +1,168 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// LockeditOpenInput is the input of shed_lockedit_open.
+type LockeditOpenInput struct {
+	LockeditPathArgs
+}
+
+// LockeditOpen answers shed_lockedit_open (reference §5.9): lock the file for the caller's
+// conversation and copy it into the editzone. The same conversation may re-open: the lock
+// is refreshed and the working copy re-copied (unsaved edits discarded).
+func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInput) (Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	fi, err := z.Fs.Stat(p)
+	if err != nil {
+		return Result{}, pathNotFound(err, z, in.Path)
+	}
+	if !fi.Mode().IsRegular() {
+		return Result{}, notAFile(z, in.Path)
+	}
+	ez, err := s.editzone(z, c.ConvID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer ez.Close()
+	unlock := s.paths.Lock(editKey(z, p))
+	defer unlock()
+	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
+		Since: time.Now()}, s.lockMaxAge()); err != nil {
+		var held store.Lock
+		if errors.Is(err, store.ErrLocked) {
+			held, _, _ = s.db.LockOf(ctx, zoneKey(z), p)
+			return Result{}, s.fileLocked(z, p, held)
+		}
+		return Result{}, lockErr(p, err)
+	}
+	content, size, err := copyToEditzone(z, ez, p)
+	if err != nil {
+		removeWorkingCopy(ez, p)
+		_ = s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID)
+		return Result{}, err
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(bytes.ToValidUTF8(content, []byte("\uFFFD"))),
+		"is_binary": !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0, "size": size, "locked_by": c.UserID,
+		"conversation": c.ConvID},
+		Message: "File opened for editing: " + p}, nil
+}
+
+// copyToEditzone copies the zone file p to the working copy (atomically, 0600, parents
+// 0700) and returns the copied bytes.
+func copyToEditzone(z *Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
+	src, err := z.Fs.Open(p)
+	if err != nil {
+		return nil, 0, pathNotFound(err, z, p)
+	}
+	defer src.Close()
+	data, err := io.ReadAll(io.LimitReader(src, int64(maxEditBytes)+1))
+	if err != nil {
+		return nil, 0, Errf(InternalError, "Cannot read %s", p).Because(err)
+	}
+	if len(data) > maxEditBytes {
+		return nil, 0, Errf(FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).
+			With("path", p).WithHint("Edit large files with shed_patch_text / shed_patch_bytes instead")
+	}
+	if d := path.Dir(p); d != "." {
+		if err := ez.MkdirAll(d, 0o700); err != nil {
+			return nil, 0, Errf(InternalError, "Cannot prepare the working copy of %s", p).Because(err)
+		}
+	}
+	n, err := ez.WriteAtomic(p, bytes.NewReader(data), 0o600)
+	if err != nil {
+		return nil, 0, Errf(InternalError, "Cannot write the working copy of %s", p).Because(err)
+	}
+	return data, n, nil
+}
+
+// maxEditBytes bounds what a locked edit copies and returns in one answer (the original sent
+// any size whole; the working copy round-trips through the model's context).
+const maxEditBytes = 64 << 20
+
+// LockeditOverwriteInput is the input of shed_lockedit_overwrite.
+type LockeditOverwriteInput struct {
+	LockeditPathArgs
+	Content string `json:"content" required:"true" doc:"New text of the working copy (or text to append)"`
+	Append  bool   `json:"append,omitempty" doc:"Append to the working copy instead of replacing it"`
+}
+
+// LockeditOverwrite answers shed_lockedit_overwrite (reference §5.11): replace or append to
+// the working copy. Nothing reaches the zone before shed_lockedit_save; the size limit
+// applies to the resulting working copy (the original let appends grow past it).
+func (s *Service) LockeditOverwrite(ctx context.Context, c Caller, in LockeditOverwriteInput) (Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if strings.IndexByte(in.Content, 0) >= 0 || !utf8.ValidString(in.Content) {
+		return Result{}, Errf(InvalidParameter, "Content must be UTF-8 text without NUL bytes").With("path", p).
+			WithHint("Send text; for binary content use shed_patch_bytes")
+	}
+	ez, err := s.editzone(z, c.ConvID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer ez.Close()
+	unlock := s.paths.Lock(editKey(z, p))
+	defer unlock()
+	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
+		return Result{}, err
+	}
+	fi, err := workingCopy(z, ez, p)
+	if err != nil {
+		return Result{}, err
+	}
+	newSize, mode := int64(len(in.Content)), "overwrite"
+	if in.Append {
+		newSize, mode = fi.Size()+newSize, "append"
+	}
+	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; newSize > maxSize {
+		return Result{}, Errf(FileTooLarge, "Content too large: the working copy would be %d bytes", newSize).
+			With("size", newSize).With("limit", maxSize).With("max_mb", s.cfg.MaxFileSizeMB).
+			WithHint("Max size is %d MB", s.cfg.MaxFileSizeMB)
+	}
+	if in.Append {
+		err = appendFile(ez, p, in.Content)
+	} else {
+		_, err = ez.WriteAtomic(p, strings.NewReader(in.Content), 0o600)
+	}
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot write the working copy of %s", p).Because(err)
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "bytes_written": len(in.Content), "new_size": newSize, "mode": mode},
+		Message: "Content written to editzone"}, nil
+}
+
+// appendFile appends text to the working copy durably.
+func appendFile(ez *confine.Fs, p, text string) error {
+	f, err := ez.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

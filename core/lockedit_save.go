@@ -1,0 +1,183 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// LockeditSaveInput is the input of shed_lockedit_save.
+type LockeditSaveInput struct {
+	LockeditPathArgs
+	Message string `json:"message,omitempty" doc:"Commit message in versioned zones (default: generated)"`
+}
+
+// LockeditSave answers shed_lockedit_save (reference §5.12): replace the original with the
+// working copy atomically (growth reserved against the quota first), commit in versioned
+// zones, then release the lock and remove the working copy. Refused unless the caller
+// still holds the lock: after shed_force_unlock or expiry another conversation may have
+// written the file, and the working copy is kept.
+func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInput) (Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	ez, err := s.editzone(z, c.ConvID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer ez.Close()
+	unlockEdit := s.paths.Lock(editKey(z, p))
+	defer unlockEdit()
+	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
+		return Result{}, err
+	}
+	wfi, err := workingCopy(z, ez, p)
+	if err != nil {
+		return Result{}, err
+	}
+	unlockFile := s.paths.Lock(fileKey(z, p))
+	defer unlockFile()
+	var old int64
+	switch fi, err := z.Fs.Stat(p); {
+	case err == nil && !fi.Mode().IsRegular():
+		return Result{}, notAFile(z, p)
+	case err == nil:
+		old = fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return Result{}, pathError(err, z, p)
+	}
+	res, err := s.reserve(ctx, z, wfi.Size(), wfi.Size()-old)
+	if err != nil {
+		return Result{}, err
+	}
+	var written int64 = -1
+	hash, err := s.mutate(c, z, "shed_lockedit_save", in.Message, func() (Change, error) {
+		// Re-checked under the repository lock: a force-unlock since the first check wins.
+		if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
+			return Change{}, err
+		}
+		src, err := ez.Open(p)
+		if err != nil {
+			return Change{}, notInEditMode(z, p)
+		}
+		defer src.Close()
+		if d := path.Dir(p); d != "." {
+			if err := z.Fs.MkdirAll(d, 0o700); err != nil {
+				return Change{}, pathError(err, z, p)
+			}
+		}
+		n, err := z.Fs.WriteAtomic(p, src, 0o600)
+		if err != nil {
+			return Change{}, pathError(err, z, p)
+		}
+		written = n
+		return Change{Paths: []string{p}}, nil
+	})
+	if written < 0 {
+		res.Settle(ctx, 0)
+		return Result{}, err
+	}
+	res.Settle(ctx, written-old)
+	// The file is saved: release and clean up even if the commit failed (err says so).
+	if rerr := s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
+		return Result{}, lockErr(p, rerr)
+	}
+	removeWorkingCopy(ez, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "size": written, "committed": hash != "", "commit": hash,
+		"versioned": z.Versioned}, Message: "Saved and unlocked: " + p}, nil
+}
+
+// fileKey is the per-file writer key of s.paths, the same as the file writers' (write.go
+// lockPath), so a save never interleaves with a patch of the same file.
+func fileKey(z *Zone, p string) string { return z.Fs.Dir() + "\x00" + p }
+
+// LockeditCancelInput is the input of shed_lockedit_cancel.
+type LockeditCancelInput struct {
+	LockeditPathArgs
+}
+
+// LockeditCancel answers shed_lockedit_cancel (reference §5.13): discard the working copy
+// and release the lock. Only the holding conversation may cancel (the original let any
+// conversation of the same user do it); a working copy kept after a force-unlock can be
+// discarded this way too.
+func (s *Service) LockeditCancel(ctx context.Context, c Caller, in LockeditCancelInput) (Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	ez, err := s.editzone(z, c.ConvID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer ez.Close()
+	unlock := s.paths.Lock(editKey(z, p))
+	defer unlock()
+	err = s.requireHolder(ctx, c, z, ez, p)
+	if e, ok := AsError(err); ok && e.Code == NotInEditMode && e.Details["working_copy_kept"] == true {
+		err = nil // discarding a kept working copy is what cancel is for
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	removeWorkingCopy(ez, p)
+	if err := s.db.ReleaseLock(ctx, zoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+		return Result{}, lockErr(p, err)
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "changes_discarded": true},
+		Message: "Edit cancelled, changes discarded: " + p}, nil
+}
+
+// ForceUnlockInput is the input of shed_force_unlock: zone or group, group first.
+type ForceUnlockInput struct {
+	Zone            string `json:"zone,omitempty" enum:"storage,documents,group" doc:"Zone of the file: storage, documents (or give group)"`
+	Path            string `json:"path" required:"true" doc:"Locked file, relative to the zone"`
+	Group           string `json:"group,omitempty" doc:"Group id or name: the file is in that group's zone (takes precedence over zone)"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+}
+
+// ForceUnlock answers shed_force_unlock (reference §5.34): anyone with access to the zone may
+// break a lock (crash recovery). Unlike the original, working copies are kept: the holder's
+// later save is refused with a clear error, and shed_maintenance removes orphan copies.
+func (s *Service) ForceUnlock(ctx context.Context, c Caller, in ForceUnlockInput) (Result, error) {
+	zone := strings.ToLower(strings.TrimSpace(in.Zone))
+	switch {
+	case in.Group != "":
+		zone = "group"
+	case zone == "":
+		return Result{}, Errf(MissingParameter, "Must specify either 'zone' or 'group'").
+			WithHint("Use zone='storage' or zone='documents', or group='group_id'")
+	case zone != "storage" && zone != "documents":
+		return Result{}, Errf(ZoneForbidden, "Invalid zone for shed_force_unlock: %s", in.Zone).With("zone", in.Zone).
+			WithHint("Use zone='storage' or 'documents', or group='group_id' (uploads has no locks)")
+	}
+	z, p, err := s.editPath(ctx, c, LockeditPathArgs{ZoneArgs: ZoneArgs{Zone: zone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, Path: in.Path})
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	unlock := s.paths.Lock(editKey(z, p))
+	defer unlock()
+	l, held, err := s.db.LockOf(ctx, zoneKey(z), p)
+	if err != nil {
+		return Result{}, lockErr(p, err)
+	}
+	if err := s.db.ForceReleaseLock(ctx, zoneKey(z), p); err != nil {
+		return Result{}, lockErr(p, err)
+	}
+	data := map[string]any{"zone": z.Name, "path": p, "released": held}
+	if held {
+		lockDetails(&Error{Details: data}, l, s.lockMaxAge())
+		delete(data, "expires_at")
+	}
+	return Result{Data: data, Message: "Unlocked: " + p + " in " + z.Name}, nil
+}

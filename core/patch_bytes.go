@@ -1,0 +1,198 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// PatchBytesInput is the input of shed_patch_bytes.
+type PatchBytesInput struct {
+	ZoneArgs
+	Path          string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name)"`
+	Content       string `json:"content,omitempty" doc:"The bytes, encoded as content_format says"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex (spaces allowed), base64, or raw (UTF-8 text)"`
+	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace" doc:"start, end, at (insert at offset) or replace (length bytes at offset)"`
+	Offset        int64  `json:"offset,omitempty" default:"-1" minimum:"-1" doc:"Byte offset for at/replace (0 = first byte; -1 = not given)"`
+	Length        int64  `json:"length,omitempty" default:"-1" minimum:"-1" doc:"Bytes replaced at offset (position=replace; -1 = not given)"`
+	Overwrite     bool   `json:"overwrite,omitempty" doc:"Replace the whole file with content"`
+	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+}
+
+// PatchBytes edits a binary file (reference §5.4): append, prepend, insert at an offset,
+// replace a byte range, or overwrite. The old content is streamed around the new bytes
+// (never loaded whole), the write is atomic and the quota is reserved before it.
+func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) (Result, error) {
+	format := strings.ToLower(strings.TrimSpace(in.ContentFormat))
+	if format == "" {
+		format = "hex"
+	}
+	content, err := decodeContent(in.Content, format)
+	if err != nil {
+		return Result{}, err
+	}
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Path == "" {
+		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
+	}
+	rel, err := z.Path(in.Path, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	position, err := bytePosition(in)
+	if err != nil {
+		return Result{}, err
+	}
+	unlock := s.lockPath(z, rel)
+	defer unlock()
+	t, err := statTarget(z, rel, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if in.Safe {
+		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
+			return Result{}, err
+		}
+	}
+	if !t.exists && position != "start" && position != "end" {
+		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label).
+			WithHint("Position '%s' needs an existing file: create it with position='end'", position)
+	}
+	if (position == "at" || position == "replace") && in.Offset > t.size {
+		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.size).
+			With("offset", in.Offset).With("file_size", t.size).WithHint("Use an offset between 0 and %d", t.size)
+	}
+	w := write{tool: "Patch bytes", t: t, message: in.Message}
+	if w.message == "" {
+		w.message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
+	}
+	n := int64(len(content))
+	affected := n
+	switch {
+	case in.Overwrite || !t.exists:
+		w.size, w.body = n, bytes.NewReader(content)
+	default:
+		off, removed := t.size, int64(0) // end
+		switch position {
+		case "start":
+			off = 0
+		case "at":
+			off = in.Offset
+		case "replace":
+			off, removed = in.Offset, min(in.Length, t.size-in.Offset)
+			affected = removed
+		}
+		w.size = t.size + n - removed
+		if _, err := s.reserve(ctx, z, w.size, 0); err != nil {
+			return Result{}, err // the size check, before reading anything
+		}
+		f, err := openOld(z, t)
+		if err != nil {
+			return Result{}, err
+		}
+		defer f.Close()
+		w.body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
+			io.NewSectionReader(f, off+removed, t.size-off-removed))
+	}
+	hash, err := s.writeFile(ctx, c, z, w)
+	if err != nil {
+		return Result{}, err
+	}
+	verb := "patched"
+	switch {
+	case !t.exists:
+		verb = "created"
+	case in.Overwrite:
+		verb = "overwritten"
+	}
+	shownPos := position
+	if in.Overwrite {
+		shownPos = "overwrite"
+	}
+	data := map[string]any{"path": rel, "zone": in.Zone, "position": shownPos, "bytes_written": n,
+		"bytes_affected": affected, "created": !t.exists, "file_size": w.size, "safe_mode": in.Safe, "content_format": format}
+	if in.Offset >= 0 && !in.Overwrite {
+		data["offset"] = in.Offset
+	}
+	addWriteFields(data, z, hash)
+	return Result{Data: data, Message: fmt.Sprintf("File %s: %d bytes written", verb, n)}, nil
+}
+
+// bytePosition validates position, offset and length (reference §5.4 steps 5-6).
+func bytePosition(in PatchBytesInput) (string, error) {
+	if in.Offset < -1 {
+		return "", Errf(InvalidParameter, "Offset must be >= 0").With("offset", in.Offset).
+			WithHint("Use offset=0 for the start of the file, offset=100 for byte 100, etc.")
+	}
+	if in.Length < -1 {
+		return "", Errf(InvalidParameter, "Length must be >= 0").With("length", in.Length).
+			WithHint("Use length=10 to replace 10 bytes")
+	}
+	p := strings.ToLower(strings.TrimSpace(in.Position))
+	if p == "" {
+		p = "end"
+	}
+	if in.Overwrite {
+		return p, nil
+	}
+	switch p {
+	case "start", "end":
+	case "at", "replace":
+		if in.Offset < 0 {
+			return "", Errf(MissingParameter, "Position '%s' requires 'offset'", p).With("position", p).
+				WithHint("Add offset=N (0 is the first byte)")
+		}
+		if p == "replace" && in.Length < 0 {
+			return "", Errf(MissingParameter, "Position 'replace' requires 'length'").With("position", p).
+				WithHint("Add length=N: the number of bytes replaced at offset")
+		}
+	default:
+		err := Errf(InvalidParameter, "Invalid position: %s. Valid: start, end, at, replace", in.Position).
+			With("position", in.Position).With("valid", []string{"start", "end", "at", "replace"})
+		if p == "overwrite" {
+			err.WithHint("To overwrite the entire file, use overwrite=true instead")
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+// decodeContent decodes content given as hex (whitespace ignored), base64 (standard
+// alphabet, padding optional, whitespace ignored) or raw UTF-8 text.
+func decodeContent(content, format string) ([]byte, error) {
+	switch format {
+	case "raw":
+		return []byte(content), nil
+	case "hex", "base64":
+	default:
+		return nil, Errf(InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
+			With("valid", []string{"hex", "base64", "raw"}).WithHint("Use content_format='hex', 'base64' or 'raw'")
+	}
+	compact := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, content)
+	var b []byte
+	var err error
+	if format == "hex" {
+		b, err = hex.DecodeString(compact)
+	} else {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(compact, "="))
+	}
+	if err != nil {
+		return nil, Errf(InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
+			WithHint("Content must be valid %s", format)
+	}
+	return b, nil
+}

@@ -1,0 +1,239 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// PatchTextInput is the input of shed_patch_text.
+type PatchTextInput struct {
+	ZoneArgs
+	Path       string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name)"`
+	Content    string `json:"content,omitempty" doc:"UTF-8 text to insert, or the replacement (\\1 or \\g<name> insert regex groups)"`
+	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace" doc:"Where: start, end, before/after a line, or replace"`
+	Line       int    `json:"line,omitempty" minimum:"0" doc:"1-based line for before/after/replace"`
+	EndLine    int    `json:"end_line,omitempty" minimum:"0" doc:"Last line replaced (position=replace), inclusive"`
+	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex instead of line: lines matching it (before/after), or the text to replace"`
+	RegexFlags string `json:"regex_flags,omitempty" doc:"i (ignore case), m (multi-line), s (dot matches newline)"`
+	MatchAll   bool   `json:"match_all,omitempty" doc:"Every match instead of the first"`
+	Overwrite  bool   `json:"overwrite,omitempty" doc:"Replace the whole file with content (creates it if missing)"`
+	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+}
+
+// textPositions are the positions of shed_patch_text.
+var textPositions = map[string]bool{"start": true, "end": true, "before": true, "after": true, "replace": true}
+
+// PatchText edits a text file (reference §5.3): append, prepend, insert before/after a line
+// or the lines matching a pattern, replace lines or regex matches, or overwrite. CRLF files
+// stay CRLF; the write is atomic and the quota is reserved before it.
+func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (Result, error) {
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Path == "" {
+		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
+	}
+	rel, err := z.Path(in.Path, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkText(in.Content); err != nil {
+		return Result{}, err
+	}
+	e, err := textEditOf(in)
+	if err != nil {
+		return Result{}, err
+	}
+	unlock := s.lockPath(z, rel)
+	defer unlock()
+	t, err := statTarget(z, rel, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if in.Safe {
+		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
+			return Result{}, err
+		}
+	}
+	if !t.exists && !in.Overwrite && e.position != "start" && e.position != "end" {
+		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label).
+			WithHint("Position '%s' needs an existing file: create it with shed_create_file or position='end'", e.position)
+	}
+	w := write{tool: "Patch", t: t, message: in.Message}
+	if w.message == "" {
+		w.message = fmt.Sprintf("Patch %s: %s", rel, e.position)
+	}
+	affected, matches := 1, 0
+	switch {
+	case in.Overwrite:
+		w.size, w.body = int64(len(in.Content)), strings.NewReader(in.Content)
+	case e.position == "start" || e.position == "end":
+		content := in.Content
+		if t.exists {
+			if _, err := s.reserve(ctx, z, t.size+int64(len(content)), 0); err != nil {
+				return Result{}, err // the size check, before reading anything
+			}
+			f, err := openOld(z, t)
+			if err != nil {
+				return Result{}, err
+			}
+			defer f.Close()
+			head := make([]byte, min(t.size, 64<<10))
+			if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
+				return Result{}, writeError(err, z, in.Path)
+			}
+			content = withEOL(content, eolOf(head))
+			old := io.LimitReader(f, t.size)
+			if e.position == "end" {
+				w.body = io.MultiReader(old, strings.NewReader(content))
+			} else {
+				w.body = io.MultiReader(strings.NewReader(content), old)
+			}
+			w.size = t.size + int64(len(content))
+		} else {
+			w.size, w.body = int64(len(content)), strings.NewReader(content)
+		}
+		affected = max(countLines(content), 1)
+	default:
+		text, err := s.readText(ctx, z, t)
+		if err != nil {
+			return Result{}, err
+		}
+		eol := eolOf([]byte(text))
+		out, a, m, err := e.apply(text, withEOL(in.Content, eol), eol)
+		if err != nil {
+			return Result{}, err
+		}
+		affected, matches = a, m
+		w.size, w.body = int64(len(out)), strings.NewReader(out)
+	}
+	hash, err := s.writeFile(ctx, c, z, w)
+	if err != nil {
+		return Result{}, err
+	}
+	position, verb := e.position, e.position
+	switch {
+	case in.Overwrite:
+		position, verb = "overwrite", "overwritten"
+		if !t.exists {
+			verb = "created"
+		}
+	case !t.exists:
+		verb = "created"
+	}
+	data := map[string]any{"path": rel, "zone": in.Zone, "position": position, "lines_affected": affected,
+		"created": !t.exists, "file_size": w.size, "safe_mode": in.Safe}
+	if matches > 0 {
+		data["pattern_matches"] = matches
+	}
+	addWriteFields(data, z, hash)
+	return Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
+}
+
+// addWriteFields adds the group id and the commit id (versioned zones) to a write's data.
+func addWriteFields(data map[string]any, z *Zone, hash string) {
+	if z.Kind == GroupZone {
+		data["group"] = z.GroupID
+	}
+	if hash != "" {
+		data["commit"] = hash
+	}
+}
+
+// checkText refuses content that cannot be a text file: NUL bytes, invalid UTF-8.
+func checkText(content string) error {
+	if i := strings.IndexByte(content, 0); i >= 0 {
+		return Errf(InvalidParameter, "Content contains a NUL byte (at byte %d)", i).With("offset", i).
+			WithHint("Text content cannot contain NUL: write binary data with shed_patch_bytes (hex or base64)")
+	}
+	if !utf8.ValidString(content) {
+		return Errf(InvalidParameter, "Content is not valid UTF-8").
+			WithHint("Send UTF-8 text, or write binary data with shed_patch_bytes (hex or base64)")
+	}
+	return nil
+}
+
+// textEditOf validates position, line, end_line and pattern (skipped with overwrite, as
+// the original does).
+func textEditOf(in PatchTextInput) (textEdit, error) {
+	e := textEdit{position: strings.ToLower(strings.TrimSpace(in.Position)), line: in.Line, endLine: in.EndLine,
+		matchAll: in.MatchAll, pattern: in.Pattern}
+	if e.position == "" {
+		e.position = "end"
+	}
+	if in.Overwrite {
+		e.position = "end"
+		return e, nil
+	}
+	if !textPositions[e.position] {
+		err := Errf(InvalidParameter, "Invalid position: %s. Valid: start, end, before, after, replace", in.Position).
+			With("position", in.Position).With("valid", []string{"start", "end", "before", "after", "replace"})
+		switch e.position {
+		case "overwrite":
+			err.WithHint("To overwrite the entire file, use overwrite=true instead")
+		case "at":
+			err.WithHint("'at' is for shed_patch_bytes (binary). For text, use 'before' or 'after' with line=N")
+		}
+		return e, err
+	}
+	if in.Line < 0 {
+		return e, Errf(InvalidParameter, "Line must be >= 1 (first line is 1, not 0)").With("line", in.Line).
+			WithHint("Use line=1 for the first line, line=2 for the second, etc.")
+	}
+	if in.EndLine < 0 {
+		return e, Errf(InvalidParameter, "end_line must be >= 1 (first line is 1, not 0)").With("end_line", in.EndLine).
+			WithHint("Use end_line=5 to replace lines up to line 5")
+	}
+	needs := e.position == "before" || e.position == "after" || e.position == "replace"
+	if needs && in.Line == 0 && in.Pattern == "" {
+		return e, Errf(MissingParameter, "Position '%s' requires 'line' or 'pattern'", e.position).With("position", e.position).
+			WithHint("Add line=N (1-based) or pattern='regex'")
+	}
+	if in.EndLine > 0 && e.position != "replace" {
+		return e, Errf(InvalidParameter, "end_line only valid with position='replace'").With("end_line", in.EndLine).
+			WithHint("Use position='replace' with line and end_line to replace a range")
+	}
+	if in.EndLine > 0 && in.EndLine < in.Line {
+		return e, Errf(InvalidParameter, "end_line must be >= line").With("line", in.Line).With("end_line", in.EndLine).
+			WithHint("Use end_line >= line, e.g. line=3, end_line=5")
+	}
+	if in.EndLine > 0 && in.Line == 0 {
+		return e, Errf(MissingParameter, "end_line requires line").With("end_line", in.EndLine).
+			WithHint("Add line=N: lines line..end_line are replaced")
+	}
+	if in.Pattern != "" && needs && in.Line == 0 {
+		re, err := compilePattern(in.Pattern, in.RegexFlags)
+		if err != nil {
+			return e, err
+		}
+		e.re = re
+	}
+	return e, nil
+}
+
+// readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
+func (s *Service) readText(ctx context.Context, z *Zone, t target) (string, error) {
+	if _, err := s.reserve(ctx, z, t.size, 0); err != nil {
+		return "", err // a file over max_file_size_mb is not loaded for editing
+	}
+	f, err := openOld(z, t)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, t.size))
+	if err != nil {
+		return "", writeError(err, z, t.shown)
+	}
+	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
+		return "", Errf(InvalidFormat, "File is not UTF-8 text: %s", t.shown).With("path", t.shown).
+			WithHint("Edit binary files with shed_patch_bytes (see shed_hexdump); text edits would corrupt them")
+	}
+	return string(b), nil
+}

@@ -1,0 +1,248 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// ReadInput is the input of shed_read.
+type ReadInput struct {
+	ZoneArgs
+	Path      string `json:"path" required:"true" doc:"File to read, relative to the zone (never prefix the zone name)"`
+	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1" doc:"First line to return (1 = first line)"`
+	EndLine   int64  `json:"end_line,omitempty" minimum:"0" doc:"Last line to return, inclusive (omit = to the end)"`
+}
+
+// readChunk is the streaming buffer size: memory per read is this plus the output cap.
+const readChunk = 64 << 10
+
+// Read answers shed_read (reference §5.5, FUNCTIONS.md item 11): the text of a file, or of a
+// line range, streamed so that memory stays bounded whatever the file's size. Binary content
+// (looksBinary on the first 8 KB) is refused with BINARY_FILE; bytes that are not UTF-8 are
+// shown as U+FFFD and counted in invalid_utf8_bytes; output beyond max_output_default bytes
+// keeps its head and tail around a marker naming the lines cut.
+func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, error) {
+	if in.StartLine < 1 {
+		return Result{}, Errf(InvalidParameter, "start_line must be >= 1 (first line is 1, not 0)").
+			With("start_line", in.StartLine).WithHint("Use start_line=1 for the first line")
+	}
+	if in.EndLine < 0 || (in.EndLine > 0 && in.EndLine < in.StartLine) {
+		return Result{}, Errf(InvalidParameter, "end_line must be >= start_line (got %d < %d)", in.EndLine, in.StartLine).
+			With("start_line", in.StartLine).With("end_line", in.EndLine).
+			WithHint("Use end_line >= start_line, or omit end_line to read to the end")
+	}
+	z, rel, err := s.readZone(ctx, c, in.ZoneArgs, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	f, info, err := openRegular(z, rel, in.Path, readDirError)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+
+	sample, err := readSample(f, in.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if looksBinary(sample) {
+		return Result{}, Errf(BinaryFile, "Binary file: %s (%s, %d bytes)", rel, detectMIME(sample), info.Size()).
+			With("path", rel).With("zone", z.Label).With("size", info.Size()).With("mime", detectMIME(sample)).
+			WithHint("Use shed_read_bytes (hex or base64, with offset/length) or shed_hexdump to see its bytes; shed_file_type identifies it")
+	}
+	out := newHeadTail(max(s.cfg.MaxOutputDefault, 1))
+	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
+	}
+	eof := total >= 0
+	if eof && in.StartLine > max(total, 1) {
+		return Result{}, Errf(InvalidParameter, "start_line %d is beyond the end of the file (%d lines)", in.StartLine, total).
+			With("start_line", in.StartLine).With("total_lines", total).
+			WithHint("Use start_line between 1 and %d", max(total, 1))
+	}
+	last := in.EndLine
+	if eof && (last == 0 || last > total) {
+		last = total
+	}
+	data := map[string]any{"path": rel, "zone": z.Label, "size": info.Size(), "encrypted": false,
+		"start_line": in.StartLine, "end_line": last, "line_endings": lineEndings(sample)}
+	if eof {
+		data["total_lines"] = total
+	}
+	if z.GroupID != "" {
+		data["group"] = z.GroupID
+	}
+	head, tail, cut := out.Parts()
+	content, bad := validText(head)
+	if tail != nil {
+		ts, tbad := validText(tail)
+		from := in.StartLine + cut.HeadNewlines
+		to := from + cut.Lines - 1
+		content += capMarker(cut, fmt.Sprintf("lines %d-%d not shown, read them with start_line=%d end_line=%d", from, to, from, to)) + ts
+		bad += tbad
+		data["cut_bytes"], data["cut_lines"] = cut.Bytes, to-from+1
+	}
+	data["content"], data["truncated"] = content, tail != nil
+	msg := fmt.Sprintf("Read %d characters", utf8.RuneCountInString(content))
+	if in.StartLine > 1 || in.EndLine > 0 {
+		msg += fmt.Sprintf(" (lines %d-%d)", in.StartLine, last)
+	}
+	if bad > 0 {
+		data["invalid_utf8_bytes"] = bad
+		msg += fmt.Sprintf("; %d bytes are not UTF-8 and are shown as U+FFFD (shed_read_bytes shows them exactly)", bad)
+	}
+	if tail != nil {
+		msg += fmt.Sprintf("; output capped at %d bytes, %d bytes cut (see the marker)", s.cfg.MaxOutputDefault, cut.Bytes)
+	}
+	return Result{Data: data, Message: msg}, nil
+}
+
+// countBudget bounds how far past the requested range copyLines keeps counting lines to
+// report total_lines: counting is cheap and needs no memory, but not free on huge files.
+const countBudget = 64 << 20
+
+// copyLines writes lines [start, end] (1-based, end 0 = to the end) of r to w, reading in
+// chunks. After line end it only counts newlines, for at most countBudget more bytes. total
+// is the file's line count, or -1 when the budget ran out first. A last line without '\n'
+// counts as a line; an empty file has 0 lines.
+func copyLines(w io.Writer, r io.Reader, start, end int64) (total int64, err error) {
+	buf := make([]byte, readChunk)
+	line, last := int64(1), byte('\n')
+	done, counted := false, int64(0)
+	for {
+		n, rerr := r.Read(buf)
+		chunk := buf[:n]
+		if n > 0 {
+			last = chunk[n-1]
+		}
+		if done {
+			line += int64(bytes.Count(chunk, []byte{'\n'}))
+			if counted += int64(n); counted > countBudget {
+				return -1, nil
+			}
+		}
+		for !done && len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			seg := chunk
+			if i >= 0 {
+				seg = chunk[:i+1]
+			}
+			if line >= start {
+				_, _ = w.Write(seg) // headTail never fails
+			}
+			if i < 0 {
+				break
+			}
+			chunk = chunk[i+1:]
+			line++
+			if end > 0 && line > end {
+				done = true
+				line += int64(bytes.Count(chunk, []byte{'\n'}))
+			}
+		}
+		if rerr == io.EOF {
+			if last == '\n' {
+				return line - 1, nil
+			}
+			return line, nil
+		}
+		if rerr != nil {
+			return 0, rerr
+		}
+	}
+}
+
+// readZone resolves the zone for a read (Uploads allowed) and validates the path.
+func (s *Service) readZone(ctx context.Context, c Caller, za ZoneArgs, p string) (*Zone, string, error) {
+	z, err := s.resolveZone(ctx, c, za.Zone, za.Group, false)
+	if err != nil {
+		return nil, "", err
+	}
+	rel, err := z.Path(p, za.AllowZoneInPath)
+	if err != nil {
+		z.Close()
+		return nil, "", err
+	}
+	return z, rel, nil
+}
+
+// readDirError is the error of shed_read and shed_read_bytes for a directory (reference §5.5).
+func readDirError(z *Zone, p string) error {
+	return Errf(NotAFile, "Path is a directory: %s", p).With("path", p).With("zone", z.Label).
+		WithHint("List a folder with shed_tree; read a file inside it with shed_read")
+}
+
+// openRegular opens a zone file for reading and checks, on the open descriptor, that it is
+// a regular file: a directory answers isDir's error, anything else (FIFO, socket, device)
+// NOT_A_FILE. Why O_NONBLOCK and fstat rather than stat then open: a FIFO planted in the
+// zone (mkfifo under shed_exec) would block a plain open forever, and a stat-then-open pair
+// races with a rename; for regular files O_NONBLOCK changes nothing.
+func openRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (afero.File, os.FileInfo, error) {
+	f, err := z.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, openError(err, z, shown)
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		_ = f.Close()
+		return nil, nil, Errf(InternalError, "Cannot inspect %s", shown).With("path", shown).Because(err)
+	case info.IsDir():
+		_ = f.Close()
+		return nil, nil, isDir(z, shown)
+	case !info.Mode().IsRegular():
+		_ = f.Close()
+		return nil, nil, Errf(NotAFile, "Not a regular file: %s (%s)", shown, fileKind(info.Mode())).
+			With("path", shown).With("zone", z.Label).WithHint("Only regular files can be read; see shed_tree")
+	}
+	return f, info, nil
+}
+
+// openError maps an open failure on a model path: missing files (also below a file, or a
+// dangling symlink inside the zone) are FILE_NOT_FOUND; escapes are PATH_ESCAPE.
+func openError(err error, z *Zone, p string) *Error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, confine.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
+		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
+	case errors.Is(err, syscall.ELOOP):
+		return Errf(InvalidPath, "Too many levels of symbolic links: %s", p).With("path", p).With("zone", z.Label).Because(err).
+			WithHint("The path goes through a symlink loop: check it with shed_tree")
+	}
+	return pathError(err, z, p)
+}
+
+// readSample reads up to sniffLen bytes from the start of f.
+func readSample(f afero.File, shown string) ([]byte, error) {
+	b := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, Errf(InternalError, "Cannot read %s", shown).With("path", shown).Because(err)
+	}
+	return b[:n], nil
+}
+
+// fileKind names a non-regular file type for messages.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}

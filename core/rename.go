@@ -1,0 +1,168 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// RenameInput is the input of shed_rename.
+type RenameInput struct {
+	ZoneArgs
+	OldPath   string `json:"old_path" required:"true" doc:"File or folder to move, relative to the zone"`
+	NewPath   string `json:"new_path" required:"true" doc:"Destination in the same zone (missing folders are created)"`
+	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace an existing destination file (never a folder)"`
+	Message   string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+}
+
+// Rename moves a file or folder inside one zone (reference §5.8). Both paths are confined;
+// an existing destination is refused with FILE_EXISTS unless overwrite (files only).
+func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result, error) {
+	if in.OldPath == "" {
+		return Result{}, Errf(MissingParameter, "old_path parameter is required").With("parameter", "old_path")
+	}
+	if in.NewPath == "" {
+		return Result{}, Errf(MissingParameter, "new_path parameter is required").With("parameter", "new_path")
+	}
+	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	oldRel, err := z.Path(in.OldPath, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	newRel, err := renameDest(z, in.NewPath, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, p := range [][2]string{{oldRel, in.OldPath}, {newRel, in.NewPath}} {
+		if p[0] == "" {
+			return Result{}, Errf(InvalidPath, "Cannot move the zone root").With("path", p[1]).With("zone", z.Label).
+				WithHint("Specify a file or folder within the zone")
+		}
+	}
+	if newRel == oldRel || strings.HasPrefix(newRel, oldRel+"/") {
+		return Result{}, Errf(InvalidPath, "Cannot move %s into itself", in.OldPath).With("old_path", in.OldPath).
+			With("new_path", in.NewPath).WithHint("Choose a destination outside the source")
+	}
+	// Both keys, in a fixed order, so two opposite renames cannot deadlock.
+	first, second := oldRel, newRel
+	if second < first {
+		first, second = second, first
+	}
+	defer s.lockPath(z, first)()
+	defer s.lockPath(z, second)()
+
+	src, _, err := z.Fs.LstatIfPossible(oldRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Result{}, Errf(FileNotFound, "Source not found: %s", in.OldPath).With("path", in.OldPath).With("zone", z.Label)
+	}
+	if err != nil {
+		return Result{}, writeError(err, z, in.OldPath)
+	}
+	// The destination's folders are resolved like the kernel would: a symlinked folder that
+	// leads outside the zone is PATH_ESCAPE before anything moves. (The last component is
+	// never followed: rename replaces a link, it does not write through it.)
+	if dir := path.Dir(newRel); dir != "." {
+		if _, err := z.Fs.Confined(dir); err != nil {
+			return Result{}, writeError(err, z, in.NewPath)
+		}
+	}
+	var replaced int64
+	switch dst, _, err := z.Fs.LstatIfPossible(newRel); {
+	case err == nil && (!in.Overwrite || dst.IsDir()):
+		e := Errf(FileExists, "Destination exists: %s", in.NewPath).With("path", in.NewPath).With("zone", z.Label)
+		if dst.IsDir() && in.Overwrite {
+			e.WithHint("overwrite=true replaces files, never folders: delete the folder first with shed_delete")
+		} else {
+			e.WithHint("Choose another new_path, add overwrite=true to replace the file, or shed_delete it first")
+		}
+		return Result{}, e
+	case err == nil && dst.Mode().IsRegular():
+		replaced = dst.Size()
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return Result{}, writeError(err, z, in.NewPath)
+	}
+	if !src.IsDir() {
+		if err := s.checkUnlocked(ctx, c, z, oldRel); err != nil {
+			return Result{}, err
+		}
+	}
+	r, err := s.reserve(ctx, z, -1, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Rename %s -> %s", oldRel, newRel)
+	}
+	moved := false
+	hash, err := s.mutate(c, z, "Rename", message, func() (Change, error) {
+		if dir := path.Dir(newRel); dir != "." {
+			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
+				return Change{}, writeError(err, z, in.NewPath)
+			}
+		}
+		if err := z.Fs.Rename(oldRel, newRel); err != nil {
+			return Change{}, writeError(err, z, in.NewPath)
+		}
+		moved = true // the replaced destination, if any, is gone from here on
+		// A relative symlink moved elsewhere may now point outside the zone: undo.
+		if src.Mode()&fs.ModeSymlink != 0 {
+			if _, err := z.Fs.Confined(newRel); err != nil {
+				_ = z.Fs.Rename(newRel, oldRel)
+				return Change{}, writeError(err, z, in.NewPath).
+					WithHint("The symlink's target would be outside the zone from its new place; move its target instead")
+			}
+		}
+		syncDirs(z, oldRel, newRel)
+		return Change{Paths: []string{oldRel, newRel}}, nil
+	})
+	if moved {
+		r.Settle(ctx, -replaced)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	data := map[string]any{"zone": z.Name, "old_path": oldRel, "new_path": newRel}
+	if hash != "" {
+		data["commit"] = hash
+	}
+	return Result{Data: data, Message: fmt.Sprintf("Renamed: %s -> %s", oldRel, newRel)}, nil
+}
+
+// renameDest validates new_path. Besides the zone's own name, a first folder named like any
+// other zone is refused (unless allowZone): shed_rename never leaves its zone, and a model
+// writing "documents/x" from storage means another zone, not a folder of that name.
+func renameDest(z *Zone, p string, allowZone bool) (string, error) {
+	rel, err := z.Path(p, allowZone)
+	if err != nil || allowZone {
+		return rel, err
+	}
+	first, rest, _ := strings.Cut(rel, "/")
+	if _, isZone := zoneNames[strings.ToLower(first)]; isZone && rest != "" {
+		return "", Errf(PathStartsWithZone, "new_path '%s' starts with zone name '%s'", p, first).
+			With("zone", z.Label).With("path", p).With("first_component", first).
+			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use the bridges (shed_copy_storage_to_documents, shed_move_documents_to_storage), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)
+	}
+	return rel, nil
+}
+
+// syncDirs makes a rename durable: the directories that lost and gained the entry are
+// synced. Failures are not reported: the rename itself is done and visible.
+func syncDirs(z *Zone, oldRel, newRel string) {
+	for _, d := range []string{path.Dir(oldRel), path.Dir(newRel)} {
+		if d == "." {
+			d = ""
+		}
+		if f, err := z.Fs.Open(d); err == nil {
+			_ = f.Sync()
+			_ = f.Close()
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// HistoryInput is the input of shed_history.
+type HistoryInput struct {
+	ZoneArgs
+	Path  string `json:"path,omitempty" default:"." doc:"File or folder whose history to list ('.' = the whole zone)"`
+	Limit int    `json:"limit,omitempty" default:"20" minimum:"1" maximum:"1000" doc:"Most recent versions to list (1-1000)"`
+}
+
+// History answers shed_history (our addition): the commits that changed a path in a
+// versioned zone (documents, group), newest first. Read-only.
+func (s *Service) History(ctx context.Context, c Caller, in HistoryInput) (Result, error) {
+	z, err := s.versionedZone(ctx, c, in.ZoneArgs, false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Limit < 1 || in.Limit > 1000 {
+		return Result{}, Errf(InvalidParameter, "Limit must be between 1 and 1000").With("limit", in.Limit)
+	}
+	p := ""
+	if in.Path != "" && in.Path != "." {
+		if p, err = z.Path(in.Path, in.AllowZoneInPath); err != nil {
+			return Result{}, err
+		}
+	}
+	r, err := s.repo(z)
+	if err != nil {
+		return Result{}, err
+	}
+	log, err := r.Log(p, in.Limit)
+	if err != nil {
+		return Result{}, vcsError(z, in.Path, err)
+	}
+	entries := make([]map[string]any, 0, len(log))
+	for _, e := range log {
+		entries = append(entries, map[string]any{"hash": e.Hash, "short": e.Hash[:8], "author": e.Author,
+			"message": e.Message, "date": e.When.UTC().Format(time.RFC3339)})
+	}
+	shown := p
+	if shown == "" {
+		shown = "."
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": shown, "entries": entries, "count": len(entries)},
+		Message: fmt.Sprintf("%d version(s) of %s", len(entries), shown)}, nil
+}
+
+// RestoreInput is the input of shed_restore.
+type RestoreInput struct {
+	ZoneArgs
+	Path    string `json:"path" required:"true" doc:"File to restore, relative to the zone"`
+	Version string `json:"version" required:"true" doc:"Version to restore: a commit hash from shed_history (4+ hex digits), HEAD~N or HEAD^"`
+	Message string `json:"message,omitempty" doc:"Commit message (default: generated)"`
+}
+
+// Restore answers shed_restore (our addition): write the content a file had at an earlier
+// version and commit it as a new version. History only grows: HEAD never moves back, so the
+// restore itself can be undone the same way. Honours locked edits and the quota.
+func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Result, error) {
+	z, err := s.versionedZone(ctx, c, in.ZoneArgs, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	p, err := z.Path(in.Path, in.AllowZoneInPath)
+	if err == nil && p == "" {
+		err = Errf(InvalidPath, "Restore needs a file path, not the zone root").With("path", in.Path)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := s.repo(z)
+	if err != nil {
+		return Result{}, err
+	}
+	data, err := r.FileAt(in.Version, p)
+	if err != nil {
+		return Result{}, vcsError(z, in.Path, err).With("version", in.Version)
+	}
+	if err := s.checkUnlocked(ctx, c, z, p); err != nil {
+		return Result{}, err
+	}
+	unlock := s.paths.Lock(fileKey(z, p))
+	defer unlock()
+	var old int64
+	switch fi, err := z.Fs.Stat(p); {
+	case err == nil && !fi.Mode().IsRegular():
+		return Result{}, Errf(NotAFile, "Cannot restore over a directory: %s", in.Path).With("path", in.Path).
+			WithHint("Rename or delete the folder first (shed_rename / shed_delete)")
+	case err == nil:
+		old = fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return Result{}, pathError(err, z, in.Path)
+	}
+	size := int64(len(data))
+	res, err := s.reserve(ctx, z, size, size-old)
+	if err != nil {
+		return Result{}, err
+	}
+	written := false
+	msg := in.Message
+	if msg == "" {
+		msg = fmt.Sprintf("shed_restore: %s from %s", p, in.Version)
+	}
+	hash, err := s.mutate(c, z, "shed_restore", msg, func() (Change, error) {
+		if d := path.Dir(p); d != "." {
+			if err := z.Fs.MkdirAll(d, 0o700); err != nil {
+				return Change{}, pathError(err, z, in.Path)
+			}
+		}
+		if _, err := z.Fs.WriteAtomic(p, bytes.NewReader(data), 0o600); err != nil {
+			return Change{}, pathError(err, z, in.Path)
+		}
+		written = true
+		return Change{Paths: []string{p}}, nil
+	})
+	if !written {
+		res.Settle(ctx, 0)
+		return Result{}, err
+	}
+	res.Settle(ctx, size-old)
+	if err != nil {
+		return Result{}, err
+	}
+	msgOut := fmt.Sprintf("Restored %s from %s", p, in.Version)
+	if hash == "" {
+		msgOut = fmt.Sprintf("%s already has the content of %s: nothing to commit", p, in.Version)
+	}
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "version": in.Version, "size": size,
+		"committed": hash != "", "commit": hash}, Message: msgOut}, nil
+}
+
+// versionedZone resolves a zone that must be versioned (documents or a group).
+func (s *Service) versionedZone(ctx context.Context, c Caller, a ZoneArgs, write bool) (*Zone, error) {
+	z, err := s.resolveZone(ctx, c, a.Zone, a.Group, write)
+	if err != nil {
+		return nil, err
+	}
+	if !z.Versioned {
+		z.Close()
+		return nil, Errf(ZoneForbidden, "The %s zone is not versioned", z.Name).With("zone", z.Label).
+			WithHint("History exists only in zone='documents' and group zones")
+	}
+	return z, nil
+}
+
+// vcsError maps a history read failure to the catalogue (zone-relative paths only).
+func vcsError(z *Zone, p string, err error) *Error {
+	switch {
+	case errors.Is(err, vcs.ErrNotFound):
+		return Errf(FileNotFound, "No such version of %s: %v", p, err).With("path", p).With("zone", z.Label).
+			WithHint("List the versions with shed_history(zone, path) and pass one of their hashes, or HEAD~N")
+	case errors.Is(err, vcs.ErrIsDir):
+		return Errf(NotAFile, "%s is a folder in that version", p).With("path", p).
+			WithHint("Restore files one by one; list them with shed_exec git show VERSION --stat")
+	case errors.Is(err, vcs.ErrInvalidPath), errors.Is(err, vcs.ErrSymlinkInPath):
+		return Errf(InvalidPath, "Invalid path for history: %s", p).With("path", p).Because(err)
+	}
+	return Errf(ExecutionError, "The %s repository cannot be read", z.Name).Because(err).
+		WithHint("Run shed_maintenance to check and repair the repository")
+}

@@ -1,0 +1,200 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// target is what a write is about to replace: the zone-relative path and, when it exists,
+// the size and whether it is reached through a symlink.
+type target struct {
+	rel     string
+	shown   string // the path as the model gave it (messages)
+	exists  bool
+	size    int64
+	symlink bool
+}
+
+// lockPath serialises the writers of one file of one zone in this process (size read,
+// reservation, write, settle), so the accounted delta is the real one.
+func (s *Service) lockPath(z *Zone, rel string) func() {
+	return s.paths.Lock(z.Fs.Dir() + "\x00" + rel)
+}
+
+// statTarget describes the file a write will replace. The zone root and directories are
+// NOT_A_FILE; a parent that is a file is INVALID_PATH; a symlink leaving the zone (even a
+// dangling one) is PATH_ESCAPE. A missing file is not an error (exists=false).
+func statTarget(z *Zone, rel, shown string) (target, error) {
+	t := target{rel: rel, shown: shown}
+	if rel == "" {
+		return t, Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
+	}
+	if li, _, err := z.Fs.LstatIfPossible(rel); err == nil {
+		t.symlink = li.Mode()&fs.ModeSymlink != 0
+	}
+	fi, err := z.Fs.Stat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return t, Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
+	case err == nil && !fi.Mode().IsRegular():
+		return t, Errf(NotAFile, "Path is not a regular file: %s", shown).With("path", shown).With("zone", z.Label)
+	case err == nil:
+		t.exists, t.size = true, fi.Size()
+		return t, nil
+	case errors.Is(err, syscall.ENOTDIR):
+		return t, parentNotDir(z, shown)
+	case errors.Is(err, fs.ErrNotExist) && t.symlink:
+		// A dangling symlink: the write would create its target. Confined resolves it the way
+		// the kernel would and refuses a target outside the zone.
+		if _, cerr := z.Fs.Confined(rel); cerr != nil {
+			return t, writeError(cerr, z, shown)
+		}
+		return t, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return t, nil
+	}
+	return t, writeError(err, z, shown)
+}
+
+// parentNotDir is the error of a path whose parent is a file.
+func parentNotDir(z *Zone, shown string) *Error {
+	return Errf(InvalidPath, "A parent of %s is a file, not a folder", shown).With("path", shown).With("zone", z.Label).
+		WithHint("Choose a path whose folders are folders (see shed_tree), or rename the file in the way")
+}
+
+// writeError maps a confinement or file system error of a write to the catalogue.
+func writeError(err error, z *Zone, shown string) *Error {
+	switch {
+	case errors.Is(err, confine.ErrIsDir):
+		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
+	case errors.Is(err, confine.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
+		return parentNotDir(z, shown)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return Errf(QuotaExceeded, "The server's disk is full").With("path", shown).Because(err).
+			WithHint("Free space with shed_delete, or ask an administrator to free disk space")
+	}
+	return pathError(err, z, shown)
+}
+
+// write is one whole-file write: the resulting content streamed from body, size bytes long.
+type write struct {
+	tool, message string
+	t             target
+	size          int64
+	body          io.Reader
+}
+
+// writeFile performs w in zone z for c: the file-size check and the quota reservation of
+// the growth happen before anything touches the disk; then, inside s.mutate (the commit in
+// versioned zones), missing parents are created (0700) and the content is written
+// atomically (temporary file, fsync, rename, fsync of the directory; new files 0600);
+// finally the reservation is settled with the real delta. It returns the commit id ("" if
+// none). The caller holds s.lockPath for the file.
+func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (string, error) {
+	if err := s.sweepZone(ctx, z); err != nil {
+		return "", err
+	}
+	old := int64(0)
+	if w.t.exists {
+		old = w.t.size
+	}
+	r, err := s.reserve(ctx, z, w.size, w.size-old)
+	if err != nil {
+		return "", err
+	}
+	delta := int64(0)
+	hash, err := s.mutate(c, z, w.tool, w.message, func() (Change, error) {
+		if dir := path.Dir(w.t.rel); dir != "." {
+			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
+				return Change{}, writeError(err, z, w.t.shown)
+			}
+		}
+		n, err := z.Fs.WriteAtomic(w.t.rel, w.body, 0o600)
+		if err != nil {
+			return Change{}, writeError(err, z, w.t.shown)
+		}
+		delta = n - old
+		return changeOf(w.t), nil
+	})
+	r.Settle(ctx, delta)
+	return hash, err
+}
+
+// changeOf is the versioning change of a write: the path itself, or a full detection when
+// the path is a symlink (the content went to its target, whose name we do not know here).
+func changeOf(t target) Change {
+	if t.symlink {
+		return Change{All: true}
+	}
+	return Change{Paths: []string{t.rel}}
+}
+
+// openOld opens the existing file of t, to stream it into its new version.
+func openOld(z *Zone, t target) (afero.File, error) {
+	f, err := z.Fs.Open(t.rel)
+	if err != nil {
+		return nil, writeError(err, z, t.shown)
+	}
+	return f, nil
+}
+
+// swept remembers the zone directories already swept by this process (a cache: a new
+// process sweeps again).
+var swept sync.Map
+
+// processStart is when this process started: temporary files older than it belong to a
+// write that a crash interrupted (a running write's temporary file is always newer).
+var processStart = time.Now()
+
+// sweepZone removes, once per process and zone, the temporary files that an interrupted
+// write (kill -9, power loss) left behind, then reconciles the owner's usage: the crashed
+// write's reservation was never settled. The old content of every file is intact (the
+// rename never happened), so the leftovers are garbage.
+func (s *Service) sweepZone(ctx context.Context, z *Zone) error {
+	if _, done := swept.Load(z.Fs.Dir()); done {
+		return nil
+	}
+	removed := 0
+	err := afero.Walk(z.Fs, "", func(p string, fi fs.FileInfo, err error) error {
+		if err != nil {
+			return nil // unreadable corners are not ours to judge
+		}
+		// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
+		// walking it would revisit another folder (or loop); such names are not ours.
+		if b := path.Base(p); p != "" && b != "." {
+			if c, err := confine.Clean(b); err != nil || c != b {
+				if fi.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(processStart) {
+			if z.Fs.Remove(p) == nil {
+				removed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Errf(InternalError, "Cannot check the %s zone for interrupted writes", z.Name).Because(err)
+	}
+	if removed > 0 {
+		if _, err := s.Reconcile(ctx, z.Owner); err != nil {
+			return Errf(InternalError, "Cannot measure the quota").Because(err)
+		}
+	}
+	swept.Store(z.Fs.Dir(), true)
+	return nil
+}
