@@ -54,14 +54,19 @@ func TestRunLaunchFailure(t *testing.T) {
 	}
 }
 
-func TestRequiredModeWithoutLandlock(t *testing.T) {
-	if Detect().Available {
-		t.Skip("Landlock available: ErrSandboxUnavailable cannot happen here")
-	}
+func TestRequiredMode(t *testing.T) {
 	s := spec(zone(t), "/usr/bin/true")
 	s.Mode = ModeRequired
-	if _, err := Run(context.Background(), s); err != ErrSandboxUnavailable {
-		t.Fatalf("err = %v", err)
+	res, err := Run(context.Background(), s)
+	if Detect().Available {
+		// With Landlock, required mode runs the command confined.
+		if err != nil || !res.Sandboxed || res.ExitCode != 0 {
+			t.Fatalf("required mode with Landlock: %+v, %v", res, err)
+		}
+		return
+	}
+	if err != ErrSandboxUnavailable {
+		t.Fatalf("required mode without Landlock: err = %v", err)
 	}
 }
 
