@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/store"
@@ -21,6 +23,10 @@ type Service struct {
 	// paths serialises writers of the same file (size read, reservation, write) in this
 	// process; cross-replica exclusion goes through the same interface (DESIGN §9).
 	paths store.Locker
+	// swept remembers the zone directories whose interrupted writes this process already
+	// cleaned (sweepZone); started tells those leftovers (older) from running writes.
+	swept   sync.Map
+	started time.Time
 }
 
 // Options carries the collaborators main wires in.
@@ -52,7 +58,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex()}, nil
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now()}, nil
 }
 
 // Close releases the repositories and the state database.

@@ -7,9 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/afero"
 
@@ -149,20 +147,12 @@ func openOld(z *Zone, t target) (afero.File, error) {
 	return f, nil
 }
 
-// swept remembers the zone directories already swept by this process (a cache: a new
-// process sweeps again).
-var swept sync.Map
-
-// processStart is when this process started: temporary files older than it belong to a
-// write that a crash interrupted (a running write's temporary file is always newer).
-var processStart = time.Now()
-
 // sweepZone removes, once per process and zone, the temporary files that an interrupted
 // write (kill -9, power loss) left behind, then reconciles the owner's usage: the crashed
 // write's reservation was never settled. The old content of every file is intact (the
 // rename never happened), so the leftovers are garbage.
 func (s *Service) sweepZone(ctx context.Context, z *Zone) error {
-	if _, done := swept.Load(z.Fs.Dir()); done {
+	if _, done := s.swept.Load(z.Fs.Dir()); done {
 		return nil
 	}
 	removed := 0
@@ -180,7 +170,7 @@ func (s *Service) sweepZone(ctx context.Context, z *Zone) error {
 				return nil
 			}
 		}
-		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(processStart) {
+		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
 			if z.Fs.Remove(p) == nil {
 				removed++
 			}
@@ -195,6 +185,6 @@ func (s *Service) sweepZone(ctx context.Context, z *Zone) error {
 			return Errf(InternalError, "Cannot measure the quota").Because(err)
 		}
 	}
-	swept.Store(z.Fs.Dir(), true)
+	s.swept.Store(z.Fs.Dir(), true)
 	return nil
 }
