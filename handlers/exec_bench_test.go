@@ -1,14 +1,11 @@
 package handlers_test
 
 import (
-	"net/http"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fileshed/fileshed/core/sandbox"
 )
@@ -29,32 +26,10 @@ func BenchmarkExecCat(b *testing.B) {
 			}
 			e := start(b, map[string]string{"FILESHED_EXEC_SANDBOX": mode})
 			e.write(execDir+"k.txt", strings.Repeat("x", 1023)+"\n")
-			client := &http.Client{}
-			body := `{"zone":"storage","cmd":"cat","args":["k.txt"]}`
-			call := func() {
-				req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/shed_exec", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				resp, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					b.Fatalf("status %d", resp.StatusCode)
-				}
-			}
-			call()
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				t0 := time.Now()
-				call()
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			post := poster(b, e, "shed_exec")
+			call := func(int) { post(`{"zone":"storage","cmd":"cat","args":["k.txt"]}`) }
+			call(0)
+			latency(b, call)
 		})
 	}
 }

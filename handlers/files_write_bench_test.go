@@ -2,13 +2,10 @@ package handlers_test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 )
 
 // BenchmarkPatchTextAppend measures a 1 KB shed_patch_text append (position end) in Storage
@@ -22,35 +19,15 @@ func BenchmarkPatchTextAppend(b *testing.B) {
 		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
 			e := start(b, nil)
 			seed(b, filepath.Join(e.base, storageDir), files)
-			client := &http.Client{}
+			post := poster(b, e, "shed_patch_text")
 			chunk := strings.Repeat("x", 1023) + `\n`
 			call := func(i int) {
-				body := `{"zone":"storage","path":"logs/log` + fmt.Sprint(i%100) + `.txt","content":"` + chunk + `"}`
-				req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/shed_patch_text", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				resp, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					b.Fatalf("status %d", resp.StatusCode)
-				}
+				post(`{"zone":"storage","path":"logs/log` + fmt.Sprint(i%100) + `.txt","content":"` + chunk + `"}`)
 			}
 			for i := range 100 {
 				call(i) // warm up: connection, zone sweep, first usage reconcile, the files
 			}
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := range b.N {
-				t0 := time.Now()
-				call(i)
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			latency(b, call)
 		})
 	}
 }
