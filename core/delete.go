@@ -22,18 +22,11 @@ type DeleteInput struct {
 // (reference §5.7). Uploads allows it (to clean imports). The bytes removed are counted
 // while deleting and given back to the quota.
 func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
-	if in.Path == "" {
-		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
-	}
-	rel, err := z.Path(in.Path, in.AllowZoneInPath)
-	if err != nil {
-		return Result{}, err
-	}
 	if rel == "" {
 		return Result{}, Errf(InvalidPath, "Cannot delete zone root").With("path", in.Path).With("zone", z.Label).
 			WithHint("Specify a file or folder within the zone")

@@ -140,19 +140,45 @@ func removeWorkingCopy(ez *confine.Fs, p string) {
 	}
 }
 
-// editPath resolves the zone for writing and validates the path of a locked-edit tool.
-func (s *Service) editPath(ctx context.Context, c Caller, in LockeditPathArgs) (*Zone, string, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+// edit is one locked-edit step in progress: the zone, the caller's editzone, the clean path,
+// and the per-file serialisation held until done.
+type edit struct {
+	z      *Zone
+	ez     *confine.Fs
+	p      string
+	unlock func()
+}
+
+// beginEdit resolves the zone and path of a locked-edit tool, opens the caller's editzone
+// and serialises the step on the file; call done when finished.
+func (s *Service) beginEdit(ctx context.Context, c Caller, in LockeditPathArgs) (*edit, error) {
+	z, p, err := s.editPath(ctx, c, in)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	p, err := z.Path(in.Path, in.AllowZoneInPath)
-	if err == nil && p == "" {
-		err = notAFile(z, in.Path)
-	}
+	ez, err := s.editzone(z, c.ConvID)
 	if err != nil {
 		z.Close()
+		return nil, err
+	}
+	return &edit{z: z, ez: ez, p: p, unlock: s.paths.Lock(editKey(z, p))}, nil
+}
+
+func (e *edit) done() {
+	e.unlock()
+	_ = e.ez.Close()
+	e.z.Close()
+}
+
+// editPath resolves the zone for writing and validates the path of a locked-edit tool.
+func (s *Service) editPath(ctx context.Context, c Caller, in LockeditPathArgs) (*Zone, string, error) {
+	z, p, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	if err != nil {
 		return nil, "", err
+	}
+	if p == "" {
+		z.Close()
+		return nil, "", notAFile(z, in.Path)
 	}
 	return z, p, nil
 }

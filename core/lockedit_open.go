@@ -107,22 +107,16 @@ type LockeditOverwriteInput struct {
 // the working copy. Nothing reaches the zone before shed_lockedit_save; the size limit
 // applies to the resulting working copy (the original let appends grow past it).
 func (s *Service) LockeditOverwrite(ctx context.Context, c Caller, in LockeditOverwriteInput) (Result, error) {
-	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
-	if err != nil {
-		return Result{}, err
-	}
-	defer z.Close()
 	if strings.IndexByte(in.Content, 0) >= 0 || !utf8.ValidString(in.Content) {
-		return Result{}, Errf(InvalidParameter, "Content must be UTF-8 text without NUL bytes").With("path", p).
+		return Result{}, Errf(InvalidParameter, "Content must be UTF-8 text without NUL bytes").With("path", in.Path).
 			WithHint("Send text; for binary content use shed_patch_bytes")
 	}
-	ez, err := s.editzone(z, c.ConvID)
+	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
-	defer ez.Close()
-	unlock := s.paths.Lock(editKey(z, p))
-	defer unlock()
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
 	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
 		return Result{}, err
 	}

@@ -22,18 +22,12 @@ type LockeditSaveInput struct {
 // still holds the lock: after shed_force_unlock or expiry another conversation may have
 // written the file, and the working copy is kept.
 func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInput) (Result, error) {
-	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
-	defer z.Close()
-	ez, err := s.editzone(z, c.ConvID)
-	if err != nil {
-		return Result{}, err
-	}
-	defer ez.Close()
-	unlockEdit := s.paths.Lock(editKey(z, p))
-	defer unlockEdit()
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
 	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
 		return Result{}, err
 	}
@@ -110,18 +104,12 @@ type LockeditCancelInput struct {
 // conversation of the same user do it); a working copy kept after a force-unlock can be
 // discarded this way too.
 func (s *Service) LockeditCancel(ctx context.Context, c Caller, in LockeditCancelInput) (Result, error) {
-	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
-	defer z.Close()
-	ez, err := s.editzone(z, c.ConvID)
-	if err != nil {
-		return Result{}, err
-	}
-	defer ez.Close()
-	unlock := s.paths.Lock(editKey(z, p))
-	defer unlock()
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
 	err = s.requireHolder(ctx, c, z, ez, p)
 	if e, ok := AsError(err); ok && e.Code == NotInEditMode && e.Details["working_copy_kept"] == true {
 		err = nil // discarding a kept working copy is what cancel is for

@@ -36,18 +36,11 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
-	if in.Path == "" {
-		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
-	}
-	rel, err := z.Path(in.Path, in.AllowZoneInPath)
-	if err != nil {
-		return Result{}, err
-	}
 	position, err := bytePosition(in)
 	if err != nil {
 		return Result{}, err

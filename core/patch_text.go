@@ -31,18 +31,11 @@ var textPositions = map[string]bool{"start": true, "end": true, "before": true, 
 // or the lines matching a pattern, replace lines or regex matches, or overwrite. CRLF files
 // stay CRLF; the write is atomic and the quota is reserved before it.
 func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (Result, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
-	if in.Path == "" {
-		return Result{}, Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
-	}
-	rel, err := z.Path(in.Path, in.AllowZoneInPath)
-	if err != nil {
-		return Result{}, err
-	}
 	if err := checkText(in.Content); err != nil {
 		return Result{}, err
 	}

@@ -141,3 +141,22 @@ func shorten(s string) string {
 	}
 	return s[:100] + "..." + s[len(s)-12:]
 }
+
+// zonePath resolves the zone of a path-taking tool and validates the path: the preamble
+// every file operation shares. The caller closes the zone.
+func (s *Service) zonePath(ctx context.Context, c Caller, args ZoneArgs, p string, write bool) (*Zone, string, error) {
+	z, err := s.resolveZone(ctx, c, args.Zone, args.Group, write)
+	if err != nil {
+		return nil, "", err
+	}
+	if p == "" {
+		z.Close()
+		return nil, "", Errf(MissingParameter, "Path parameter is required").With("parameter", "path")
+	}
+	rel, err := z.Path(p, args.AllowZoneInPath)
+	if err != nil {
+		z.Close()
+		return nil, "", err
+	}
+	return z, rel, nil
+}

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -83,6 +82,3 @@ func BenchmarkTreeEmptyZone(b *testing.B) {
 	call(0) // warm the connection and the zone
 	latency(b, call)
 }
-
-// us formats a duration in microseconds for benchmark logs.
-func us(d time.Duration) string { return fmt.Sprintf("%d µs", d.Microseconds()) }
