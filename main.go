@@ -22,8 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fileshed/fileshed/core"
-	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -70,36 +68,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// build wires the service and the HTTP handler exactly as the tests do.
-func build(cfg *valves.Config, log *slog.Logger) (*core.Service, http.Handler, error) {
-	var client *owui.Client
-	var verifier *owui.Verifier
-	if cfg.OpenWebUI.URL != "" {
-		client = owui.New(cfg.OpenWebUI.URL, time.Duration(cfg.OpenWebUI.TimeoutSeconds)*time.Second)
-		verifier = owui.NewVerifier(client, time.Duration(cfg.OpenWebUI.CacheSeconds)*time.Second)
-	}
-	auth, err := handlers.NewAuthenticator(cfg, verifier)
-	if err != nil {
-		return nil, nil, err
-	}
-	var sessionClient *owui.Client
-	if cfg.Auth.Mode == "session" {
-		sessionClient = client
-	}
-	svc, err := core.New(cfg, core.Options{OpenWebUI: sessionClient})
-	if err != nil {
-		return nil, nil, err
-	}
-	h, _ := handlers.New(handlers.Deps{Service: svc, Auth: auth, Log: log})
-	return svc, h, nil
-}
-
 func serve(cfg *valves.Config, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
 	if err := checkListen(cfg); err != nil {
 		return err
 	}
-	svc, h, err := build(cfg, log)
+	h, _, svc, err := handlers.Build(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -174,12 +148,11 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 	c := *cfg
 	c.StorageBasePath = tmp
 	c.Auth.Mode = "none"
-	svc, err := core.New(&c, core.Options{})
+	_, api, svc, err := handlers.Build(&c, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	_, api := handlers.New(handlers.Deps{Service: svc, Auth: nil, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	b, err := json.MarshalIndent(api.OpenAPI(), "", "  ")
 	if err != nil {
 		return err

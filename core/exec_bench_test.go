@@ -8,22 +8,22 @@ import (
 )
 
 // BenchmarkExecQuotaWalk is the cost of one usage walk of a zone after a writing
-// shed_exec (two per command): 300 files in 10 folders.
+// shed_exec (two per command): 10,000 files in 100 folders (the issue 5 target size).
 func BenchmarkExecQuotaWalk(b *testing.B) {
 	dir := b.TempDir()
-	for d := range 10 {
+	for d := range 100 {
 		sub := filepath.Join(dir, fmt.Sprintf("d%d", d))
 		if err := os.Mkdir(sub, 0o700); err != nil {
 			b.Fatal(err)
 		}
-		for f := range 30 {
+		for f := range 100 {
 			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d", f)), []byte("0123456789"), 0o600); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 	for b.Loop() {
-		if u, err := walkUsage(dir); err != nil || u.Files != 300 {
+		if u, err := walkUsage(dir); err != nil || u.Files != 10_000 {
 			b.Fatal(err, u)
 		}
 	}

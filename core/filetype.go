@@ -44,7 +44,7 @@ var compressions = map[string]string{".gz": "gzip", ".Z": "compress", ".bz2": "b
 // can act on: kind (text, binary or empty: exactly what shed_read will decide),
 // text_encoding and line_endings. mime comes from the content (mimetype), not the name.
 func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Result, error) {
-	z, rel, err := s.readZone(ctx, c, in.ZoneArgs, in.Path)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -22,7 +22,7 @@ const hexdumpMax = 4096
 // read at the offset (never the whole file). Offsets below 0 become 0 and lengths are
 // clamped to 1-4096, as in the original; a directory is INVALID_FORMAT.
 func (s *Service) Hexdump(ctx context.Context, c Caller, in HexdumpInput) (Result, error) {
-	z, rel, err := s.readZone(ctx, c, in.ZoneArgs, in.Path)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -42,7 +42,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 			With("start_line", in.StartLine).With("end_line", in.EndLine).
 			WithHint("Use end_line >= start_line, or omit end_line to read to the end")
 	}
-	z, rel, err := s.readZone(ctx, c, in.ZoneArgs, in.Path)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -163,20 +163,6 @@ func copyLines(w io.Writer, r io.Reader, start, end int64) (total int64, err err
 			return 0, rerr
 		}
 	}
-}
-
-// readZone resolves the zone for a read (Uploads allowed) and validates the path.
-func (s *Service) readZone(ctx context.Context, c Caller, za ZoneArgs, p string) (*Zone, string, error) {
-	z, err := s.resolveZone(ctx, c, za.Zone, za.Group, false)
-	if err != nil {
-		return nil, "", err
-	}
-	rel, err := z.Path(p, za.AllowZoneInPath)
-	if err != nil {
-		z.Close()
-		return nil, "", err
-	}
-	return z, rel, nil
 }
 
 // readDirError is the error of shed_read and shed_read_bytes for a directory (reference §5.5).

@@ -37,7 +37,7 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 		return Result{}, Errf(InvalidParameter, "Length must be >= 0").With("length", in.Length).
 			WithHint("Use length=N for N bytes, or omit it to read to the end")
 	}
-	z, rel, err := s.readZone(ctx, c, in.ZoneArgs, in.Path)
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -12,10 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fileshed/fileshed/core"
-	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -89,25 +87,10 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 func start(t testing.TB, vars map[string]string) *env {
 	t.Helper()
 	cfg := config(t, vars)
-	var verifier *owui.Verifier
-	var client *owui.Client
-	if cfg.OpenWebUI.URL != "" {
-		client = owui.New(cfg.OpenWebUI.URL, time.Duration(cfg.OpenWebUI.TimeoutSeconds)*time.Second)
-		verifier = owui.NewVerifier(client, time.Duration(cfg.OpenWebUI.CacheSeconds)*time.Second)
-	}
-	auth, err := handlers.NewAuthenticator(cfg, verifier)
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := core.Options{}
-	if cfg.Auth.Mode == "session" {
-		opts.OpenWebUI = client
-	}
-	svc, err := core.New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _ := handlers.New(handlers.Deps{Service: svc, Auth: auth, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.Close(); svc.Close() })
 	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg}

@@ -19,7 +19,7 @@ const versionedFiles = 10_000
 //   - patch-fileshed: shed_patch_text appending a line (write + commit of that path);
 //     patch-git: the same append, then `git add <file>` and `git commit -q`;
 //   - exec-fileshed: shed_exec `sed -i '$a x' <file>` (command + change detection + quota
-//     + commit); exec-git: the same sed, then `git add -A` and `git commit -q`;
+//   - commit); exec-git: the same sed, then `git add -A` and `git commit -q`;
 //   - read-fileshed: shed_exec `cat <file>` in the same zone, the launcher's share (a
 //     reader runs with the zone read-only: no walk, no lock, no commit).
 //

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 )
@@ -29,12 +28,11 @@ func spec(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := core.New(cfg, core.Options{})
+	_, api, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	_, api := handlers.New(handlers.Deps{Service: svc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	b, err := json.MarshalIndent(api.OpenAPI(), "", "  ")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,40 @@
+package handlers
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/valves"
+)
+
+// Build wires a whole server from the configuration: the Open WebUI client (when
+// openwebui.url is set), the authenticator of auth.mode, the core service and the HTTP
+// handler. main and the tests both call it, so what is tested is what runs. The caller
+// closes the service.
+func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.Service, error) {
+	var client *owui.Client
+	var verifier *owui.Verifier
+	if cfg.OpenWebUI.URL != "" {
+		client = owui.New(cfg.OpenWebUI.URL, time.Duration(cfg.OpenWebUI.TimeoutSeconds)*time.Second)
+		verifier = owui.NewVerifier(client, time.Duration(cfg.OpenWebUI.CacheSeconds)*time.Second)
+	}
+	auth, err := NewAuthenticator(cfg, verifier)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := core.Options{}
+	if cfg.Auth.Mode == "session" {
+		opts.OpenWebUI = client // calls on the user's behalf need the user's token
+	}
+	svc, err := core.New(cfg, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
+	return h, api, svc, nil
+}
