@@ -27,6 +27,7 @@ type Service struct {
 	// cleaned (sweepZone); started tells those leftovers (older) from running writes.
 	swept   sync.Map
 	started time.Time
+	audit   auditor
 }
 
 // Options carries the collaborators main wires in.
@@ -58,11 +59,14 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now()}, nil
+	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now()}
+	s.startAudit()
+	return s, nil
 }
 
-// Close releases the repositories and the state database.
+// Close flushes the audit trail and releases the repositories and the state database.
 func (s *Service) Close() error {
+	s.stopAudit()
 	s.closeRepos()
 	return s.db.Close()
 }

@@ -16,16 +16,16 @@ func registerFilesWrite(api huma.API, d Deps) {
 	if cfg.MaxBodyMB == 0 {
 		encoded = int64(2*cfg.MaxFileSizeMB+1) << 20
 	}
-	tool(api, d.Log, toolSpec{name: "shed_create_file", summary: "Create or replace a whole file", maxBody: encoded,
+	tool(api, d, toolSpec{name: "shed_create_file", summary: "Create or replace a whole file", maxBody: encoded,
 		description: "Write a whole file (created or replaced; parents created). file_type='text' (UTF-8) or 'bytes' (content in hex/base64). Atomic; in documents/group a commit is made."}, s.CreateFile)
-	tool(api, d.Log, toolSpec{name: "shed_patch_text", summary: "Edit a text file", maxBody: text,
+	tool(api, d, toolSpec{name: "shed_patch_text", summary: "Edit a text file", maxBody: text,
 		description: "Edit a text file: position start/end (append), before/after/replace with line=N (1-based) or pattern (RE2 regex; match_all), or overwrite=true. CRLF files stay CRLF. Missing file created for start/end."}, s.PatchText)
-	tool(api, d.Log, toolSpec{name: "shed_patch_bytes", summary: "Edit a binary file", maxBody: encoded,
+	tool(api, d, toolSpec{name: "shed_patch_bytes", summary: "Edit a binary file", maxBody: encoded,
 		description: "Edit a binary file: content in hex (default), base64 or raw; position start/end, at (insert at offset) or replace (length bytes at offset), or overwrite=true."}, s.PatchBytes)
-	tool(api, d.Log, toolSpec{name: "shed_delete", summary: "Delete a file or folder",
+	tool(api, d, toolSpec{name: "shed_delete", summary: "Delete a file or folder",
 		description: "Delete a file, a symlink (not its target) or a folder with its content. Allowed in uploads. The zone root and .git cannot be deleted."}, s.Delete)
-	tool(api, d.Log, toolSpec{name: "shed_rename", summary: "Move or rename inside a zone",
+	tool(api, d, toolSpec{name: "shed_rename", summary: "Move or rename inside a zone",
 		description: "Move or rename a file or folder inside one zone; destination folders are created. An existing destination is refused unless overwrite=true (files only)."}, s.Rename)
-	tool(api, d.Log, toolSpec{name: "shed_convert_eol", summary: "Convert line endings",
+	tool(api, d, toolSpec{name: "shed_convert_eol", summary: "Convert line endings",
 		description: "Convert a text file's line endings: to='unix' (LF) or 'dos' (CRLF)."}, s.ConvertEOL)
 }

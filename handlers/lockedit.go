@@ -13,23 +13,23 @@ import (
 func registerLockedit(api huma.API, d Deps) {
 	s := d.Service
 	maxBody := s.Config().MaxBodyBytes()
-	tool(api, d.Log, toolSpec{name: "shed_lockedit_open", summary: "Lock a file and open a working copy",
+	tool(api, d, toolSpec{name: "shed_lockedit_open", summary: "Lock a file and open a working copy",
 		description: "Lock a file for this conversation and return its content; edit the working copy with shed_lockedit_overwrite/exec, then shed_lockedit_save or shed_lockedit_cancel. Other conversations get FILE_LOCKED meanwhile. Zones: storage, documents, group."}, s.LockeditOpen)
-	tool(api, d.Log, toolSpec{name: "shed_lockedit_overwrite", maxBody: maxBody, summary: "Replace or append to the working copy",
+	tool(api, d, toolSpec{name: "shed_lockedit_overwrite", maxBody: maxBody, summary: "Replace or append to the working copy",
 		description: "Replace (or append=true: append to) the working copy of a file opened with shed_lockedit_open. The original changes only at shed_lockedit_save."}, s.LockeditOverwrite)
-	tool(api, d.Log, toolSpec{name: "shed_lockedit_exec", summary: "Run a command on the working copy",
+	tool(api, d, toolSpec{name: "shed_lockedit_exec", summary: "Run a command on the working copy",
 		description: "Run a whitelisted command (no shell) on the working copy of a file opened with shed_lockedit_open, e.g. cmd='sed', args=['-i','s/a/b/','.'] ('.' = the copy). It sees only the copy. Check data.returncode."}, s.LockeditExec)
-	tool(api, d.Log, toolSpec{name: "shed_lockedit_save", summary: "Save the working copy and unlock",
+	tool(api, d, toolSpec{name: "shed_lockedit_save", summary: "Save the working copy and unlock",
 		description: "Replace the original with the working copy atomically (committed with message in documents/group), release the lock and close edit mode."}, s.LockeditSave)
-	tool(api, d.Log, toolSpec{name: "shed_lockedit_cancel", summary: "Discard the working copy and unlock",
+	tool(api, d, toolSpec{name: "shed_lockedit_cancel", summary: "Discard the working copy and unlock",
 		description: "Discard the working copy of a file opened with shed_lockedit_open and release the lock; the original is unchanged."}, s.LockeditCancel)
-	tool(api, d.Log, toolSpec{name: "shed_force_unlock", summary: "Break a lock left by another conversation",
+	tool(api, d, toolSpec{name: "shed_force_unlock", summary: "Break a lock left by another conversation",
 		description: "Release the lock on a file whoever holds it (crash recovery): zone='storage'|'documents', or group. The holder's working copy is kept but can no longer be saved."}, s.ForceUnlock)
-	tool(api, d.Log, toolSpec{name: "shed_maintenance", summary: "Clean expired locks, orphan working copies, repair",
+	tool(api, d, toolSpec{name: "shed_maintenance", summary: "Clean expired locks, orphan working copies, repair",
 		description: "Release locks older than lock_max_age_hours, delete orphan working copies, reconcile quota usage with the disk, verify and repair the git repositories of your documents and groups."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Maintenance(ctx, c) })
-	tool(api, d.Log, toolSpec{name: "shed_history", summary: "Versions of a file or folder",
+	tool(api, d, toolSpec{name: "shed_history", summary: "Versions of a file or folder",
 		description: "List the commits (hash, author, message, date; newest first) that changed a path in zone='documents' or a group zone. Restore one with shed_restore."}, s.History)
-	tool(api, d.Log, toolSpec{name: "shed_restore", summary: "Restore an earlier version of a file",
+	tool(api, d, toolSpec{name: "shed_restore", summary: "Restore an earlier version of a file",
 		description: "Write the content a file had at version (hash from shed_history, or HEAD~N) and commit it as a new version; history is never rewritten. Zones: documents, group."}, s.Restore)
 }

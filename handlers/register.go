@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"reflect"
 	"time"
@@ -24,6 +23,19 @@ type output struct {
 	Body   Envelope
 }
 
+// argString is the string argument named name of a decoded input ("" when the tool has none),
+// for the audit trail.
+func argString(args any, fields []field, name string) string {
+	for _, f := range fields {
+		if f.name == name {
+			if v := reflect.ValueOf(args).FieldByIndex(f.index); v.Kind() == reflect.String {
+				return v.String()
+			}
+		}
+	}
+	return ""
+}
+
 // toolSpec describes one tool for registration.
 type toolSpec struct {
 	name        string // shed_<name>: operationId and path
@@ -34,7 +46,8 @@ type toolSpec struct {
 
 // tool registers POST /<name> with the request schema of I, decoding the body leniently and
 // calling run with the caller the identity middleware authenticated.
-func tool[I any](api huma.API, log *slog.Logger, spec toolSpec, run func(context.Context, core.Caller, I) (core.Result, error)) {
+func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, core.Caller, I) (core.Result, error)) {
+	log := d.Log
 	t := reflect.TypeFor[I]()
 	fields := fieldsOf(t)
 	maxBody := spec.maxBody
@@ -73,6 +86,7 @@ func tool[I any](api huma.API, log *slog.Logger, spec toolSpec, run func(context
 		} else {
 			out.Body = Envelope{Success: true, Data: res.Data, Message: res.Message}
 		}
+		d.Service.Audit(c, spec.name, argString(args, fields, "zone"), argString(args, fields, "path"), code)
 		log.Info("tool", "request_id", reqID, "tool", spec.name, "user", c.UserID, "conv", c.ConvID,
 			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)
 		return out, nil
