@@ -49,19 +49,18 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 	}
 	var data map[string]any
 	var runErr error
-	var before int64
 	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
-		// Both walks happen under the repository lock: no other writer of a versioned zone
-		// runs between them (in storage, a concurrent write is counted twice: conservative).
-		if before, runErr = s.zoneBytes(ctx, z); runErr != nil {
-			return Change{}, runErr
+		// The measurement and the commit happen under the repository lock: no other
+		// writer of a versioned zone runs between them (exec_quota.go).
+		q, err := s.measureBefore(ctx, z)
+		if err != nil {
+			return Change{}, err
 		}
 		data, runErr = s.run(ctx, z, z.Fs, p)
 		if data == nil {
 			return Change{}, runErr // refused or not started: nothing changed
 		}
-		s.settleExec(ctx, z, before)
-		return Change{All: true}, nil
+		return Change{All: true, Measured: q.settle}, nil
 	})
 	if err != nil {
 		return Result{}, err

@@ -25,8 +25,8 @@ type Measure struct {
 	AfterExact bool
 }
 
-// measure is the scan's scratch state, read by CommitAllMeasured.
-type measure struct {
+// scanSeen is the scan's scratch state, read by CommitAllMeasured.
+type scanSeen struct {
 	partial bool // the scan skipped something that may hold bytes
 }
 
@@ -41,14 +41,14 @@ func (l *Locked) CommitAllMeasured(author Signature, msg string) (string, Measur
 		return "", Measure{}, err
 	}
 	var m Measure
-	r.m = measure{}
+	r.seen = scanSeen{}
 	h, err := r.commitWith(author, msg, func(rootfd int) error {
 		m.Before, m.BeforeExact = indexBytes(r.s.idx)
 		if err := r.syncPath(rootfd, ""); err != nil {
 			return err
 		}
 		m.After, m.AfterExact = indexBytes(r.s.idx)
-		m.AfterExact = m.AfterExact && !r.m.partial
+		m.AfterExact = m.AfterExact && !r.seen.partial
 		return nil
 	})
 	if err != nil {

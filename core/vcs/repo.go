@@ -53,8 +53,8 @@ type Repo struct {
 	workTree string
 	st       *filesystem.Storage
 	flock    *os.File
-	s        state   // cached index/HEAD; valid only while mu is held
-	m        measure // what the last scan skipped (CommitAllMeasured)
+	s        state    // cached index/HEAD; valid only while mu is held
+	seen     scanSeen // what the last scan skipped (CommitAllMeasured)
 }
 
 // Open opens the repository whose git directory is gitDir and whose work
