@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fileshed/fileshed/core/sandbox"
+	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 )
@@ -33,8 +33,8 @@ var defaultValves []byte
 func main() {
 	// The command launcher (core/sandbox) re-executes this binary: dispatch it before any
 	// configuration, logging or storage work.
-	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
-		os.Exit(sandbox.LauncherMain(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
+		os.Exit(launch.Main(os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

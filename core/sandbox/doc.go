@@ -9,8 +9,10 @@
 //     operand and option value that names a file through the caller's Confine
 //     function, inserts "--" before operands where the tool understands it, and
 //     forces safe flags (sed --sandbox, gawk --sandbox, sqlite3 -safe, ...).
-//   - Kernel (Run + LauncherMain): the server re-executes itself as
-//     "<self> __sandbox", which sets rlimits, drops capabilities, sets
+//   - Kernel (Run + the leaf package launch): Run starts the small launcher
+//     cmd/fileshed-sandbox when it is installed beside the executable, else
+//     re-executes the server as "<self> __sandbox"; either runs launch.Main, which
+//     sets rlimits, drops capabilities, sets
 //     no_new_privs, applies Landlock (read-only system files, read-write zone only,
 //     execute only the command and its declared helpers, no TCP unless the network is
 //     allowed, no signals or abstract sockets outside the sandbox) and then execs the

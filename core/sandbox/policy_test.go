@@ -10,7 +10,7 @@ import (
 )
 
 func TestPolicyTablesParse(t *testing.T) {
-	for name, c := range commands {
+	for name, c := range commands() {
 		if _, _, err := parseOpts(c.opts); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

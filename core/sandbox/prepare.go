@@ -33,7 +33,7 @@ type Command struct {
 
 // Prepare applies the policy to r. It returns the command to run, or a *Violation.
 func Prepare(r Request) (Command, error) {
-	c, ok := commands[r.Cmd]
+	c, ok := commands()[r.Cmd]
 	if !ok || (c.rw && r.Kind != ReadWrite) {
 		return Command{}, &Violation{Kind: CommandForbidden, Arg: r.Cmd,
 			Reason: fmt.Sprintf("Command '%s' is not in whitelist", r.Cmd),
@@ -97,7 +97,7 @@ func lookHelpers(names []string) []string {
 // Allowed lists the commands a zone kind may run, sorted.
 func Allowed(kind ZoneKind) []string {
 	var out []string
-	for name, c := range commands {
+	for name, c := range commands() {
 		if !c.rw || kind == ReadWrite {
 			out = append(out, name)
 		}
@@ -110,7 +110,7 @@ func Allowed(kind ZoneKind) []string {
 func Available() (available, missing []string) {
 	for _, name := range Allowed(ReadWrite) {
 		bin := name
-		if c := commands[name]; c.bin != "" {
+		if c := commands()[name]; c.bin != "" {
 			bin = c.bin
 		}
 		if _, err := exec.LookPath(bin); err == nil {
@@ -122,8 +122,9 @@ func Available() (available, missing []string) {
 	return available, missing
 }
 
-func init() {
-	for name, c := range commands {
+// parsePolicy parses every rule's option table into its lookup tables.
+func parsePolicy(m map[string]*cmdRule) map[string]*cmdRule {
+	for name, c := range m {
 		t, longs, err := parseOpts(c.opts)
 		if err != nil {
 			// The table is a compile-time constant; TestPolicyTablesParse keeps it valid.
@@ -131,4 +132,5 @@ func init() {
 		}
 		c.table, c.longs = t, longs
 	}
+	return m
 }

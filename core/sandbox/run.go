@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"golang.org/x/sys/unix"
 )
 
@@ -65,7 +65,8 @@ type Result struct {
 	Sandboxed                  bool // Landlock was applied
 }
 
-// Run starts s through the launcher (this binary re-executed with LauncherArg) and
+// Run starts s through the launcher (package launch: the small launcher, or this
+// binary re-executed with LauncherArg) and
 // waits for it. The error is only for failures to launch (ErrSandboxUnavailable,
 // a Landlock or exec failure); a command that fails or times out is a Result.
 // Launch error texts may contain host paths: log them, do not show them.
@@ -82,12 +83,13 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("sandbox: %w", err)
 	}
-	spec, err := json.Marshal(launchSpec{Argv: s.Argv, Exec: s.Exec, Dir: s.Dir, ReadOnly: s.ReadOnly,
+	ls := launch.Spec{Argv: s.Argv, Dir: s.Dir, ReadOnly: s.ReadOnly,
 		ExtraRW: s.ExtraRW, ExtraRO: s.ExtraRO, Memory: s.MemoryBytes, CPU: s.CPUSeconds,
-		FileSize: s.FileSizeBytes, Network: s.Network, Landlock: useLandlock, ABI: pr.LandlockABI})
-	if err != nil {
-		return Result{}, err
+		FileSize: s.FileSizeBytes, Network: s.Network, Landlock: useLandlock, ABI: pr.LandlockABI}
+	if useLandlock {
+		ls.Exec = executables(append([]string{s.Argv[0]}, s.Exec...), envPath(s.Env))
 	}
+	spec := ls.Encode()
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return Result{}, err
@@ -105,7 +107,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		max = DefaultMaxOutput
 	}
 	outCap, errCap := newCapture(max), newCapture(max)
-	cmd := exec.Command(self, LauncherArg)
+	cmd := exec.Command(self, launch.Arg)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
 	if cmd.Env == nil {
@@ -116,7 +118,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if s.MergeStderr {
 		cmd.Stderr = cmd.Stdout
 	}
-	cmd.ExtraFiles = []*os.File{specR, statusW}
+	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Output pipes held open by a stray process must not block Wait forever.
 	cmd.WaitDelay = time.Second
@@ -178,7 +180,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 }
 
 // LauncherName is the small launcher binary (cmd/fileshed-sandbox) that Run starts
-// when it sits next to the executable: it runs the same LauncherMain without the
+// when it sits next to the executable: it runs the same launch.Main without the
 // server's package initialisation (several milliseconds per command for the full
 // server). Without it, Run re-executes the executable itself with LauncherArg.
 const LauncherName = "fileshed-sandbox"
