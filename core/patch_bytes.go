@@ -45,20 +45,10 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	unlock := s.lockPath(z, rel)
+	t, unlock, err := s.patchTarget(ctx, c, z, rel, in.Path, in.Safe, position, "create it with position='end'")
 	defer unlock()
-	t, err := statTarget(z, rel, in.Path)
 	if err != nil {
 		return Result{}, err
-	}
-	if in.Safe {
-		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-			return Result{}, err
-		}
-	}
-	if !t.exists && position != "start" && position != "end" {
-		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label).
-			WithHint("Position '%s' needs an existing file: create it with position='end'", position)
 	}
 	if (position == "at" || position == "replace") && in.Offset > t.size {
 		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.size).

@@ -43,20 +43,14 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	if err != nil {
 		return Result{}, err
 	}
-	unlock := s.lockPath(z, rel)
+	position := e.position
+	if in.Overwrite {
+		position = "end" // overwriting creates the file like an append does
+	}
+	t, unlock, err := s.patchTarget(ctx, c, z, rel, in.Path, in.Safe, position, "create it with shed_create_file or position='end'")
 	defer unlock()
-	t, err := statTarget(z, rel, in.Path)
 	if err != nil {
 		return Result{}, err
-	}
-	if in.Safe {
-		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-			return Result{}, err
-		}
-	}
-	if !t.exists && !in.Overwrite && e.position != "start" && e.position != "end" {
-		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label).
-			WithHint("Position '%s' needs an existing file: create it with shed_create_file or position='end'", e.position)
 	}
 	w := write{tool: "Patch", t: t, message: in.Message}
 	if w.message == "" {

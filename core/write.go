@@ -33,6 +33,27 @@ func (s *Service) lockPath(z *Zone, rel string) func() {
 // statTarget describes the file a write will replace. The zone root and directories are
 // NOT_A_FILE; a parent that is a file is INVALID_PATH; a symlink leaving the zone (even a
 // dangling one) is PATH_ESCAPE. A missing file is not an error (exists=false).
+// patchTarget takes the file's write lock and stats the target of a patch; with safe, a
+// file another conversation holds in a locked edit is refused. A position other than
+// start/end needs an existing file (create says how to make it). The caller releases the
+// lock with unlock, also on error.
+func (s *Service) patchTarget(ctx context.Context, c Caller, z *Zone, rel, shown string, safe bool, position, create string) (t target, unlock func(), err error) {
+	unlock = s.lockPath(z, rel)
+	if t, err = statTarget(z, rel, shown); err != nil {
+		return t, unlock, err
+	}
+	if safe {
+		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
+			return t, unlock, err
+		}
+	}
+	if !t.exists && position != "start" && position != "end" {
+		return t, unlock, Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
+			WithHint("Position '%s' needs an existing file: %s", position, create)
+	}
+	return t, unlock, nil
+}
+
 func statTarget(z *Zone, rel, shown string) (target, error) {
 	t := target{rel: rel, shown: shown}
 	if rel == "" {
