@@ -164,6 +164,20 @@ func (s *Service) beginEdit(ctx context.Context, c Caller, in LockeditPathArgs) 
 	return &edit{z: z, ez: ez, p: p, unlock: s.paths.Lock(editKey(z, p))}, nil
 }
 
+// heldEdit is beginEdit for the steps that need the caller to hold the lock (overwrite,
+// exec, save).
+func (s *Service) heldEdit(ctx context.Context, c Caller, in LockeditPathArgs) (*edit, error) {
+	e, err := s.beginEdit(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.requireHolder(ctx, c, e.z, e.ez, e.p); err != nil {
+		e.done()
+		return nil, err
+	}
+	return e, nil
+}
+
 func (e *edit) done() {
 	e.unlock()
 	_ = e.ez.Close()

@@ -28,15 +28,12 @@ const execBoxPrefix = ".fileshed-exec-"
 // out of reach whatever the arguments or symlinks say (the original ran the command in
 // the copy's folder without any argument check).
 func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInput) (Result, error) {
-	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
+	e, err := s.heldEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
 	defer e.done()
 	z, ez, p := e.z, e.ez, e.p
-	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
-		return Result{}, err
-	}
 	if _, err := workingCopy(z, ez, p); err != nil {
 		return Result{}, err
 	}

@@ -111,15 +111,12 @@ func (s *Service) LockeditOverwrite(ctx context.Context, c Caller, in LockeditOv
 		return Result{}, Errf(InvalidParameter, "Content must be UTF-8 text without NUL bytes").With("path", in.Path).
 			WithHint("Send text; for binary content use shed_patch_bytes")
 	}
-	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
+	e, err := s.heldEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
 	defer e.done()
 	z, ez, p := e.z, e.ez, e.p
-	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
-		return Result{}, err
-	}
 	fi, err := workingCopy(z, ez, p)
 	if err != nil {
 		return Result{}, err

@@ -22,15 +22,12 @@ type LockeditSaveInput struct {
 // still holds the lock: after shed_force_unlock or expiry another conversation may have
 // written the file, and the working copy is kept.
 func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInput) (Result, error) {
-	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
+	e, err := s.heldEdit(ctx, c, in.LockeditPathArgs)
 	if err != nil {
 		return Result{}, err
 	}
 	defer e.done()
 	z, ez, p := e.z, e.ez, e.p
-	if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
-		return Result{}, err
-	}
 	wfi, err := workingCopy(z, ez, p)
 	if err != nil {
 		return Result{}, err
