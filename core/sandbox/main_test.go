@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == LauncherArg {
 		os.Exit(LauncherMain(os.Args[2:]))
 	}
+	if dir := os.Getenv(orphanServerEnv); dir != "" {
+		os.Exit(orphanServer(dir))
+	}
 	// A secret in the server's environment that no command may ever see.
 	os.Setenv("FILESHED_SECRET", "s3cr3t-value-42")
 	os.Exit(m.Run())

@@ -119,7 +119,11 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cmd.Stderr = cmd.Stdout
 	}
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if the server dies (kill -9, OOM), nothing is left to enforce the timeout,
+	// so the kernel kills the launcher (and the command it became) with it. It fires when
+	// the forking thread exits; Go only retires threads locked by a goroutine that exits,
+	// which the server never does around Run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Output pipes held open by a stray process must not block Wait forever.
 	cmd.WaitDelay = time.Second
 	err = cmd.Start()
