@@ -133,3 +133,17 @@ func TestInfoTools(t *testing.T) {
 		t.Fatalf("parameters: %s", r.raw)
 	}
 }
+
+// TestCallsWithoutContentType: curl -XPOST without -d or -H sends no Content-Type; every
+// kind of tool must still answer with the envelope (a zero-argument tool used to panic).
+func TestCallsWithoutContentType(t *testing.T) {
+	e := start(t, nil)
+	for tool, body := range map[string]string{"shed_stats": "", "shed_parameters": "", "shed_help": "",
+		"shed_tree": `{"zone":"storage"}`} {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/"+tool, strings.NewReader(body))
+		r := e.do(req)
+		if !r.Success {
+			t.Fatalf("%s without Content-Type: %d %s", tool, r.Status, r.raw)
+		}
+	}
+}

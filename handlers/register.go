@@ -65,13 +65,13 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		SkipValidateBody: true,
 		Tags:             []string{"fileshed"},
 	}
-	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) {
+	handle := func(ctx context.Context, body []byte) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
 		var args I
 		var res core.Result
-		err := decode(in.RawBody, &args, fields)
+		err := decode(body, &args, fields)
 		if err == nil {
 			res, err = run(ctx, c, args)
 		}
@@ -90,13 +90,15 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		log.Info("tool", "request_id", reqID, "tool", spec.name, "user", c.UserID, "conv", c.ConvID,
 			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)
 		return out, nil
-	})
-	// Replace the raw body's binary schema with the input's schema (no body for zero-argument tools).
-	o := api.OpenAPI().Paths["/"+spec.name].Post
+	}
 	if len(fields) == 0 {
-		o.RequestBody = nil
+		// Zero-argument tools read no body at all (and the spec shows none).
+		huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*output, error) { return handle(ctx, nil) })
 		return
 	}
+	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) { return handle(ctx, in.RawBody) })
+	// Replace the raw body's binary schema with the input's schema.
+	o := api.OpenAPI().Paths["/"+spec.name].Post
 	schema := api.OpenAPI().Components.Schemas.Schema(t, true, spec.name+"Input")
 	required := false
 	for _, f := range fields {
