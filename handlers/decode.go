@@ -18,6 +18,7 @@ type field struct {
 	required bool
 	def      string
 	hasDef   bool
+	kind     reflect.Kind
 }
 
 // fieldsOf lists the JSON arguments of an input type, in declaration order.
@@ -37,7 +38,7 @@ func fieldsOf(t reflect.Type) []field {
 			continue
 		}
 		def, hasDef := f.Tag.Lookup("default")
-		out = append(out, field{name: name, index: []int{i}, required: f.Tag.Get("required") == "true", def: def, hasDef: hasDef})
+		out = append(out, field{name: name, index: []int{i}, required: f.Tag.Get("required") == "true", def: def, hasDef: hasDef, kind: f.Type.Kind()})
 	}
 	return out
 }
@@ -51,6 +52,8 @@ func usage(tool string, fields []field) string {
 			parts = append(parts, f.name)
 		case f.hasDef:
 			parts = append(parts, fmt.Sprintf("%s=%s", f.name, f.def))
+		case f.kind == reflect.Bool:
+			parts = append(parts, f.name+"=false")
 		default:
 			parts = append(parts, f.name+"=None")
 		}

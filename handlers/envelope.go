@@ -21,6 +21,23 @@ type Envelope struct {
 	Usage   string         `json:"usage,omitempty" doc:"How to call the tool (parameter errors only)"`
 }
 
+// MarshalJSON writes the envelope; a failure always carries a details object, even an empty
+// one (the contract: details is always an object, so models can rely on it).
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	type plain Envelope
+	if e.Success {
+		return json.Marshal(plain(e))
+	}
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	return json.Marshal(struct {
+		plain
+		Details map[string]any `json:"details"`
+	}{plain(e), details})
+}
+
 // statusFor is the HTTP status of an error code: 200 for domain errors (the model reads
 // and corrects them), 401/403 for authentication, 413 for oversized bodies.
 func statusFor(c core.Code) int {

@@ -151,6 +151,9 @@ func (e *env) do(req *http.Request) reply {
 		if r.Hint == "" {
 			e.t.Errorf("%s: error %s without hint", req.URL.Path, r.Error)
 		}
+		if r.Details == nil {
+			e.t.Errorf("%s: error %s without a details object: %s", req.URL.Path, r.Error, raw)
+		}
 		if strings.Contains(r.raw, e.base) {
 			e.t.Errorf("%s: host path leaked: %s", req.URL.Path, r.raw)
 		}
