@@ -57,22 +57,51 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		}
 		data[label] = u
 	}
-	owner := store.Owner{Kind: "user", ID: c.UserID}
-	if err := s.ensureUsage(ctx, owner); err != nil {
-		return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
-	}
-	used, err := s.db.Usage(ctx, owner)
+	used, limit, err := s.usageOf(ctx, store.Owner{Kind: "user", ID: c.UserID})
 	if err != nil {
-		return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
+		return Result{}, err
 	}
-	limit := s.limit(owner)
+	total := usageLine(used, limit)
+	total["size_bytes"], total["size_human"], total["quota_mb"] = used, humanMB(used), s.cfg.QuotaPerUserMB
+	data["total"] = total
+	// Group spaces have quotas of their own: one line per group the caller belongs to.
+	if groups, available, err := s.memberships(ctx, c); available && err == nil {
+		lines := []map[string]any{}
+		for _, g := range groups {
+			if !ValidID(g.ID) {
+				continue
+			}
+			used, limit, err := s.usageOf(ctx, store.Owner{Kind: "group", ID: g.ID})
+			if err != nil {
+				return Result{}, err
+			}
+			line := usageLine(used, limit)
+			line["group"], line["id"] = g.Name, g.ID
+			lines = append(lines, line)
+		}
+		data["groups"] = lines
+	}
+	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(used), s.cfg.QuotaPerUserMB)}, nil
+}
+
+// usageOf is an owner's accounted usage and quota, in bytes.
+func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit int64, err error) {
+	if err := s.ensureUsage(ctx, o); err != nil {
+		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	if used, err = s.db.Usage(ctx, o); err != nil {
+		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	return used, s.limit(o), nil
+}
+
+// usageLine renders used/limit as shed_stats shows them.
+func usageLine(used, limit int64) map[string]any {
 	pct := 0.0
 	if limit > 0 {
 		pct = float64(used) * 100 / float64(limit)
 	}
-	data["total"] = map[string]any{"size_bytes": used, "size_human": humanMB(used), "used_bytes": used,
-		"limit_bytes": limit, "quota_mb": s.cfg.QuotaPerUserMB, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
-	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(used), s.cfg.QuotaPerUserMB)}, nil
+	return map[string]any{"used_bytes": used, "limit_bytes": limit, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
 }
 
 // walkUsage sums regular files under dir without following symlinks; a missing dir is empty.

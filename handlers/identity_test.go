@@ -179,3 +179,26 @@ func TestJWTMode(t *testing.T) {
 		t.Fatalf("jwt without the bearer key must be refused: %s", r.raw)
 	}
 }
+
+// TestStatsShowsGroupQuotas: shed_stats has a used/limit line per group of the caller.
+func TestStatsShowsGroupQuotas(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key, "FILESHED_QUOTA_PER_GROUP_MB": "3"})
+	h := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u1", "X-Shed-Groups": "team-a,team-b"}
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "group", "group": "team-a", "path": "x.txt", "content": strings.Repeat("x", 1000)}, h))
+	r := e.post("shed_stats", nil, h)
+	wantOK(t, r)
+	groups, _ := r.Data["groups"].([]any)
+	if len(groups) != 2 {
+		t.Fatalf("groups: %s", r.raw)
+	}
+	for _, g := range groups {
+		line := g.(map[string]any)
+		want := 0.0
+		if line["id"] == "team-a" {
+			want = 1000
+		}
+		if line["used_bytes"] != want || line["limit_bytes"] != float64(3<<20) {
+			t.Fatalf("group line %v in %s", line, r.raw)
+		}
+	}
+}

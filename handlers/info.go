@@ -16,7 +16,7 @@ func registerInfo(api huma.API, d Deps) {
 	tool(api, d, toolSpec{name: "shed_help", summary: "Quick reference and guides",
 		description: "Quick reference of fileshed, or one guide (howto). Call it first when unsure."}, s.Help)
 	tool(api, d, toolSpec{name: "shed_stats", summary: "Usage per zone and quota",
-		description: "Bytes and files used in uploads, storage and documents, and the quota."},
+		description: "Bytes and files used in uploads, storage and documents, your quota, and the quota of each of your groups."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Stats(ctx, c) })
 	tool(api, d, toolSpec{name: "shed_parameters", summary: "Server limits and settings",
 		description: "Quotas, size and time limits, network mode: what this server allows."},
