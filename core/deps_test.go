@@ -21,6 +21,16 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		}
 	}
+	// Outbound HTTP lives in core/owui only: core itself never imports net/http.
+	direct, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range strings.Fields(string(direct)) {
+		if imp == "net/http" {
+			t.Error("core imports net/http")
+		}
+	}
 	leaves, err := exec.Command("go", "list", "./...").Output()
 	if err != nil {
 		t.Fatal(err)
