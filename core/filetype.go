@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gabriel-vasile/mimetype"
+
+	"github.com/fileshed/fileshed/core/textcap"
 )
 
 // FileTypeInput is the input of shed_file_type.
@@ -79,10 +81,10 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	switch {
 	case len(sample) == 0:
 		data["kind"], data["magic"] = "empty", "Empty file"
-	case looksBinary(sample):
+	case textcap.LooksBinary(sample):
 		data["kind"] = "binary"
 	default:
-		data["text_encoding"], data["line_endings"] = textEncoding(sample), lineEndings(sample)
+		data["text_encoding"], data["line_endings"] = textEncoding(sample), textcap.LineEndings(sample)
 	}
 	return Result{Data: data, Message: data["magic"].(string)}, nil
 }
@@ -126,7 +128,7 @@ func textEncoding(sample []byte) string {
 		return "utf-8 (BOM)"
 	case !bytes.ContainsFunc(sample, func(r rune) bool { return r >= utf8.RuneSelf }):
 		return "ascii"
-	case validPrefix(sample, len(sample) == sniffLen):
+	case validPrefix(sample, len(sample) == textcap.SniffLen):
 		return "utf-8"
 	}
 	return "unknown (not UTF-8)"

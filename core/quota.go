@@ -37,8 +37,16 @@ func (s *Service) ownerDirs(o store.Owner) []string {
 }
 
 // ensureUsage reconciles an owner once per process when its recorded usage is zero, so
-// files that pre-date the accounting are counted.
+// files that pre-date the accounting are counted. Every writer passes here before reserving,
+// and the first one measures under a per-owner lock while the others wait: a measurement
+// racing a reservation would overwrite it (two writes could then both fit a quota that
+// holds one).
 func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
+	if _, done := s.quota.reconciled.Load(o); done {
+		return nil
+	}
+	unlock := s.paths.Lock("usage\x00" + o.Kind + "\x00" + o.ID)
+	defer unlock()
 	if _, done := s.quota.reconciled.Load(o); done {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/textcap"
 )
 
 // ReadInput is the input of shed_read.
@@ -29,7 +30,7 @@ const readChunk = 64 << 10
 
 // Read answers shed_read (reference §5.5, FUNCTIONS.md item 11): the text of a file, or of a
 // line range, streamed so that memory stays bounded whatever the file's size. Binary content
-// (looksBinary on the first 8 KB) is refused with BINARY_FILE; bytes that are not UTF-8 are
+// (textcap.LooksBinary on the first 8 KB) is refused with BINARY_FILE; bytes that are not UTF-8 are
 // shown as U+FFFD and counted in invalid_utf8_bytes; output beyond max_output_default bytes
 // keeps its head and tail around a marker naming the lines cut.
 func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, error) {
@@ -57,12 +58,12 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
-	if looksBinary(sample) {
+	if textcap.LooksBinary(sample) {
 		return Result{}, Errf(BinaryFile, "Binary file: %s (%s, %d bytes)", rel, detectMIME(sample), info.Size()).
 			With("path", rel).With("zone", z.Label).With("size", info.Size()).With("mime", detectMIME(sample)).
 			WithHint("Use shed_read_bytes (hex or base64, with offset/length) or shed_hexdump to see its bytes; shed_file_type identifies it")
 	}
-	out := newHeadTail(max(s.cfg.MaxOutputDefault, 1))
+	out := textcap.NewHeadTail(max(s.cfg.MaxOutputDefault, 1))
 	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
@@ -78,7 +79,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 		last = total
 	}
 	data := map[string]any{"path": rel, "zone": z.Label, "size": info.Size(), "encrypted": false,
-		"start_line": in.StartLine, "end_line": last, "line_endings": lineEndings(sample)}
+		"start_line": in.StartLine, "end_line": last, "line_endings": textcap.LineEndings(sample)}
 	if eof {
 		data["total_lines"] = total
 	}
@@ -86,12 +87,12 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 		data["group"] = z.GroupID
 	}
 	head, tail, cut := out.Parts()
-	content, bad := validText(head)
+	content, bad := textcap.ValidText(head)
 	if tail != nil {
-		ts, tbad := validText(tail)
+		ts, tbad := textcap.ValidText(tail)
 		from := in.StartLine + cut.HeadNewlines
 		to := from + cut.Lines - 1
-		content += capMarker(cut, fmt.Sprintf("lines %d-%d not shown, read them with start_line=%d end_line=%d", from, to, from, to)) + ts
+		content += textcap.Marker(cut, fmt.Sprintf("lines %d-%d not shown, read them with start_line=%d end_line=%d", from, to, from, to)) + ts
 		bad += tbad
 		data["cut_bytes"], data["cut_lines"] = cut.Bytes, to-from+1
 	}
@@ -141,7 +142,7 @@ func copyLines(w io.Writer, r io.Reader, start, end int64) (total int64, err err
 				seg = chunk[:i+1]
 			}
 			if line >= start {
-				_, _ = w.Write(seg) // headTail never fails
+				_, _ = w.Write(seg) // textcap.HeadTail never fails
 			}
 			if i < 0 {
 				break
@@ -210,9 +211,9 @@ func openError(err error, z *Zone, p string) *Error {
 	return pathError(err, z, p)
 }
 
-// readSample reads up to sniffLen bytes from the start of f.
+// readSample reads up to textcap.SniffLen bytes from the start of f.
 func readSample(f afero.File, shown string) ([]byte, error) {
-	b := make([]byte, sniffLen)
+	b := make([]byte, textcap.SniffLen)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, Errf(InternalError, "Cannot read %s", shown).With("path", shown).Because(err)

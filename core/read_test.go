@@ -9,33 +9,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/fileshed/fileshed/core/valves"
 )
 
 // readService is a real Service on a temporary storage directory, with a 50 MB text file
 // of 1,000,000 numbered lines (52 bytes each, "line 0000001 ...\n") in the caller's Storage.
 func readService(t testing.TB) (*Service, Caller) {
 	t.Helper()
-	defaults, err := os.ReadFile("../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := t.TempDir()
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s, base := testService(t, nil)
 	c, err := NewCaller("local", "", "", "", "", nil, "")
 	if err != nil {
 		t.Fatal(err)

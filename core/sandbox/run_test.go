@@ -89,7 +89,7 @@ func TestYesFloodUsesConstantMemory(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if !res.TimedOut || !res.Truncated || len(res.Stdout) > 1100 || !strings.Contains(res.Stdout, "bytes omitted") {
+	if !res.TimedOut || !res.Truncated || len(res.Stdout) > 1100 || !strings.Contains(res.Stdout, " cut ...]") {
 		t.Fatalf("timedOut=%v truncated=%v len=%d", res.TimedOut, res.Truncated, len(res.Stdout))
 	}
 	if grow := int64(after.HeapAlloc) - int64(before.HeapAlloc); grow > 8<<20 {
@@ -175,11 +175,11 @@ func TestCaptureHeadTail(t *testing.T) {
 	}{
 		{"Fits", 10, []string{"abc", "def"}, "abcdef", false, false},
 		{"Exact", 6, []string{"abcdef"}, "abcdef", false, false},
-		{"HeadAndTail", 4, []string{"ab", "cdef", "gh"}, "ab\n[... 4 bytes omitted ...]\ngh", true, false},
-		{"ManySmallWrites", 4, strings.Split("0123456789", ""), "01\n[... 6 bytes omitted ...]\n89", true, false},
+		{"HeadAndTail", 4, []string{"ab", "cdef", "gh"}, "ab\n[... 4 bytes (1 line) cut ...]\ngh", true, false},
+		{"ManySmallWrites", 4, strings.Split("0123456789", ""), "01\n[... 6 bytes (1 line) cut ...]\n89", true, false},
 		{"NulIsBinary", 100, []string{"a\x00b"}, "[binary output: 3 bytes]", false, true},
 		{"NulInOmittedPartIsBinary", 4, []string{"ab", "\x00\x00\x00", "cd"}, "[binary output: 7 bytes]", true, true},
-		{"CutRuneIsText", 4, []string{"aé", "xxxx", "éb"}, "aé\n[... 4 bytes omitted ...]\néb", true, false},
+		{"CutRuneIsText", 4, []string{"aé", "xxxx", "éb"}, "aé\n[... 4 bytes (1 line) cut ...]\néb", true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

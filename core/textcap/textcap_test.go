@@ -1,4 +1,4 @@
-package core
+package textcap
 
 import (
 	"bytes"
@@ -28,8 +28,8 @@ func TestLooksBinary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := looksBinary([]byte(tc.sample)); got != tc.want {
-				t.Fatalf("looksBinary(%q) = %v", tc.sample, got)
+			if got := LooksBinary([]byte(tc.sample)); got != tc.want {
+				t.Fatalf("LooksBinary(%q) = %v", tc.sample, got)
 			}
 		})
 	}
@@ -40,8 +40,8 @@ func TestLineEndings(t *testing.T) {
 		"": "none", "abc": "none", "a\nb\n": "lf", "a\r\nb\r\n": "crlf", "a\rb\r": "cr",
 		"a\r\nb\n": "mixed", "a\rb\n": "mixed", "a\r\nb\r": "mixed",
 	} {
-		if got := lineEndings([]byte(in)); got != want {
-			t.Errorf("lineEndings(%q) = %s, want %s", in, got, want)
+		if got := LineEndings([]byte(in)); got != want {
+			t.Errorf("LineEndings(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -59,9 +59,9 @@ func TestValidText(t *testing.T) {
 		{"overlong \xc0\xaf", "overlong \uFFFD\uFFFD", 2},
 	}
 	for _, tc := range cases {
-		got, bad := validText([]byte(tc.in))
+		got, bad := ValidText([]byte(tc.in))
 		if got != tc.want || bad != tc.bad {
-			t.Errorf("validText(%q) = %q, %d; want %q, %d", tc.in, got, bad, tc.want, tc.bad)
+			t.Errorf("ValidText(%q) = %q, %d; want %q, %d", tc.in, got, bad, tc.want, tc.bad)
 		}
 	}
 }
@@ -82,7 +82,7 @@ func TestHeadTailKeepsEnds(t *testing.T) {
 				}
 			}
 			stream = stream[:size]
-			h := newHeadTail(limit)
+			h := NewHeadTail(limit)
 			for rest := stream; len(rest) > 0; {
 				k := min(len(rest), 1+rng.IntN(2*limit))
 				if n, err := h.Write(rest[:k]); n != k || err != nil {
@@ -115,7 +115,7 @@ func TestHeadTailKeepsEnds(t *testing.T) {
 // TestHeadTailCutsOnBoundaries: a line boundary near the cut wins; otherwise the cut never
 // splits a UTF-8 character.
 func TestHeadTailCutsOnBoundaries(t *testing.T) {
-	h := newHeadTail(100)
+	h := NewHeadTail(100)
 	_, _ = h.Write([]byte(strings.Repeat("0123456789\n", 50)))
 	got := h.String("advice")
 	// Head 60 bytes ends on line 5; the 40-byte tail starts mid-line 47, moved to line 48.
@@ -123,7 +123,7 @@ func TestHeadTailCutsOnBoundaries(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	h = newHeadTail(100)
+	h = NewHeadTail(100)
 	_, _ = h.Write([]byte(strings.Repeat("✓", 200)))
 	head, tail, cut := h.Parts()
 	if !utf8.Valid(head) || !utf8.Valid(tail) || cut.Lines != 1 || cut.Bytes != int64(600-len(head)-len(tail)) {
@@ -139,7 +139,7 @@ func TestHeadTailCutsOnBoundaries(t *testing.T) {
 func TestHeadTailBoundedMemory(t *testing.T) {
 	chunk := bytes.Repeat([]byte("some log line\n"), 4096)
 	allocs := testing.AllocsPerRun(3, func() {
-		h := newHeadTail(1000)
+		h := NewHeadTail(1000)
 		for range (64 << 20) / len(chunk) {
 			_, _ = h.Write(chunk)
 		}

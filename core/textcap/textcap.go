@@ -1,4 +1,4 @@
-package core
+package textcap
 
 import (
 	"bytes"
@@ -8,19 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// Text helpers shared by every operation that puts file or command output into the model's
-// context (shed_read, shed_exec output, lockedit): binary sniffing, a head+tail cap with
-// bounded memory, and UTF-8 repair. FUNCTIONS.md item 11: caps keep head AND tail (the end of
-// a log or of a command's output is usually what matters), text reads refuse binary content.
+// SniffLen is how much of a file or stream LooksBinary inspects.
+const SniffLen = 8 << 10
 
-// sniffLen is how much of a file or stream looksBinary inspects.
-const sniffLen = 8 << 10
-
-// looksBinary reports whether sample (the first sniffLen bytes) is binary: a NUL byte, or
+// LooksBinary reports whether sample (the first SniffLen bytes) is binary: a NUL byte, or
 // more than 5% control characters. Tab, newline, vertical tab, form feed, carriage return and
 // escape (ANSI-coloured logs) are text. Bytes >= 0x80 are not counted: they are UTF-8 or
 // another 8-bit encoding, which the text path reports instead of calling it binary.
-func looksBinary(sample []byte) bool {
+func LooksBinary(sample []byte) bool {
 	if bytes.IndexByte(sample, 0) >= 0 {
 		return true
 	}
@@ -33,9 +28,9 @@ func looksBinary(sample []byte) bool {
 	return ctl*20 > len(sample)
 }
 
-// lineEndings summarises the line breaks of a text sample: "lf", "crlf", "cr" (old Mac),
+// LineEndings summarises the line breaks of a text sample: "lf", "crlf", "cr" (old Mac),
 // "mixed", or "none".
-func lineEndings(sample []byte) string {
+func LineEndings(sample []byte) string {
 	crlf := bytes.Count(sample, []byte("\r\n"))
 	lf := bytes.Count(sample, []byte("\n")) - crlf
 	cr := bytes.Count(sample, []byte("\r")) - crlf
@@ -52,11 +47,11 @@ func lineEndings(sample []byte) string {
 	return "mixed"
 }
 
-// validText returns b as a string in which every byte that is not part of a valid UTF-8
+// ValidText returns b as a string in which every byte that is not part of a valid UTF-8
 // sequence is replaced by U+FFFD, and how many bytes were replaced. Why replace and count
 // rather than refuse: a Latin-1 file with a few accents stays readable, and the caller tells
 // the model exactly how many bytes were not UTF-8 (shed_read_bytes shows them exactly).
-func validText(b []byte) (string, int) {
+func ValidText(b []byte) (string, int) {
 	if utf8.Valid(b) {
 		return string(b), 0
 	}
@@ -76,10 +71,10 @@ func validText(b []byte) (string, int) {
 	return sb.String(), bad
 }
 
-// headTail is an io.Writer that keeps the first and the last bytes of what is written to it,
+// HeadTail is an io.Writer that keeps the first and the last bytes of what is written to it,
 // within limit bytes in total, and counts what it drops. Memory stays O(limit) whatever the
 // stream's size: a 300 MB file or a chatty command costs the same.
-type headTail struct {
+type HeadTail struct {
 	headCap, tailCap int
 	head             []byte
 	// tail is a sliding window: up to 2*(tailCap+1) bytes, of which the last tailCap count.
@@ -88,15 +83,15 @@ type headTail struct {
 	newlines int64
 }
 
-// newHeadTail keeps at most limit bytes (at least 2): 60% head, 40% tail.
-func newHeadTail(limit int) *headTail {
+// NewHeadTail keeps at most limit bytes (at least 2): 60% head, 40% tail.
+func NewHeadTail(limit int) *HeadTail {
 	limit = max(limit, 2)
 	h := limit * 3 / 5
-	return &headTail{headCap: h, tailCap: limit - h}
+	return &HeadTail{headCap: h, tailCap: limit - h}
 }
 
 // Write keeps what fits in the head, slides the rest through the tail window. It never fails.
-func (h *headTail) Write(p []byte) (int, error) {
+func (h *HeadTail) Write(p []byte) (int, error) {
 	n := len(p)
 	h.total += int64(n)
 	h.newlines += int64(bytes.Count(p, []byte{'\n'}))
@@ -127,16 +122,16 @@ func (h *headTail) Write(p []byte) (int, error) {
 }
 
 // Total is the number of bytes written.
-func (h *headTail) Total() int64 { return h.total }
+func (h *HeadTail) Total() int64 { return h.total }
 
 // Newlines is the number of '\n' written.
-func (h *headTail) Newlines() int64 { return h.newlines }
+func (h *HeadTail) Newlines() int64 { return h.newlines }
 
 // Truncated reports whether anything was dropped.
-func (h *headTail) Truncated() bool { return h.total > int64(h.headCap+h.tailCap) }
+func (h *HeadTail) Truncated() bool { return h.total > int64(h.headCap+h.tailCap) }
 
-// capCut describes what a truncated headTail dropped.
-type capCut struct {
+// Cut describes what a truncated HeadTail dropped.
+type Cut struct {
 	Bytes int64 // bytes between head and tail
 	// HeadNewlines and CutNewlines count '\n' in the head and in the dropped middle: a line
 	// oriented caller turns them into line numbers.
@@ -149,11 +144,11 @@ type capCut struct {
 // Parts returns the head, the tail and what lies between them. When truncated, the head ends
 // and the tail starts on a line boundary if one is near (within a quarter of each part),
 // otherwise on a UTF-8 character boundary, so neither part ends in half a character.
-func (h *headTail) Parts() (head, tail []byte, cut capCut) {
+func (h *HeadTail) Parts() (head, tail []byte, cut Cut) {
 	head = h.head
 	tail = h.tail[len(h.tail)-min(len(h.tail), h.tailCap):]
 	if !h.Truncated() {
-		return slices.Concat(head, tail), nil, capCut{}
+		return slices.Concat(head, tail), nil, Cut{}
 	}
 	// Truncated: more than tailCap bytes went through the window, so it holds the byte
 	// before the tail.
@@ -191,19 +186,23 @@ func (h *headTail) Parts() (head, tail []byte, cut capCut) {
 // String returns the kept text with a marker naming what was cut, e.g.
 // "[... 1200345 bytes (20150 lines) cut ...]"; advice, when not empty, is appended inside
 // the marker ("use start_line/end_line to read them"). Invalid UTF-8 becomes U+FFFD.
-func (h *headTail) String(advice string) string {
+func (h *HeadTail) String(advice string) string {
 	head, tail, cut := h.Parts()
-	hs, _ := validText(head)
+	hs, _ := ValidText(head)
 	if tail == nil {
 		return hs
 	}
-	ts, _ := validText(tail)
-	return hs + capMarker(cut, advice) + ts
+	ts, _ := ValidText(tail)
+	return hs + Marker(cut, advice) + ts
 }
 
-// capMarker is the line inserted where a cap dropped output.
-func capMarker(cut capCut, advice string) string {
-	m := fmt.Sprintf("[... %d bytes (%d lines) cut", cut.Bytes, cut.Lines)
+// Marker is the line inserted where a cap dropped output.
+func Marker(cut Cut, advice string) string {
+	unit := "lines"
+	if cut.Lines == 1 {
+		unit = "line"
+	}
+	m := fmt.Sprintf("[... %d bytes (%d %s) cut", cut.Bytes, cut.Lines, unit)
 	if advice != "" {
 		m += ": " + advice
 	}
