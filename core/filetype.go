@@ -11,6 +11,7 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/textcap"
 )
 
@@ -46,23 +47,19 @@ var compressions = map[string]string{".gz": "gzip", ".Z": "compress", ".bz2": "b
 // can act on: kind (text, binary or empty: exactly what shed_read will decide),
 // text_encoding and line_endings. mime comes from the content (mimetype), not the name.
 func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Result, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
-	if err != nil {
-		return Result{}, err
-	}
-	defer z.Close()
-	shown := rel
-	if shown == "" {
-		shown = "."
-	}
-	f, info, err := openRegular(z, rel, in.Path, func(*Zone, string) error { return errDirectory })
+	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, func(*Zone, string) error { return errDirectory })
 	if errors.Is(err, errDirectory) {
+		shown, _ := confine.Clean(in.Path) // it passed zonePath
+		if shown == "" {
+			shown = "."
+		}
 		return Result{Data: map[string]any{"path": shown, "type": "directory", "mime": "inode/directory"}, Message: "Directory"}, nil
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	defer f.Close()
+	defer o.close()
+	rel, f, info := o.rel, o.f, o.info
 	sample, err := readSample(f, in.Path)
 	if err != nil {
 		return Result{}, err
@@ -75,7 +72,7 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	if e, ok := compressions[ext]; ok {
 		encoding = e
 	}
-	data := map[string]any{"path": shown, "mime": detectMIME(sample), "encoding": encoding, "magic": magic(sample),
+	data := map[string]any{"path": rel, "mime": detectMIME(sample), "encoding": encoding, "magic": magic(sample),
 		"extension": ext, "size": info.Size(), "size_human": humanSize(info.Size()),
 		"kind": "text", "text_encoding": nil, "line_endings": nil}
 	switch {

@@ -22,19 +22,15 @@ const hexdumpMax = 4096
 // read at the offset (never the whole file). Offsets below 0 become 0 and lengths are
 // clamped to 1-4096, as in the original; a directory is INVALID_FORMAT.
 func (s *Service) Hexdump(ctx context.Context, c Caller, in HexdumpInput) (Result, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
-	if err != nil {
-		return Result{}, err
-	}
-	defer z.Close()
-	f, info, err := openRegular(z, rel, in.Path, func(z *Zone, p string) error {
+	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, func(z *Zone, p string) error {
 		return Errf(InvalidFormat, "Cannot hexdump directory").With("path", p).With("zone", z.Label).
 			WithHint("shed_hexdump shows a file's bytes: list the folder with shed_tree and pick a file")
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	defer f.Close()
+	defer o.close()
+	rel, f, info := o.rel, o.f, o.info
 	offset, length := max(in.Offset, 0), min(max(in.Length, 1), hexdumpMax)
 	size := info.Size()
 	if offset >= size {

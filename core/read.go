@@ -43,16 +43,12 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 			With("start_line", in.StartLine).With("end_line", in.EndLine).
 			WithHint("Use end_line >= start_line, or omit end_line to read to the end")
 	}
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, readDirError)
 	if err != nil {
 		return Result{}, err
 	}
-	defer z.Close()
-	f, info, err := openRegular(z, rel, in.Path, readDirError)
-	if err != nil {
-		return Result{}, err
-	}
-	defer f.Close()
+	defer o.close()
+	z, rel, f, info := o.z, o.rel, o.f, o.info
 
 	sample, err := readSample(f, in.Path)
 	if err != nil {
@@ -170,6 +166,34 @@ func copyLines(w io.Writer, r io.Reader, start, end int64) (total int64, err err
 func readDirError(z *Zone, p string) error {
 	return Errf(NotAFile, "Path is a directory: %s", p).With("path", p).With("zone", z.Label).
 		WithHint("List a folder with shed_tree; read a file inside it with shed_read")
+}
+
+// opened is a zone file open for reading: its zone, clean path, descriptor and metadata.
+type opened struct {
+	z    *Zone
+	rel  string
+	f    afero.File
+	info os.FileInfo
+}
+
+func (o *opened) close() {
+	_ = o.f.Close()
+	o.z.Close()
+}
+
+// openRead is the preamble of the read tools: resolve the zone (Uploads allowed), validate
+// the path and open a regular file (isDir answers a directory). Close the result.
+func (s *Service) openRead(ctx context.Context, c Caller, za ZoneArgs, p string, isDir func(*Zone, string) error) (*opened, error) {
+	z, rel, err := s.zonePath(ctx, c, za, p, false)
+	if err != nil {
+		return nil, err
+	}
+	f, info, err := openRegular(z, rel, p, isDir)
+	if err != nil {
+		z.Close()
+		return nil, err
+	}
+	return &opened{z: z, rel: rel, f: f, info: info}, nil
 }
 
 // openRegular opens a zone file for reading and checks, on the open descriptor, that it is

@@ -37,16 +37,12 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 		return Result{}, Errf(InvalidParameter, "Length must be >= 0").With("length", in.Length).
 			WithHint("Use length=N for N bytes, or omit it to read to the end")
 	}
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, readDirError)
 	if err != nil {
 		return Result{}, err
 	}
-	defer z.Close()
-	f, info, err := openRegular(z, rel, in.Path, readDirError)
-	if err != nil {
-		return Result{}, err
-	}
-	defer f.Close()
+	defer o.close()
+	z, rel, f, info := o.z, o.rel, o.f, o.info
 
 	size := info.Size()
 	limit := bytesCap(format, s.cfg.MaxOutputDefault)
