@@ -47,13 +47,16 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
 	}
+	q, err := s.startExecQuota(ctx, z)
+	if err != nil {
+		return Result{}, err
+	}
 	var data map[string]any
 	var runErr error
 	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
 		// The measurement and the commit happen under the repository lock: no other
 		// writer of a versioned zone runs between them (exec_quota.go).
-		q, err := s.measureBefore(ctx, z)
-		if err != nil {
+		if err := q.measureBefore(); err != nil {
 			return Change{}, err
 		}
 		data, runErr = s.run(ctx, z, z.Fs, p)
@@ -62,6 +65,7 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		}
 		return Change{All: true, Measured: q.settle}, nil
 	})
+	q.finish()
 	if err != nil {
 		return Result{}, err
 	}

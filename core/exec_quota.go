@@ -47,25 +47,37 @@ type execQuota struct {
 	// fromIndex: "before" is the commit's Measure.Before, not a walk.
 	fromIndex bool
 	before    int64
+	// release lets go of the owner's lock, held shared from before the first measurement to
+	// the end (quota.go: no Reconcile in between). It is taken before the repository lock,
+	// in the same order as every writer (reserve, then mutate), and released after it.
+	release func()
+	// reconcile asks finish for a full measurement (the index could not weigh the tree).
+	reconcile bool
 }
 
-// measureBefore starts the measurement; in a versioned zone it runs under the
-// repository lock (inside mutate), so no other writer of the zone runs until settle.
-func (s *Service) measureBefore(ctx context.Context, z *Zone) (*execQuota, error) {
+// startExecQuota prepares the usage measurement of a command that may write: the owner is
+// reconciled first if needed, then its lock is held shared until finish. Call it before
+// s.mutate, and finish after.
+func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
-	q := &execQuota{s: s, ctx: ctx, z: z}
-	if z.Versioned && s.isIndexed(z.space) {
+	return &execQuota{s: s, ctx: ctx, z: z, release: s.holdOwner(z.Owner)}, nil
+}
+
+// measureBefore takes the "before" measure; in a versioned zone it runs under the
+// repository lock (inside mutate), so no other writer of the zone runs until settle.
+func (q *execQuota) measureBefore() error {
+	if q.z.Versioned && q.s.isIndexed(q.z.space) {
 		q.fromIndex = true
-		return q, nil
+		return nil
 	}
-	u, err := walkUsage(z.Fs.Dir())
+	u, err := walkUsage(q.z.Fs.Dir())
 	if err != nil {
-		return nil, Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
+		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)
 	}
 	q.before = u.SizeBytes
-	return q, nil
+	return nil
 }
 
 // settle records what the command changed in the owner's usage, given the measure of the
@@ -77,8 +89,9 @@ func (q *execQuota) settle(m vcs.Measure, committed bool) {
 		if !committed || !m.BeforeExact {
 			// The index did not weigh the tree (rebuilt after a crash, or the commit
 			// failed before reading it): measure the owner from scratch, as
-			// shed_maintenance does. Rare, and the truth rather than a guess.
-			_, _ = q.s.Reconcile(ctx, q.z.Owner)
+			// shed_maintenance does, once the locks are released (finish). Rare, and the
+			// truth rather than a guess.
+			q.reconcile = true
 			return
 		}
 		before = m.Before
@@ -93,5 +106,13 @@ func (q *execQuota) settle(m vcs.Measure, committed bool) {
 	}
 	if d := after - before; d != 0 {
 		_ = q.s.db.Adjust(ctx, q.z.Owner, d)
+	}
+}
+
+// finish releases the owner's lock and runs the full measurement settle asked for.
+func (q *execQuota) finish() {
+	q.release()
+	if q.reconcile {
+		_, _ = q.s.Reconcile(context.WithoutCancel(q.ctx), q.z.Owner)
 	}
 }

@@ -75,7 +75,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 			affected = removed
 		}
 		w.size = t.size + n - removed
-		if _, err := s.reserve(ctx, z, w.size, 0); err != nil {
+		if err := s.checkSize(w.size); err != nil {
 			return Result{}, err // the size check, before reading anything
 		}
 		f, err := openOld(z, t)

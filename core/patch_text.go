@@ -63,7 +63,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	case e.position == "start" || e.position == "end":
 		content := in.Content
 		if t.exists {
-			if _, err := s.reserve(ctx, z, t.size+int64(len(content)), 0); err != nil {
+			if err := s.checkSize(t.size + int64(len(content))); err != nil {
 				return Result{}, err // the size check, before reading anything
 			}
 			f, err := openOld(z, t)
@@ -206,7 +206,7 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 
 // readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
 func (s *Service) readText(ctx context.Context, z *Zone, t target) (string, error) {
-	if _, err := s.reserve(ctx, z, t.size, 0); err != nil {
+	if err := s.checkSize(t.size); err != nil {
 		return "", err // a file over max_file_size_mb is not loaded for editing
 	}
 	f, err := openOld(z, t)

@@ -12,10 +12,32 @@ import (
 // quota is the incremental usage accounting of DESIGN §5: every write reserves its growth
 // in the state database before touching the disk (one conditional UPDATE, so concurrent
 // writers can never jointly overshoot), then settles the reservation with the real delta.
+//
+// A measurement of the disk (Reconcile) writes an absolute usage; done while a write is
+// between its reservation and its settlement, it would erase that write from the count. So
+// each owner has a read-write lock in this process: writers hold it shared from reservation
+// to settlement (commands from their first measurement to their last), Reconcile holds it
+// exclusively and thus sees the disk with no write in flight.
 type quota struct {
 	// reconciled remembers the owners whose usage row was checked against the disk in this
 	// process (a first-time owner with files on disk is walked once).
 	reconciled sync.Map
+	// owners holds one *sync.RWMutex per store.Owner.
+	owners sync.Map
+}
+
+// ownerLock is the owner's in-process read-write lock (see quota).
+func (s *Service) ownerLock(o store.Owner) *sync.RWMutex {
+	l, _ := s.quota.owners.LoadOrStore(o, &sync.RWMutex{})
+	return l.(*sync.RWMutex)
+}
+
+// holdOwner takes the owner's lock shared and returns its idempotent release.
+func (s *Service) holdOwner(o store.Owner) func() {
+	l := s.ownerLock(o)
+	l.RLock()
+	var once sync.Once
+	return func() { once.Do(l.RUnlock) }
 }
 
 // limit is the owner's quota in bytes.
@@ -37,16 +59,8 @@ func (s *Service) ownerDirs(o store.Owner) []string {
 }
 
 // ensureUsage reconciles an owner once per process when its recorded usage is zero, so
-// files that pre-date the accounting are counted. Every writer passes here before reserving,
-// and the first one measures under a per-owner lock while the others wait: a measurement
-// racing a reservation would overwrite it (two writes could then both fit a quota that
-// holds one).
+// files that pre-date the accounting are counted. Callers must not hold the owner's lock.
 func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
-	if _, done := s.quota.reconciled.Load(o); done {
-		return nil
-	}
-	unlock := s.paths.Lock("usage\x00" + o.Kind + "\x00" + o.ID)
-	defer unlock()
 	if _, done := s.quota.reconciled.Load(o); done {
 		return nil
 	}
@@ -64,8 +78,12 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 }
 
 // Reconcile walks the owner's directories once and stores the measured usage (drift repair
-// for shed_maintenance and first use). It returns the measured bytes.
+// for shed_maintenance and first use), with no write of the owner in flight (quota). It
+// returns the measured bytes. Callers must not hold the owner's lock.
 func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
+	l := s.ownerLock(o)
+	l.Lock()
+	defer l.Unlock()
 	var total int64
 	for _, d := range s.ownerDirs(o) {
 		u, err := walkUsage(d)
@@ -77,28 +95,41 @@ func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
 	return total, s.db.SetUsage(ctx, o, total)
 }
 
-// Reservation is growth reserved against a quota; Settle it exactly once.
+// Reservation is growth reserved against a quota, holding the owner's lock shared; Settle it
+// exactly once, on every path.
 type Reservation struct {
 	s        *Service
 	owner    store.Owner
 	reserved int64
+	release  func()
+}
+
+// checkSize refuses a resulting file over max_file_size_mb.
+func (s *Service) checkSize(size int64) error {
+	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; size > maxSize {
+		return Errf(FileTooLarge, "File would be %d bytes, over the %d MB limit", size, s.cfg.MaxFileSizeMB).
+			With("size", size).With("limit", maxSize)
+	}
+	return nil
 }
 
 // reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
 // reserves growth bytes for the zone's owner. Nothing touches the disk before this succeeds.
 func (s *Service) reserve(ctx context.Context, z *Zone, size, growth int64) (*Reservation, error) {
-	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; size > maxSize {
-		return nil, Errf(FileTooLarge, "File would be %d bytes, over the %d MB limit", size, s.cfg.MaxFileSizeMB).
-			With("size", size).With("limit", maxSize)
+	if err := s.checkSize(size); err != nil {
+		return nil, err
 	}
-	r := &Reservation{s: s, owner: z.Owner}
+	if growth > 0 {
+		if err := s.ensureUsage(ctx, z.Owner); err != nil {
+			return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+		}
+	}
+	r := &Reservation{s: s, owner: z.Owner, release: s.holdOwner(z.Owner)}
 	if growth <= 0 {
 		return r, nil
 	}
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
-	}
 	if err := s.db.Reserve(ctx, z.Owner, growth, s.limit(z.Owner)); err != nil {
+		r.release()
 		var qe *store.QuotaError
 		if errors.As(err, &qe) {
 			return nil, Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).
@@ -119,4 +150,5 @@ func (r *Reservation) Settle(ctx context.Context, actual int64) {
 		_ = r.s.db.Adjust(context.WithoutCancel(ctx), r.owner, d)
 	}
 	r.reserved = actual
+	r.release()
 }

@@ -125,6 +125,8 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	})
 	if moved {
 		r.Settle(ctx, -replaced)
+	} else {
+		r.Settle(ctx, 0)
 	}
 	if err != nil {
 		return Result{}, err
