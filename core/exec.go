@@ -41,6 +41,11 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	if in.Cmd == "git" {
+		if err := s.flushIndex(z); err != nil {
+			return Result{}, err
+		}
+	}
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
 	// Landlock) changes nothing: no repository lock, no commit, no usage walk.
 	if p.changesNothing {

@@ -61,6 +61,22 @@ func (s *Service) repo(z *Zone) (*vcs.Repo, error) {
 	return r, nil
 }
 
+// flushIndex writes the zone's cached git index to disk, so that the git CLI run by
+// shed_exec sees HEAD's stat cache (commits save it lazily, core/vcs commitWith).
+func (s *Service) flushIndex(z *Zone) error {
+	r, err := s.repo(z)
+	if err != nil {
+		return err
+	}
+	l, err := r.Lock()
+	if err != nil {
+		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
+			WithHint("Retry, or run shed_maintenance to repair the repository")
+	}
+	defer l.Unlock()
+	return l.Flush()
+}
+
 // Change is what a modifying operation did: the zone-relative paths it touched (created,
 // modified, deleted or renamed, both sides) — the hook point of versioning.
 type Change struct {

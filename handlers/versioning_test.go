@@ -27,6 +27,8 @@ func edit(t *testing.T, e *env, chat, path, content, message string) reply {
 // git runs the git CLI read-only against the user's Documents repository.
 func git(t *testing.T, e *env, args ...string) string {
 	t.Helper()
+	// Commits save the git index lazily; shed_exec git flushes it first, as here.
+	wantOK(t, e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "git", "args": []string{"status"}}, nil))
 	space := filepath.Join(e.base, "users/local/Documents")
 	cmd := exec.Command("git", append([]string{"--git-dir=" + filepath.Join(space, "repo.git"), "--work-tree=" + filepath.Join(space, "data")}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
@@ -308,5 +310,20 @@ func TestDamagedRepositoryReportedAndRepaired(t *testing.T) {
 	}
 	if strings.Contains(r.raw, e.base) {
 		t.Fatalf("host path in maintenance data: %s", r.raw)
+	}
+}
+
+// TestExecGitStatusSeesLazilySavedIndex: commits save the git index lazily (core/vcs), so
+// shed_exec git flushes it first: right after several writes, `git status` is clean.
+func TestExecGitStatusSeesLazilySavedIndex(t *testing.T) {
+	e := start(t, nil)
+	for i := range 5 {
+		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": fmt.Sprintf("s/%d.txt", i), "content": "x"}, nil))
+		wantOK(t, e.post("shed_patch_text", map[string]any{"zone": "documents", "path": "s/0.txt", "content": fmt.Sprint(i)}, nil))
+	}
+	r := e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "git", "args": []string{"status", "--porcelain"}}, nil)
+	wantOK(t, r)
+	if r.Data["returncode"] != 0.0 || r.Data["stdout"] != "" {
+		t.Fatalf("git status after writes: %v", r.Data)
 	}
 }

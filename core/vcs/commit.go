@@ -86,21 +86,26 @@ func (l *Locked) CommitAll(author Signature, msg string) (string, error) {
 // the work tree, and commits the result when its tree differs from HEAD's.
 // On any error the cache is dropped, so a half-applied index never
 // survives: the next call reloads the index file, which matches HEAD.
+//
+// The index file is a stat cache of HEAD: it is saved at most every
+// indexSaveInterval (saveIndexSoon), on Flush and on Close, not after every
+// commit — rewriting a 10,000-entry index cost more than the commit itself.
+// A crash before the save leaves an index older than HEAD, which refresh
+// rebuilds from HEAD (only the entries changed since lose their stat data).
 func (r *Repo) commitWith(author Signature, msg string, apply func(rootfd int) error) (hash string, err error) {
 	if err := r.refresh(); err != nil {
 		return "", err
 	}
-	lock, err := r.lockIndex()
-	if err != nil {
-		return "", err
+	if _, err := os.Lstat(r.indexPath() + ".lock"); err == nil {
+		return "", fmt.Errorf("%w: index.lock exists", ErrBusy) // a git CLI writing, or a crash's leftover
 	}
-	saved := false
 	defer func() {
-		if !saved {
-			r.unlockIndex(lock)
-		}
 		if err != nil {
+			// Drop the half-applied cache and bring the index file back to HEAD
+			// now (it may lag behind the last commits): best effort, refresh
+			// does it again on the next call if this fails.
 			r.s.valid = false
+			_ = r.refresh()
 		}
 	}()
 	rootfd, err := r.openRoot()
@@ -117,10 +122,7 @@ func (r *Repo) commitWith(author Signature, msg string, apply func(rootfd int) e
 		return "", err
 	}
 	if tree == r.s.headTree {
-		if r.s.dirty {
-			saved = true
-			return "", r.saveIndex(lock)
-		}
+		r.saveIndexSoon()
 		return "", nil
 	}
 	h, err := r.writeCommit(tree, author, msg)
@@ -130,14 +132,9 @@ func (r *Repo) commitWith(author Signature, msg string, apply func(rootfd int) e
 	if err := r.updateBranch(h); err != nil {
 		return "", err
 	}
-	r.s.head, r.s.headTree = h, tree
-	// The commit is durable once the branch moved. The index is only a stat
-	// cache of HEAD: if saving it fails, dropping the cache makes the next
-	// refresh rebuild it from HEAD, so the commit is still reported.
-	saved = true
-	if err := r.saveIndex(lock); err != nil {
-		r.s.valid = false
-	}
+	// The commit is durable once the branch moved; the index only caches it.
+	r.s.head, r.s.headTree, r.s.dirty = h, tree, true
+	r.saveIndexSoon()
 	return h.String(), nil
 }
 

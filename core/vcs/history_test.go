@@ -289,6 +289,15 @@ func TestCLISeesCleanStatus(t *testing.T) {
 	if _, err := r.CommitPaths([]string{"d1"}, alice, "d1"); err != nil {
 		t.Fatal(err)
 	}
+	// Commits save the index lazily; Flush is what shed_exec git calls first.
+	l, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
 	if st := z.gitCLI(t, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status not clean:\n%s", st)
 	}

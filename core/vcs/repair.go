@@ -91,6 +91,15 @@ func (r *Repo) Verify() error {
 	if err != nil {
 		return err
 	}
+	for _, name := range []string{"index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", string(branch) + ".lock"} {
+		if _, err := os.Stat(filepath.Join(r.gitDir, name)); err == nil {
+			return fmt.Errorf("%w: stale %s", ErrBusy, name)
+		}
+	}
+	// The index file may lag behind this process's cache (commitWith saves it lazily).
+	if r.s.head == head {
+		r.flushIndex()
+	}
 	tree := emptyTree
 	if !head.IsZero() {
 		if tree, err = r.commitTree(head); err != nil {
@@ -110,11 +119,6 @@ func (r *Repo) Verify() error {
 	}
 	if got != tree {
 		return corrupt("index", errors.New("index does not match HEAD"))
-	}
-	for _, name := range []string{"index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", string(branch) + ".lock"} {
-		if _, err := os.Stat(filepath.Join(r.gitDir, name)); err == nil {
-			return fmt.Errorf("%w: stale %s", ErrBusy, name)
-		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -55,6 +56,8 @@ type Repo struct {
 	flock    *os.File
 	s        state    // cached index/HEAD; valid only while mu is held
 	seen     scanSeen // what the last scan skipped (CommitAllMeasured)
+	// fanout remembers the objects/xx directories known to exist (placeObject).
+	fanout [256]atomic.Bool
 }
 
 // Open opens the repository whose git directory is gitDir and whose work
@@ -109,6 +112,9 @@ func Open(gitDir, workTree string) (*Repo, error) {
 func (r *Repo) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if unix.Flock(int(r.flock.Fd()), unix.LOCK_EX) == nil {
+		r.flushIndex()
+	}
 	return r.flock.Close()
 }
 
@@ -163,6 +169,18 @@ func (l *Locked) Unlock() {
 	l.done = true
 	_ = unix.Flock(int(l.r.flock.Fd()), unix.LOCK_UN)
 	l.r.mu.Unlock()
+}
+
+// Flush writes the cached index to the index file if it is ahead of it, so
+// that a git CLI reading the repository (shed_exec git status) sees HEAD's
+// stat cache. Commits save the index lazily (commitWith).
+func (l *Locked) Flush() error {
+	r, err := l.held()
+	if err != nil {
+		return err
+	}
+	r.flushIndex()
+	return nil
 }
 
 // held returns the repository, or ErrUnlocked after Unlock.

@@ -154,8 +154,9 @@ func (r *Repo) linkEntry(dirfd int, base, full string, st *unix.Stat_t) (*index.
 	return newEntry(full, filemode.Symlink, h, st), nil
 }
 
-// blobEntry stores a regular file. When an old entry exists the file is
-// hashed first, so a touched but unchanged file costs no write.
+// blobEntry stores a regular file. A touched but unchanged file costs no write: small
+// files are hashed in memory before anything is written (writeObject), larger ones are
+// hashed first when an old entry exists.
 func (r *Repo) blobEntry(dirfd int, base, full string, old *index.Entry) (*index.Entry, error) {
 	fd, err := unix.Openat(dirfd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -168,7 +169,7 @@ func (r *Repo) blobEntry(dirfd int, base, full string, old *index.Entry) (*index
 		return nil, ErrChanged
 	}
 	m, _ := modeOf(st.Mode)
-	if old != nil {
+	if old != nil && st.Size > smallObject {
 		h, err := hashObject(plumbing.BlobObject, st.Size, f)
 		if err != nil {
 			return nil, err

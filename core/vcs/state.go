@@ -39,8 +39,14 @@ type state struct {
 	file     fileID         // the index file idx matches
 	mtime    time.Time      // its mtime: entries modified at or after it are re-hashed (racy git)
 	trees    map[string]plumbing.Hash
-	dirty    bool // idx differs from the index file
+	dirty    bool      // idx differs from the index file
+	saved    time.Time // when this process last wrote the index file
 }
+
+// indexSaveInterval bounds how long the index file may lag behind the cached
+// index (commitWith): files modified after the last save are re-hashed by the
+// next full scan (racy-git rule), so the lag is kept short.
+const indexSaveInterval = time.Second
 
 // refresh makes r.s match the disk: it keeps the cache when HEAD and the
 // index file are unchanged, otherwise it reloads them, and when the index is
@@ -214,8 +220,31 @@ func (r *Repo) saveIndex(f *os.File) error {
 		return fmt.Errorf("index: %w", scrub(err))
 	}
 	r.s.file, r.s.mtime = r.statIndex()
-	r.s.dirty = false
+	r.s.dirty, r.s.saved = false, time.Now()
 	return nil
+}
+
+// saveIndexSoon saves a dirty cached index when the last save is older than
+// indexSaveInterval. A failure (a git CLI holding index.lock, a full disk)
+// only drops the cache: the next refresh rebuilds it from HEAD.
+func (r *Repo) saveIndexSoon() {
+	if r.s.dirty && time.Since(r.s.saved) >= indexSaveInterval {
+		r.flushIndex()
+	}
+}
+
+// flushIndex saves the cached index if it differs from the index file.
+func (r *Repo) flushIndex() {
+	if !r.s.valid || !r.s.dirty {
+		return
+	}
+	if id, _ := r.statIndex(); id != r.s.file {
+		r.s.valid = false // someone else wrote the index: never overwrite it blindly
+		return
+	}
+	if err := r.storeIndex(); err != nil {
+		r.s.valid = false
+	}
 }
 
 // storeIndex locks and saves the cached index.
