@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/fileshed/fileshed/core/owui"
@@ -23,10 +22,10 @@ type Service struct {
 	// paths serialises writers of the same file (size read, reservation, write) in this
 	// process; cross-replica exclusion goes through the same interface (DESIGN §9).
 	paths store.Locker
-	// swept remembers the zone directories whose interrupted writes this process already
-	// cleaned (sweepZone); started tells those leftovers (older) from running writes.
-	swept   sync.Map
+	// started tells the leftovers of interrupted writes (older) from running writes;
+	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
+	sweep   func()
 	audit   auditor
 }
 
@@ -61,11 +60,13 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now()}
 	s.startAudit()
+	s.startSweep()
 	return s, nil
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.
 func (s *Service) Close() error {
+	s.sweep()
 	s.stopAudit()
 	s.closeRepos()
 	return s.db.Close()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -121,9 +120,6 @@ type write struct {
 // finally the reservation is settled with the real delta. It returns the commit id ("" if
 // none). The caller holds s.lockPath for the file.
 func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (string, error) {
-	if err := s.sweepZone(ctx, z); err != nil {
-		return "", err
-	}
 	old := int64(0)
 	if w.t.exists {
 		old = w.t.size
@@ -166,46 +162,4 @@ func openOld(z *Zone, t target) (afero.File, error) {
 		return nil, writeError(err, z, t.shown)
 	}
 	return f, nil
-}
-
-// sweepZone removes, once per process and zone, the temporary files that an interrupted
-// write (kill -9, power loss) left behind, then reconciles the owner's usage: the crashed
-// write's reservation was never settled. The old content of every file is intact (the
-// rename never happened), so the leftovers are garbage.
-func (s *Service) sweepZone(ctx context.Context, z *Zone) error {
-	if _, done := s.swept.Load(z.Fs.Dir()); done {
-		return nil
-	}
-	removed := 0
-	err := afero.Walk(z.Fs, "", func(p string, fi fs.FileInfo, err error) error {
-		if err != nil {
-			return nil // unreadable corners are not ours to judge
-		}
-		// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
-		// walking it would revisit another folder (or loop); such names are not ours.
-		if b := path.Base(p); p != "" && b != "." {
-			if c, err := confine.Clean(b); err != nil || c != b {
-				if fi.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-		}
-		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
-			if z.Fs.Remove(p) == nil {
-				removed++
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return Errf(InternalError, "Cannot check the %s zone for interrupted writes", z.Name).Because(err)
-	}
-	if removed > 0 {
-		if _, err := s.Reconcile(ctx, z.Owner); err != nil {
-			return Errf(InternalError, "Cannot measure the quota").Because(err)
-		}
-	}
-	s.swept.Store(z.Fs.Dir(), true)
-	return nil
 }
