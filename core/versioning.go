@@ -21,6 +21,27 @@ type repos struct {
 	// instead of walking the zone (exec_quota.go). Read and written under the repository
 	// lock of the space.
 	indexed map[string]bool
+	// gates orders the writers of each space (gate).
+	gates map[string]*sync.RWMutex
+}
+
+// gate is the writers' gate of a versioned space: whole-tree operations (a command's
+// full commit, rename, delete, restore, maintenance) hold it exclusively from their change
+// to their commit, so a full commit never sweeps a half-done change under another message;
+// single-file writes (writeFile) hold it shared, so writes of different files write and
+// fsync in parallel and only their commits queue on the repository lock.
+func (s *Service) gate(space string) *sync.RWMutex {
+	s.repos.mu.Lock()
+	defer s.repos.mu.Unlock()
+	if s.repos.gates == nil {
+		s.repos.gates = map[string]*sync.RWMutex{}
+	}
+	g, ok := s.repos.gates[space]
+	if !ok {
+		g = &sync.RWMutex{}
+		s.repos.gates[space] = g
+	}
+	return g
 }
 
 // setIndexed records whether the index of a space weighs exactly its work tree.
@@ -89,11 +110,23 @@ type Change struct {
 	Measured func(m vcs.Measure, committed bool)
 }
 
-// mutate runs a modifying operation. In versioned zones it holds the repository lock across
-// the write and the commit (so a concurrent full commit never sweeps a half-done change under
-// another message) and commits what fn reports, with the caller as author; message defaults
-// to "tool: path". Empty changes make no commit. It returns the commit hash ("" if none).
+// mutate runs a modifying operation. In versioned zones it holds the zone's gate
+// exclusively and the repository lock across the change and the commit (so a concurrent
+// full commit never sweeps a half-done change under another message) and commits what fn
+// reports, with the caller as author; message defaults to "tool: path". Empty changes make
+// no commit. It returns the commit hash ("" if none).
 func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+	return s.mutateGated(c, z, tool, message, false, fn)
+}
+
+// mutateFile is mutate for the write of one file whose path is known in advance and that
+// fn reports in Change.Paths (writeFile; the caller holds the file's path lock): the gate
+// is held shared, and the repository lock only for the commit.
+func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+	return s.mutateGated(c, z, tool, message, true, fn)
+}
+
+func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bool, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		ch, err := fn()
 		if err == nil && ch.Measured != nil {
@@ -105,16 +138,38 @@ func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Cha
 	if err != nil {
 		return "", err
 	}
-	l, err := r.Lock()
-	if err != nil {
-		return "", Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_maintenance to repair the repository")
+	g := s.gate(z.space)
+	lock := func() (*vcs.Locked, error) {
+		l, err := r.Lock()
+		if err != nil {
+			return nil, Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
+				WithHint("Retry, or run shed_maintenance to repair the repository")
+		}
+		return l, nil
 	}
-	defer l.Unlock()
+	var l *vcs.Locked
+	if shared {
+		g.RLock()
+		defer g.RUnlock()
+	} else {
+		g.Lock()
+		defer g.Unlock()
+		if l, err = lock(); err != nil {
+			return "", err
+		}
+		defer l.Unlock()
+	}
 	ch, err := fn()
 	if err != nil {
 		s.setIndexed(z.space, false) // a failed operation may have changed part of the tree
 		return "", err
+	}
+	if shared && (ch.All || len(ch.Paths) > 0) {
+		if l, err = lock(); err != nil {
+			s.setIndexed(z.space, false)
+			return "", err
+		}
+		defer l.Unlock()
 	}
 	if !ch.All && len(ch.Paths) == 0 {
 		return "", nil

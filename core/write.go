@@ -129,7 +129,11 @@ func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (st
 		return "", err
 	}
 	delta := int64(0)
-	hash, err := s.mutate(c, z, w.tool, w.message, func() (Change, error) {
+	mut := s.mutateFile
+	if w.t.symlink {
+		mut = s.mutate // the content goes to the link's target: a full detection commits it
+	}
+	hash, err := mut(c, z, w.tool, w.message, func() (Change, error) {
 		if dir := path.Dir(w.t.rel); dir != "." {
 			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
 				return Change{}, writeError(err, z, w.t.shown)

@@ -183,7 +183,7 @@ func wantError(t *testing.T, r reply, code string) {
 }
 
 // wantOK asserts a successful call.
-func wantOK(t *testing.T, r reply) {
+func wantOK(t testing.TB, r reply) {
 	t.Helper()
 	if !r.Success || r.Status != http.StatusOK {
 		t.Fatalf("want success, got status %d: %s", r.Status, r.raw)

@@ -25,7 +25,7 @@ func edit(t *testing.T, e *env, chat, path, content, message string) reply {
 }
 
 // git runs the git CLI read-only against the user's Documents repository.
-func git(t *testing.T, e *env, args ...string) string {
+func git(t testing.TB, e *env, args ...string) string {
 	t.Helper()
 	// Commits save the git index lazily; shed_exec git flushes it first, as here.
 	wantOK(t, e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "git", "args": []string{"status"}}, nil))

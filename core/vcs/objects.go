@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
 )
 
 // tmpObjPrefix names the temporary files of writeObject; Open removes
@@ -130,19 +131,27 @@ func objectHeader(t plumbing.ObjectType, size int64) []byte {
 	return append(append([]byte(t.String()+" "), strconv.FormatInt(size, 10)...), 0)
 }
 
-// placeObject renames a complete temporary object file to the name of h, creating the
-// fan-out directory the first time this process needs it.
+// placeObject renames a complete temporary object file to the name of h.
 func (r *Repo) placeObject(tmp string, h plumbing.Hash) error {
 	final := r.objectPath(h)
-	if !r.fanout[h[0]].Load() {
-		if err := os.Mkdir(filepath.Dir(final), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("write object: %w", scrub(err))
-		}
-		r.fanout[h[0]].Store(true)
+	if err := r.fanoutDir(h, final); err != nil {
+		return fmt.Errorf("write object: %w", scrub(err))
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return fmt.Errorf("write object: %w", scrub(err))
 	}
+	return nil
+}
+
+// fanoutDir creates the objects/xx directory of h the first time this process needs it.
+func (r *Repo) fanoutDir(h plumbing.Hash, final string) error {
+	if r.fanout[h[0]].Load() {
+		return nil
+	}
+	if err := os.Mkdir(filepath.Dir(final), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	r.fanout[h[0]].Store(true)
 	return nil
 }
 
@@ -167,20 +176,48 @@ func (r *Repo) writeBytes(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if err := zw.Close(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Join(r.gitDir, "objects"), tmpObjPrefix)
-	if err != nil {
+	if err := r.writeLoose(h, zb.Bytes()); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", scrub(err))
 	}
-	_, werr := tmp.Write(zb.Bytes())
+	return h, nil
+}
+
+// writeLoose stores the compressed bytes of object h. Where the file system offers
+// O_TMPFILE the object is written to an unnamed file in its fan-out directory and linked
+// under its name only when complete: nothing is ever visible half-written, a crash leaves
+// nothing behind, and an object that appeared meanwhile (EEXIST) is simply kept. Elsewhere
+// a named temporary file is renamed into place.
+func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
+	final := r.objectPath(h)
+	if err := r.fanoutDir(h, final); err != nil {
+		return err
+	}
+	fd, err := unix.Open(filepath.Dir(final), unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		f := os.NewFile(uintptr(fd), "object")
+		defer f.Close()
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, final, unix.AT_SYMLINK_FOLLOW)
+		if err == nil || errors.Is(err, unix.EEXIST) {
+			return nil
+		}
+		// No /proc (or a file system that refuses the link): fall back to a named file.
+	}
+	tmp, err := os.CreateTemp(filepath.Join(r.gitDir, "objects"), tmpObjPrefix)
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = r.placeObject(tmp.Name(), h)
+		werr = os.Rename(tmp.Name(), final)
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
-		return plumbing.ZeroHash, fmt.Errorf("write object: %w", scrub(werr))
 	}
-	return h, nil
+	return werr
 }
