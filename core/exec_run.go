@@ -176,7 +176,9 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 		}
 		spec.Stderr = errSink
 	}
+	s.running.Add(1)
 	res, runErr := sandbox.Run(ctx, spec)
+	s.running.Add(-1)
 	if runErr != nil {
 		outSink.abort()
 		errSink.abort()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/fileshed/fileshed/core/owui"
@@ -27,6 +28,8 @@ type Service struct {
 	started time.Time
 	sweep   func()
 	audit   auditor
+	// running counts the commands running now (RunningCommands).
+	running atomic.Int64
 }
 
 // Options carries the collaborators main wires in.
@@ -71,6 +74,9 @@ func (s *Service) Close() error {
 	s.closeRepos()
 	return s.db.Close()
 }
+
+// RunningCommands is how many commands (shed_exec, shed_lockedit_exec) run now.
+func (s *Service) RunningCommands() int64 { return s.running.Load() }
 
 // Config returns the effective configuration (read-only by convention).
 func (s *Service) Config() *valves.Config { return s.cfg }

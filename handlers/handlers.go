@@ -22,6 +22,8 @@ type Deps struct {
 	Log     *slog.Logger
 	// Ready reports readiness details for /readyz (nil: always ready).
 	Ready func() (ok bool, details map[string]any)
+	// metrics is set by New: every tool call is counted there.
+	metrics *metrics
 }
 
 // New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
@@ -40,6 +42,7 @@ func New(d Deps) (http.Handler, huma.API) {
 		writeEnvelope(w, http.StatusMethodNotAllowed, Envelope{Error: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed on " + req.URL.Path,
 			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
 	})
+	d.metrics = newMetrics(d.Service)
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
 	registerFiles(api, d)
@@ -49,5 +52,6 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerLockedit(api, d)
 	openapi.Finish(api)
 	mountHealth(r, d)
+	mountMetrics(r, d.metrics, d.Service.Config().Metrics.Token)
 	return r, api
 }

@@ -61,11 +61,19 @@ type Config struct {
 	LinkTTLHoursMax int `yaml:"link_ttl_hours_max" min:"1" max:"87600"`
 	// Links says who serves download links.
 	Links LinksConfig `yaml:"links"`
+	// Metrics configures the Prometheus endpoint /metrics.
+	Metrics MetricsConfig `yaml:"metrics"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
 	// MaxBodyMB is the body limit of content-carrying tools in MB (0 = max_file_size_mb + 1);
 	// use MaxBodyBytes for the effective value.
 	MaxBodyMB int `yaml:"max_body_mb" min:"0" max:"1073741824"`
+}
+
+// MetricsConfig is the metrics section.
+type MetricsConfig struct {
+	// Token, when set, is the bearer token /metrics requires.
+	Token string `yaml:"token" secret:"true"`
 }
 
 // AuthConfig is the auth section: how a request's caller is identified.

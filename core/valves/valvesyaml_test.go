@@ -54,6 +54,7 @@ sqlite_journal_mode = "wal"  (default)
 link_ttl_hours_default = 24  (default)
 link_ttl_hours_max = 168  (default)
 links.mode = "fileshed"  (default)
+metrics.token = ""  (default)
 log_level = "info"  (default)
 max_body_mb = 0  (default)
 `
@@ -109,8 +110,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// 35 valves + 5 sections: the scan really looked at the keys.
-	if want := len(Names()) + 5; seen != want {
+	// the valves + 6 sections: the scan really looked at the keys.
+	if want := len(Names()) + 6; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }

@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// metrics is the Prometheus registry of one server (not the global one: tests build many).
+// Labels are tool names and error codes only: never a user id, a path or a token.
+type metrics struct {
+	reg       *prometheus.Registry
+	calls     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	refusals  *prometheus.CounterVec
+	quota     *prometheus.CounterVec
+	downloads *prometheus.CounterVec
+	bytes     prometheus.Counter
+}
+
+// sandboxCodes are the refusals of the command and SQL sandboxes, counted by code.
+var sandboxCodes = map[string]bool{
+	"COMMAND_FORBIDDEN": true, "ARGUMENT_FORBIDDEN": true, "ARGUMENT_REQUIRED": true,
+	"COMMAND_NOT_FOUND": true, "SANDBOX_UNAVAILABLE": true, "SQL_FORBIDDEN": true, "ZIP_BOMB": true,
+	"PATH_ESCAPE": true,
+}
+
+func newMetrics(svc *core.Service) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_tool_calls_total",
+		Help: "Tool calls by tool and outcome code (OK on success)."}, []string{"tool", "code"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fileshed_tool_duration_seconds",
+		Help:    "Duration of tool calls, by tool.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}}, []string{"tool"})
+	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_sandbox_refusals_total",
+		Help: "Calls refused by the command or SQL sandbox or the confinement, by code."}, []string{"code"})
+	m.quota = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_quota_refusals_total",
+		Help: "Calls refused with QUOTA_EXCEEDED, by tool."}, []string{"tool"})
+	m.downloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_link_downloads_total",
+		Help: "Download link requests by HTTP status."}, []string{"status"})
+	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
+		Help: "Bytes sent through download links."})
+	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_commands_running",
+		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
+		func() float64 { return float64(svc.RunningCommands()) })
+	m.reg.MustRegister(m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one tool call.
+func (m *metrics) observe(tool, code string, d time.Duration) {
+	m.calls.WithLabelValues(tool, code).Inc()
+	m.duration.WithLabelValues(tool).Observe(d.Seconds())
+	switch {
+	case code == "QUOTA_EXCEEDED":
+		m.quota.WithLabelValues(tool).Inc()
+	case sandboxCodes[code]:
+		m.refusals.WithLabelValues(code).Inc()
+	}
+}
+
+// mountMetrics serves GET /metrics (hidden from the spec), behind a bearer token when
+// metrics.token is set (compared in constant time).
+func mountMetrics(r chi.Router, m *metrics, token string) {
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	r.Get("/metrics", func(w http.ResponseWriter, req *http.Request) {
+		if token != "" {
+			want := []byte("Bearer " + token)
+			if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+				http.Error(w, "metrics need the bearer token (metrics.token)", http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, req)
+	})
+}
