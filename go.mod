@@ -3,6 +3,7 @@ module github.com/fileshed/fileshed
 go 1.26.0
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/danielgtaylor/huma/v2 v2.39.1
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/go-chi/chi/v5 v5.5.0

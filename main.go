@@ -5,6 +5,7 @@
 //	fileshed healthcheck        probe GET /healthz of the configured listen address
 //	fileshed openapi            print the OpenAPI 3.1 document
 //	fileshed valves             print the effective configuration (secrets redacted) and sources
+//	fileshed admin ...          operator commands (quota, locks, audit, sandbox ls, backup, restore, verify)
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fileshed/fileshed/admin"
 	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -43,6 +45,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	}
+	if cmd == "admin" {
+		// The admin commands parse their own flags; valves come from the environment
+		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
+		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
+		if err != nil {
+			fmt.Fprintln(stderr, "fileshed: configuration:", err)
+			return 2
+		}
+		return admin.Run(cfg, args, stdout, stderr)
 	}
 	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
 	if err != nil {

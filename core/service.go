@@ -27,7 +27,9 @@ type Service struct {
 	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
 	sweep   func()
-	audit   auditor
+	// storageLock is the storage directory's lock, held shared while serving (admin.go).
+	storageLock *os.File
+	audit       auditor
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
 }
@@ -37,6 +39,10 @@ type Options struct {
 	// OpenWebUI is the client used on the caller's behalf (groups, uploads); nil when no
 	// Open WebUI URL is configured.
 	OpenWebUI *owui.Client
+	// Admin opens the storage for an operator (`fileshed admin`) beside a server that may
+	// be running: no crash-leftover sweep (the server's writes in flight would look like
+	// leftovers) and no shared storage lock (admin.go).
+	Admin bool
 }
 
 // Result is what a successful operation answers: the data object and a short message.
@@ -61,9 +67,16 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now()}
+	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
+		sweep: func() {}}
+	if !opt.Admin {
+		if s.storageLock, err = lockStorage(base, false); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("storage_base_path: %w", err)
+		}
+		s.startSweep()
+	}
 	s.startAudit()
-	s.startSweep()
 	return s, nil
 }
 
@@ -72,7 +85,11 @@ func (s *Service) Close() error {
 	s.sweep()
 	s.stopAudit()
 	s.closeRepos()
-	return s.db.Close()
+	err := s.db.Close()
+	if s.storageLock != nil {
+		s.storageLock.Close()
+	}
+	return err
 }
 
 // RunningCommands is how many commands (shed_exec, shed_lockedit_exec) run now.

@@ -73,7 +73,9 @@ func TestMetricsTokenRequired(t *testing.T) {
 func TestMetricsShowRunningCommands(t *testing.T) {
 	e := start(t, nil)
 	done := make(chan reply, 1)
-	go func() { done <- e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "sleep", "args": []string{"3"}}, nil) }()
+	go func() {
+		done <- e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "sleep", "args": []string{"3"}}, nil)
+	}()
 	seen := false
 	for i := 0; i < 250 && !seen; i++ {
 		_, body := scrape(t, e, "")

@@ -61,6 +61,8 @@ type Config struct {
 	LinkTTLHoursMax int `yaml:"link_ttl_hours_max" min:"1" max:"87600"`
 	// Links says who serves download links.
 	Links LinksConfig `yaml:"links"`
+	// AuditRetentionDays is how long `fileshed admin audit prune` keeps audit entries by default.
+	AuditRetentionDays int `yaml:"audit_retention_days" min:"0" max:"36500"`
 	// Metrics configures the Prometheus endpoint /metrics.
 	Metrics MetricsConfig `yaml:"metrics"`
 	// LogLevel is the level of the JSON logs.

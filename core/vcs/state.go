@@ -199,12 +199,6 @@ func (r *Repo) lockIndex() (*os.File, error) {
 	return f, nil
 }
 
-// unlockIndex drops index.lock without changing the index.
-func (r *Repo) unlockIndex(f *os.File) {
-	_ = f.Close()
-	_ = os.Remove(f.Name())
-}
-
 // saveIndex writes the cached index into the held index.lock and renames it
 // over the index, then records the identity of the new file.
 func (r *Repo) saveIndex(f *os.File) error {

@@ -1,0 +1,214 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/core/valves"
+)
+
+// cli is the command tree of `fileshed admin`.
+type cli struct {
+	StorageBasePath string `name:"storage-base-path" help:"Storage directory (default: the storage_base_path valve)."`
+
+	Quota struct {
+		Show      struct{} `cmd:"" help:"Recorded usage and limit of every user and group."`
+		Reconcile struct {
+			User  []string `help:"User ids (default: every owner on disk)."`
+			Group []string `help:"Group ids."`
+		} `cmd:"" help:"Measure owners on disk and record it (refused while a server runs: use shed_maintenance online)."`
+	} `cmd:"" help:"Quotas."`
+	Locks struct {
+		List    struct{} `cmd:"" help:"Every locked edit."`
+		Release struct {
+			Zone string `arg:"" help:"Zone key as listed (e.g. user:alice:documents)."`
+			Path string `arg:"" help:"Locked file."`
+		} `cmd:"" help:"Break a lock (the holder's save is then refused)."`
+	} `cmd:"" help:"Locked edits."`
+	Audit struct {
+		Export struct {
+			Since time.Time `help:"From this time (RFC 3339)." format:"2006-01-02T15:04:05Z07:00"`
+			Until time.Time `help:"Before this time (RFC 3339)." format:"2006-01-02T15:04:05Z07:00"`
+			User  string    `help:"Only this user."`
+		} `cmd:"" help:"Audit trail as JSON lines on stdout."`
+		Prune struct {
+			OlderThanDays int `name:"older-than-days" default:"-1" help:"Delete entries older than this many days (default: audit_retention_days)."`
+		} `cmd:"" help:"Delete old audit entries."`
+	} `cmd:"" help:"Audit trail."`
+	Sandbox struct {
+		Ls struct {
+			Kind string `arg:"" enum:"user,group" help:"user or group."`
+			ID   string `arg:"" help:"User or group id."`
+			Path string `arg:"" optional:"" help:"Folder inside the zone."`
+			Zone string `default:"storage" enum:"uploads,storage,documents" help:"Zone of a user."`
+		} `cmd:"" help:"List a folder of any zone (read-only)."`
+	} `cmd:"" help:"Look into zones."`
+	Backup struct {
+		Dir string `arg:"" help:"Empty or missing directory to write the backup to."`
+	} `cmd:"" help:"Consistent copy of the state database, zones and repositories (safe while serving)."`
+	Restore struct {
+		Dir   string `arg:"" help:"A directory written by backup."`
+		Force bool   `help:"Replace a storage directory that holds data."`
+	} `cmd:"" help:"Restore a backup (refused while a server runs on the storage)."`
+	Verify struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
+}
+
+// Run executes `fileshed admin args...` with the configuration cfg and returns the exit
+// code (0 ok, 1 failure or problems found, 2 usage error).
+func Run(cfg *valves.Config, args []string, stdout, stderr io.Writer) int {
+	var c cli
+	exit := -1
+	parser, err := kong.New(&c, kong.Name("fileshed admin"), kong.Writers(stdout, stderr),
+		kong.Description("Operator commands on a fileshed storage directory."),
+		kong.Exit(func(code int) { exit = code }))
+	if err != nil {
+		fmt.Fprintln(stderr, "fileshed admin:", err)
+		return 2
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit // --help
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "fileshed admin:", err)
+		return 2
+	}
+	if c.StorageBasePath != "" {
+		cfg.StorageBasePath = c.StorageBasePath
+	}
+	if err := c.run(context.Background(), kctx.Command(), cfg, stdout); err != nil {
+		fmt.Fprintln(stderr, "fileshed admin:", err)
+		return 1
+	}
+	return 0
+}
+
+// run dispatches one command.
+func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Writer) error {
+	if strings.HasPrefix(cmd, "restore") {
+		if err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "restored %s into %s (usage reconciled)\n", c.Restore.Dir, cfg.StorageBasePath)
+		return nil
+	}
+	svc, err := core.New(cfg, core.Options{Admin: true})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	switch {
+	case cmd == "quota show":
+		rows, err := svc.AdminUsage(ctx)
+		if err != nil {
+			return err
+		}
+		return usageTable(out, rows)
+	case cmd == "quota reconcile":
+		var rows []core.OwnerReport
+		if len(c.Quota.Reconcile.User)+len(c.Quota.Reconcile.Group) == 0 {
+			rows, err = svc.AdminReconcile(ctx, "")
+		} else {
+			if len(c.Quota.Reconcile.User) > 0 {
+				rows, err = svc.AdminReconcile(ctx, "user", c.Quota.Reconcile.User...)
+			}
+			if err == nil && len(c.Quota.Reconcile.Group) > 0 {
+				var more []core.OwnerReport
+				more, err = svc.AdminReconcile(ctx, "group", c.Quota.Reconcile.Group...)
+				rows = append(rows, more...)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		return usageTable(out, rows)
+	case cmd == "locks list":
+		locks, err := svc.AdminLocks(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ZONE\tPATH\tUSER\tCONVERSATION\tSINCE")
+		for _, l := range locks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ZoneKey, l.Path, l.UserID, l.ConvID, l.Since.UTC().Format(time.RFC3339))
+		}
+		return tw.Flush()
+	case cmd == "locks release <zone> <path>":
+		if err := svc.AdminReleaseLock(ctx, c.Locks.Release.Zone, c.Locks.Release.Path); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "released %s in %s\n", c.Locks.Release.Path, c.Locks.Release.Zone)
+		return nil
+	case cmd == "audit export":
+		_, err := svc.AdminExportAudit(ctx, store.AuditFilter{Since: c.Audit.Export.Since, Until: c.Audit.Export.Until,
+			UserID: c.Audit.Export.User}, out)
+		return err
+	case cmd == "audit prune":
+		days := c.Audit.Prune.OlderThanDays
+		if days < 0 {
+			days = cfg.AuditRetentionDays
+		}
+		if days == 0 {
+			fmt.Fprintln(out, "nothing pruned (retention 0 = keep everything)")
+			return nil
+		}
+		n, err := svc.AdminPruneAudit(ctx, time.Now().AddDate(0, 0, -days))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "pruned %d audit entries older than %d days\n", n, days)
+		return nil
+	case strings.HasPrefix(cmd, "sandbox ls"):
+		ls := c.Sandbox.Ls
+		entries, err := svc.AdminList(ls.Kind, ls.ID, ls.Zone, ls.Path)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TYPE\tSIZE\tMODIFIED\tNAME")
+		for _, e := range entries {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", e.Type, e.Size, e.ModTime.UTC().Format(time.RFC3339), e.Name)
+		}
+		return tw.Flush()
+	case cmd == "backup <dir>":
+		if err := svc.AdminBackup(ctx, c.Backup.Dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "backup written to %s\n", c.Backup.Dir)
+		return nil
+	case cmd == "verify":
+		rep, err := svc.AdminVerify(ctx)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		if rep.Problems > 0 {
+			return fmt.Errorf("%d problem(s) found", rep.Problems)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// usageTable prints owners' usage.
+func usageTable(out io.Writer, rows []core.OwnerReport) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tID\tUSED\tLIMIT\tPERCENT")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\n", r.Kind, r.ID, r.Used, r.Limit, 100*float64(r.Used)/float64(max(r.Limit, 1)))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,280 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// The operator's side of the service (`fileshed admin`): what an administrator needs to see
+// and repair, on the storage directory directly, while a server runs on it or not. Commands
+// that must not race a live server (quota reconcile, restore) take the storage lock
+// exclusively; a serving process holds it shared (New).
+
+// ErrServerRunning reports that a server holds the storage directory.
+var ErrServerRunning = errors.New("a fileshed server is running on this storage directory (stop it first)")
+
+// storageLockName is the file whose flock tells a live server (shared) from an operator's
+// exclusive work.
+const storageLockName = "fileshed.lock"
+
+// lockStorage takes the storage lock of base: shared for a server, exclusive (and
+// non-blocking: ErrServerRunning) for an operator. The returned file holds it until closed.
+func lockStorage(base string, exclusive bool) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(base, storageLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	how := unix.LOCK_SH | unix.LOCK_NB
+	if exclusive {
+		how = unix.LOCK_EX | unix.LOCK_NB
+	}
+	if err := unix.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			if exclusive {
+				return nil, ErrServerRunning
+			}
+			return nil, errors.New("an operator holds the storage directory (fileshed admin restore or quota reconcile)")
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// OwnerReport is one owner's recorded usage, its limit and (Verify) what the disk holds.
+type OwnerReport struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	Used   int64  `json:"used_bytes"`
+	Limit  int64  `json:"limit_bytes"`
+	OnDisk int64  `json:"on_disk_bytes,omitempty"`
+}
+
+// AdminUsage lists every owner's recorded usage and limit.
+func (s *Service) AdminUsage(ctx context.Context) ([]OwnerReport, error) {
+	us, err := s.db.Usages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OwnerReport, 0, len(us))
+	for _, u := range us {
+		out = append(out, OwnerReport{Kind: u.Owner.Kind, ID: u.Owner.ID, Used: u.Bytes, Limit: s.limit(u.Owner)})
+	}
+	return out, nil
+}
+
+// AdminReconcile measures owners on disk and records it (all owners on disk when ids is
+// empty). It refuses while a server runs on the storage: the server's locks alone keep a
+// measurement from erasing a write in flight (shed_maintenance reconciles online).
+func (s *Service) AdminReconcile(ctx context.Context, kind string, ids ...string) ([]OwnerReport, error) {
+	l, err := lockStorage(s.base, true)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	owners, err := s.owners(kind, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []OwnerReport
+	for _, o := range owners {
+		used, err := s.Reconcile(ctx, o)
+		if err != nil {
+			return out, fmt.Errorf("%s %s: %w", o.Kind, o.ID, err)
+		}
+		out = append(out, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o)})
+	}
+	return out, nil
+}
+
+// owners are the given ids of kind ("user" or "group"), or every owner with a directory.
+func (s *Service) owners(kind string, ids []string) ([]store.Owner, error) {
+	var out []store.Owner
+	kinds := []string{"user", "group"}
+	if kind != "" {
+		kinds = []string{kind}
+	}
+	for _, k := range kinds {
+		if k != "user" && k != "group" {
+			return nil, fmt.Errorf("owner kind %q is not user or group", k)
+		}
+		list := ids
+		if len(list) == 0 {
+			entries, _ := os.ReadDir(filepath.Join(s.base, k+"s"))
+			for _, e := range entries {
+				if e.IsDir() && ValidID(e.Name()) {
+					list = append(list, e.Name())
+				}
+			}
+		}
+		for _, id := range list {
+			if !ValidID(id) {
+				return nil, fmt.Errorf("invalid %s id %q", k, id)
+			}
+			out = append(out, store.Owner{Kind: k, ID: id})
+		}
+	}
+	return out, nil
+}
+
+// AdminLocks lists every locked edit.
+func (s *Service) AdminLocks(ctx context.Context) ([]store.Lock, error) { return s.db.AllLocks(ctx) }
+
+// AdminReleaseLock breaks the lock on path in zoneKey (as listed by AdminLocks); the
+// holder's save is then refused, as after shed_force_unlock.
+func (s *Service) AdminReleaseLock(ctx context.Context, zoneKey, path string) error {
+	if _, ok, err := s.db.LockOf(ctx, zoneKey, path); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("no lock on %s in %s", path, zoneKey)
+	}
+	return s.db.ForceReleaseLock(ctx, zoneKey, path)
+}
+
+// AdminExportAudit writes the selected audit entries as JSON lines.
+func (s *Service) AdminExportAudit(ctx context.Context, f store.AuditFilter, w io.Writer) (int, error) {
+	return s.db.ExportAudit(ctx, f, w)
+}
+
+// AdminPruneAudit deletes audit entries older than before.
+func (s *Service) AdminPruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	return s.db.PruneAudit(ctx, before)
+}
+
+// ListEntry is one entry of an administrator's look into a zone.
+type ListEntry struct {
+	Name    string    `json:"name"`
+	Type    string    `json:"type"` // file, dir, link or other
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"modified"`
+}
+
+// AdminList lists the folder rel of a user's zone (uploads, storage, documents) or of a
+// group's space (zone "group"), read-only, through the same confinement as the tools.
+func (s *Service) AdminList(kind, id, zone, rel string) ([]ListEntry, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("invalid id %q", id)
+	}
+	var dir string
+	switch {
+	case kind == "group":
+		dir = filepath.Join(s.base, "groups", id, "data")
+	case zone == "uploads":
+		dir = filepath.Join(s.base, "users", id, "Uploads")
+	case zone == "storage", zone == "":
+		dir = filepath.Join(s.base, "users", id, "Storage", "data")
+	case zone == "documents":
+		dir = filepath.Join(s.base, "users", id, "Documents", "data")
+	default:
+		return nil, fmt.Errorf("zone %q is not uploads, storage or documents", zone)
+	}
+	zfs, err := confine.New(dir)
+	if err != nil {
+		return nil, fmt.Errorf("no such zone: %w", errors.Unwrap(err))
+	}
+	defer zfs.Close()
+	clean, err := confine.Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	f, err := zfs.Open(clean)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	infos, err := f.Readdir(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ListEntry, 0, len(infos))
+	for _, fi := range infos {
+		e := ListEntry{Name: fi.Name(), Size: fi.Size(), ModTime: fi.ModTime(), Type: "other"}
+		switch m := fi.Mode(); {
+		case m.IsRegular():
+			e.Type = "file"
+		case m.IsDir():
+			e.Type = "dir"
+		case m&os.ModeSymlink != 0:
+			e.Type = "link"
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// VerifyReport is what AdminVerify found.
+type VerifyReport struct {
+	Database     string            `json:"database"`
+	Repositories map[string]string `json:"repositories"`
+	Quota        []OwnerReport     `json:"quota"`
+	Problems     int               `json:"problems"`
+}
+
+// AdminVerify checks the state database's integrity, every repository, and every owner's
+// recorded usage against the disk (reported, not changed).
+func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
+	rep := VerifyReport{Database: "ok", Repositories: map[string]string{}}
+	if err := s.db.IntegrityCheck(ctx); err != nil {
+		rep.Database, rep.Problems = err.Error(), rep.Problems+1
+	}
+	owners, err := s.owners("", nil)
+	if err != nil {
+		return rep, err
+	}
+	for _, o := range owners {
+		space := filepath.Join(s.base, "groups", o.ID)
+		name := "group " + o.ID
+		if o.Kind == "user" {
+			space, name = filepath.Join(s.base, "users", o.ID, "Documents"), "user "+o.ID+" documents"
+		}
+		if _, err := os.Stat(filepath.Join(space, "repo.git")); err == nil {
+			rep.Repositories[name] = s.verifyRepo(space)
+			if rep.Repositories[name] != "ok" {
+				rep.Problems++
+			}
+		}
+		used, err := s.db.Usage(ctx, o)
+		if err != nil {
+			return rep, err
+		}
+		var disk int64
+		for _, d := range s.ownerDirs(o) {
+			u, err := walkUsage(d)
+			if err != nil {
+				return rep, err
+			}
+			disk += u.SizeBytes
+		}
+		if disk != used {
+			rep.Problems++
+		}
+		rep.Quota = append(rep.Quota, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o), OnDisk: disk})
+	}
+	return rep, nil
+}
+
+// verifyRepo verifies one repository without keeping it open: "ok" or the problem.
+func (s *Service) verifyRepo(space string) string {
+	r, err := vcs.Open(filepath.Join(space, "repo.git"), filepath.Join(space, "data"))
+	if err != nil {
+		return err.Error()
+	}
+	defer r.Close()
+	if err := r.Verify(); err != nil {
+		return err.Error()
+	}
+	return "ok"
+}
