@@ -24,7 +24,7 @@ import (
 // LockeditPathArgs are the arguments shared by the locked-edit tools.
 type LockeditPathArgs struct {
 	ZoneArgs
-	Path string `json:"path" required:"true" doc:"File to edit, relative to the zone (never prefix the zone name)"`
+	Path string `json:"path" required:"true"`
 }
 
 // zoneKey is the stable key of a zone's space in the locks table: locks in Storage and

@@ -65,7 +65,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		SkipValidateBody: true,
 		Tags:             []string{"fileshed"},
 	}
-	handle := func(ctx context.Context, body []byte) (*output, error) {
+	var handle handleFunc = func(ctx context.Context, body []byte) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
@@ -92,6 +92,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)
 		return out, nil
 	}
+	d.registry.handles[spec.name] = handle
 	if len(fields) == 0 {
 		// Zero-argument tools read no body at all (and the spec shows none).
 		huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*output, error) { return handle(ctx, nil) })

@@ -1,0 +1,77 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A merged tool runs the original tool its action names, with the same arguments, and the
+// original routes keep working.
+func TestMergedLockeditRunsEachAction(t *testing.T) {
+	e := start(t, nil)
+	e.write("users/local/Documents/data/plan.md", "v1\n")
+	c := conv("c1")
+	args := func(action string, extra map[string]any) map[string]any {
+		m := map[string]any{"action": action, "zone": "documents", "path": "plan.md"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	r := e.post("shed_lockedit", args("open", nil), c)
+	wantOK(t, r)
+	if !strings.Contains(r.raw, "v1") {
+		t.Fatalf("open did not return the content: %s", r.raw)
+	}
+	wantOK(t, e.post("shed_lockedit", args("overwrite", map[string]any{"content": "v2\n"}), c))
+	wantOK(t, e.post("shed_lockedit", args("exec", map[string]any{"cmd": "sed", "args": []string{"-i", "s/v2/v3/", "."}}), c))
+	wantOK(t, e.post("shed_lockedit", args("save", map[string]any{"message": "merged save"}), c))
+	if got := readFile(t, e, "users/local/Documents/data/plan.md"); got != "v3\n" {
+		t.Fatalf("saved content %q", got)
+	}
+	// The original route still answers on its own.
+	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "documents", "path": "plan.md"}, c))
+	wantOK(t, e.post("shed_lockedit", args("cancel", nil), c))
+}
+
+func TestMergedToolRefusesMissingAndUnknownAction(t *testing.T) {
+	e := start(t, nil)
+	r := e.post("shed_lockedit", map[string]any{"zone": "storage", "path": "a.txt"}, nil)
+	wantError(t, r, "MISSING_PARAMETER")
+	if !strings.Contains(r.Usage, "open") || !strings.Contains(r.Hint, "force_unlock") {
+		t.Fatalf("the answer should list the actions: usage %q hint %q", r.Usage, r.Hint)
+	}
+	r = e.post("shed_lockedit", map[string]any{"action": "explode", "zone": "storage", "path": "a.txt"}, nil)
+	wantError(t, r, "INVALID_PARAMETER")
+	if !strings.Contains(r.Message, "explode") {
+		t.Fatalf("message %q", r.Message)
+	}
+	r = e.post("shed_lockedit", `{"action": ["open"]}`, nil)
+	wantError(t, r, "INVALID_PARAMETER")
+}
+
+// The spec shows the merged tool with an action enum and hides the tools it stands for.
+func TestMergedToolSpec(t *testing.T) {
+	e := start(t, nil)
+	resp, err := http.Get(e.srv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Paths["/shed_lockedit"] == nil {
+		t.Fatal("shed_lockedit missing from the spec")
+	}
+	for _, hidden := range []string{"/shed_lockedit_open", "/shed_lockedit_save", "/shed_force_unlock"} {
+		if doc.Paths[hidden] != nil {
+			t.Errorf("%s should leave the model-facing spec", hidden)
+		}
+	}
+}
