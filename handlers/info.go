@@ -13,7 +13,7 @@ type noArgs struct{}
 
 func registerInfo(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_help", summary: "Quick reference and guides",
+	tool(api, d, toolSpec{name: "shed_help", summary: "Quick reference and guides", specRequired: []string{"howto"},
 		description: "Quick reference, or a guide (howto). Call it first."}, s.Help)
 	tool(api, d, toolSpec{name: "shed_stats", summary: "Usage per zone and quota",
 		description: "Usage and quotas per zone and group."},

@@ -55,7 +55,9 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 		if rb := item.Post.RequestBody; rb != nil {
 			s := rb.Content["application/json"].Schema
 			if s.Ref != "" {
-				s = schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+				name := strings.TrimPrefix(s.Ref, "#/components/schemas/")
+				s = schemas[name]
+				delete(schemas, name) // each tool's input type is its own
 			}
 			for k, p := range s.Properties {
 				if _, ok := props[k]; !ok {
@@ -64,7 +66,6 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 			}
 		}
 		delete(doc.Paths, "/"+a.tool)
-		delete(schemas, a.tool+"Input")
 	}
 	props["action"] = &huma.Schema{Type: huma.TypeString, Enum: enum}
 	input := &huma.Schema{Type: huma.TypeObject, Properties: props, Required: []string{"action"}}

@@ -75,3 +75,21 @@ func TestMergedToolSpec(t *testing.T) {
 		}
 	}
 }
+
+// shed_info's actions run the zero-argument tools, whatever else the body holds; shed_help
+// with howto "" (what a model sends for the spec's required argument) is the quick reference.
+func TestMergedInfoAndHelpWithEmptyGuide(t *testing.T) {
+	e := start(t, nil)
+	for action, key := range map[string]string{"stats": "quota", "parameters": "network_mode", "commands": "sandbox", "maintenance": "locks"} {
+		r := e.post("shed_info", map[string]any{"action": action, "zone": "ignored"}, nil)
+		wantOK(t, r)
+		if !strings.Contains(r.raw, key) {
+			t.Errorf("shed_info %s: %s has no %q", action, r.raw, key)
+		}
+	}
+	r := e.post("shed_help", map[string]any{"howto": ""}, nil)
+	wantOK(t, r)
+	if !strings.Contains(r.raw, "quick reference") {
+		t.Fatalf("shed_help(howto=\"\"): %s", r.raw)
+	}
+}

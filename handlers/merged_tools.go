@@ -11,4 +11,8 @@ func registerMerged(api huma.API, d Deps) {
 		actions: []mergedAction{{"open", "shed_lockedit_open"}, {"overwrite", "shed_lockedit_overwrite"},
 			{"exec", "shed_lockedit_exec"}, {"save", "shed_lockedit_save"}, {"cancel", "shed_lockedit_cancel"},
 			{"force_unlock", "shed_force_unlock"}}})
+	merge(api, d, mergedSpec{name: "shed_info", summary: "Usage, limits, commands, maintenance",
+		description: "stats: your usage and quotas; parameters: server limits; commands: what shed_exec can run; maintenance: unlock stale, repair",
+		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
+			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
 }
