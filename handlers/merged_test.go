@@ -2,9 +2,13 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // A merged tool runs the original tool its action names, with the same arguments, and the
@@ -91,5 +95,34 @@ func TestMergedInfoAndHelpWithEmptyGuide(t *testing.T) {
 	wantOK(t, r)
 	if !strings.Contains(r.raw, "quick reference") {
 		t.Fatalf("shed_help(howto=\"\"): %s", r.raw)
+	}
+}
+
+// tool_descriptions replaces a model-facing tool's description; a name the model does not
+// see (unknown, or an action of a merged tool) refuses to start.
+func TestToolDescriptionsOverride(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_TOOL_DESCRIPTIONS": `{"shed_exec": "Run a command in the team's sandbox."}`})
+	resp, err := http.Get(e.srv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string `json:"description"`
+		} `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Paths["/shed_exec"]["post"].Description; got != "Run a command in the team's sandbox." {
+		t.Fatalf("description %q", got)
+	}
+	for _, bad := range []string{`{"shed_nope": "x"}`, `{"shed_lockedit_open": "x"}`} {
+		cfg := config(t, map[string]string{"FILESHED_TOOL_DESCRIPTIONS": bad})
+		_, _, _, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err == nil || !strings.Contains(err.Error(), "tool_descriptions") {
+			t.Fatalf("%s: want a start-up error naming tool_descriptions, got %v", bad, err)
+		}
 	}
 }
