@@ -126,3 +126,25 @@ func TestToolDescriptionsOverride(t *testing.T) {
 		}
 	}
 }
+
+// shed_stats shows each zone's share of the quota and the caller's open locked edits.
+func TestStatsShowsZonesAndLocks(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "a.md", "content": strings.Repeat("x", 1<<18)}, nil))
+	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "open", "zone": "documents", "path": "a.md"}, conv("c1")))
+	r := e.post("shed_info", map[string]any{"action": "stats"}, conv("c2"))
+	wantOK(t, r)
+	docs := r.Data["documents"].(map[string]any)
+	if docs["files"] != float64(1) || docs["percent_of_quota"] != "25.0%" {
+		t.Fatalf("documents line %v", docs)
+	}
+	locks := r.Data["locks"].(map[string]any)
+	items := locks["items"].([]any)
+	if locks["count"] != float64(1) || len(items) != 1 {
+		t.Fatalf("locks %v", locks)
+	}
+	l := items[0].(map[string]any)
+	if l["zone"] != "documents" || l["path"] != "a.md" || l["this_conversation"] != false {
+		t.Fatalf("lock line %v", l)
+	}
+}
