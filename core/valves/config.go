@@ -73,6 +73,9 @@ type Config struct {
 	// MaxBodyMB is the body limit of content-carrying tools in MB (0 = max_file_size_mb + 1);
 	// use MaxBodyBytes for the effective value.
 	MaxBodyMB int `yaml:"max_body_mb" min:"0" max:"1073741824"`
+	// ShutdownGraceSeconds is how long a stopping server lets calls in flight finish before
+	// it kills their commands.
+	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds" min:"1" max:"3600"`
 }
 
 // MetricsConfig is the metrics section.

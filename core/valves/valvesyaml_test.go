@@ -59,6 +59,7 @@ metrics.token = ""  (default)
 log_level = "info"  (default)
 tool_descriptions = {}  (default)
 max_body_mb = 0  (default)
+shutdown_grace_seconds = 25  (default)
 `
 	if got := b.String(); got != want {
 		t.Errorf("Report of the defaults:\n%s\nwant:\n%s", got, want)
