@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/admin"
-	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 )
