@@ -32,7 +32,7 @@ var hints = map[Code]string{
 	InvalidUser:        "Sign in again: the server could not derive a valid user id",
 	InvalidZone:        "Use one of: uploads, storage, documents, group",
 	ZoneReadonly:       "Uploads is read-only: use 'storage' or 'documents' for write operations",
-	InvalidGroupID:     "Group ids are letters, digits, '-' and '_' (1-64); list yours with shed_group_list",
+	InvalidGroupID:     "Group ids are 1-64 letters, digits, '-' and '_', starting with a letter or digit; list yours with shed_group_list",
 	GroupNotFound:      "Check the group name (case-sensitive) or id with shed_group_list",
 	GroupNotAvailable:  "Groups are not configured on this server: use zone='storage' or 'documents'",
 	GroupAccessDenied:  "Request access from a group administrator, or use a group from shed_group_list",

@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +92,37 @@ func TestHeadersModeDecodesName(t *testing.T) {
 	r = e.post("shed_history", map[string]any{"zone": "documents", "path": "b.txt"}, h)
 	if !strings.Contains(r.raw, "Bob %zz") {
 		t.Fatalf("malformed escape: %s", r.raw)
+	}
+}
+
+// TestIDsStartWithLetterOrDigit: a user, group or conversation id that starts with '-' or
+// '_' could read as an option to a command; user and group ids are refused, a conversation
+// id is made safe.
+func TestIDsStartWithLetterOrDigit(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
+	h := func(user, groups, chat string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": user, "X-Shed-Groups": groups, "X-OpenWebUI-Chat-Id": chat}
+	}
+	for _, bad := range []string{"-rf", "_x", "--help"} {
+		if r := e.post("shed_tree", map[string]any{"zone": "storage"}, h(bad, "", "")); r.Status != 403 || r.Error != "INVALID_USER" {
+			t.Fatalf("user %q: %d %s", bad, r.Status, r.raw)
+		}
+	}
+	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, h("0b5e3c1a-1111-4222-8333-444455556666", "", "")))
+	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, h("9user_x", "", "")))
+	wantError(t, e.post("shed_tree", map[string]any{"zone": "group", "group": "-rf"}, h("u1", "-rf", "")), "INVALID_GROUP_ID")
+	// A conversation id "-rf" gets a lock under a safe name: its locked edit works.
+	hc := h("u1", "", "-rf")
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "p.md", "content": "x"}, hc))
+	r := e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "p.md"}, hc)
+	wantOK(t, r)
+	entries, err := os.ReadDir(filepath.Join(e.base, "users", "u1", "Storage", "editzone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range entries {
+		if c := d.Name()[0]; c == '-' || c == '_' {
+			t.Fatalf("conversation directory %q starts with %q", d.Name(), c)
+		}
 	}
 }
