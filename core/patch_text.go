@@ -12,10 +12,10 @@ import (
 type PatchTextInput struct {
 	ZoneArgs
 	Path       string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name)"`
-	Content    string `json:"content,omitempty" doc:"UTF-8 text to insert, or the replacement (\\1 or \\g<name> insert regex groups)"`
+	Content    string `json:"content" required:"true" empty:"value" doc:"Text to insert, or the replacement (literal; \\1, \\g<name> = groups)"`
 	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace" doc:"Where: start, end, before/after a line, or replace"`
-	Line       int    `json:"line,omitempty" minimum:"0" doc:"1-based line for before/after/replace"`
-	EndLine    int    `json:"end_line,omitempty" minimum:"0" doc:"Last line replaced (position=replace), inclusive"`
+	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line for before/after/replace"`
+	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (position=replace), inclusive"`
 	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex instead of line: lines matching it (before/after), or the text to replace"`
 	RegexFlags string `json:"regex_flags,omitempty" doc:"i (ignore case), m (multi-line), s (dot matches newline)"`
 	MatchAll   bool   `json:"match_all,omitempty" doc:"Every match instead of the first"`
@@ -60,6 +60,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	switch {
 	case in.Overwrite:
 		w.size, w.body = int64(len(in.Content)), strings.NewReader(in.Content)
+		affected = countLines(in.Content)
 	case e.position == "start" || e.position == "end":
 		content := in.Content
 		if t.exists {

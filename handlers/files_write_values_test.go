@@ -1,0 +1,100 @@
+package handlers_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEmptyContentIsAValue: content "" is a value (an empty working copy, an empty
+// replacement), a missing content is MISSING_PARAMETER instead of a silent no-op.
+func TestEmptyContentIsAValue(t *testing.T) {
+	e := start(t, nil)
+	e.write(storageDir+"/f.txt", "1\n2\n3\n")
+	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "f.txt"}, nil))
+	r := e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "f.txt", "content": ""}, nil)
+	wantOK(t, r)
+	if r.Data["new_size"] != float64(0) {
+		t.Fatalf("overwrite with \"\": %s", r.raw)
+	}
+	wantOK(t, e.post("shed_lockedit_save", map[string]any{"zone": "storage", "path": "f.txt"}, nil))
+	if got := e.disk("f.txt"); got != "" {
+		t.Fatalf("saved %q, want an empty file", got)
+	}
+	wantError(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "f.txt"}, nil), "MISSING_PARAMETER")
+
+	e.write(storageDir+"/g.txt", "1\n2\n3\n")
+	r = e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "g.txt", "position": "replace", "line": 2, "content": ""}, nil)
+	wantOK(t, r)
+	if got := e.disk("g.txt"); got != "1\n3\n" {
+		t.Fatalf("replace with \"\": %q", got)
+	}
+	for _, tool := range []string{"shed_patch_text", "shed_patch_bytes"} {
+		for _, body := range []map[string]any{
+			{"zone": "storage", "path": "g.txt"},
+			{"zone": "storage", "path": "g.txt", "content": nil},
+			{"zone": "storage", "path": "g.txt", "position": "start"},
+		} {
+			r := e.post(tool, body, nil)
+			wantError(t, r, "MISSING_PARAMETER")
+			if r.Details["parameter"] != "content" || !strings.Contains(r.Usage, "content") {
+				t.Fatalf("%s: %s", tool, r.raw)
+			}
+		}
+	}
+	if got := e.disk("g.txt"); got != "1\n3\n" {
+		t.Fatalf("a refused call changed the file: %q", got)
+	}
+}
+
+// TestSentinelsAreNotValues: line=0, end_line=0 and a negative offset or length are invalid
+// values, not "absent".
+func TestSentinelsAreNotValues(t *testing.T) {
+	e := start(t, nil)
+	e.write(storageDir+"/f.txt", "1\n2\n")
+	e.write(storageDir+"/b.bin", "abcd")
+	cases := []struct {
+		tool, param string
+		args        map[string]any
+	}{
+		{"shed_patch_text", "line", map[string]any{"path": "f.txt", "position": "before", "line": 0, "content": "x"}},
+		{"shed_patch_text", "line", map[string]any{"path": "f.txt", "position": "after", "line": "-1", "content": "x"}},
+		{"shed_patch_text", "end_line", map[string]any{"path": "f.txt", "position": "replace", "line": 1, "end_line": 0, "content": "x"}},
+		{"shed_patch_bytes", "offset", map[string]any{"path": "b.bin", "position": "at", "offset": -1, "content": "00"}},
+		{"shed_patch_bytes", "offset", map[string]any{"path": "b.bin", "position": "at", "offset": -5, "content": "00"}},
+		{"shed_patch_bytes", "length", map[string]any{"path": "b.bin", "position": "replace", "offset": 0, "length": -1, "content": "00"}},
+	}
+	for _, tc := range cases {
+		tc.args["zone"] = "storage"
+		r := e.post(tc.tool, tc.args, nil)
+		wantError(t, r, "INVALID_PARAMETER")
+		if r.Details["parameter"] != tc.param || !strings.Contains(r.Hint, tc.param) {
+			t.Fatalf("%s %v: %s", tc.tool, tc.args, r.raw)
+		}
+	}
+	if e.disk("f.txt") != "1\n2\n" || e.disk("b.bin") != "abcd" {
+		t.Fatal("a refused call changed a file")
+	}
+	// Absent stays absent: position=at without offset is still "missing".
+	wantError(t, e.post("shed_patch_bytes", map[string]any{"zone": "storage", "path": "b.bin", "position": "at", "content": "00"}, nil), "MISSING_PARAMETER")
+	wantError(t, e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "f.txt", "position": "after", "content": "x"}, nil), "MISSING_PARAMETER")
+	// offset 0 is a real value.
+	wantOK(t, e.post("shed_patch_bytes", map[string]any{"zone": "storage", "path": "b.bin", "position": "at", "offset": 0, "content": "5a"}, nil))
+	if got := e.disk("b.bin"); got != "Zabcd" {
+		t.Fatalf("offset 0: %q", got)
+	}
+}
+
+// TestCreateReportsLines: creating or overwriting a 10-line file reports 10 lines affected.
+func TestCreateReportsLines(t *testing.T) {
+	e := start(t, nil)
+	ten := strings.Repeat("line\n", 10)
+	r := e.post("shed_create_file", map[string]any{"zone": "storage", "path": "ten.txt", "content": ten}, nil)
+	wantOK(t, r)
+	if r.Data["lines_affected"] != float64(10) || !strings.Contains(r.Message, "10 line") {
+		t.Fatalf("create: %s", r.raw)
+	}
+	r = e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "ten.txt", "overwrite": true, "content": "a\nb"}, nil)
+	if r.Data["lines_affected"] != float64(2) {
+		t.Fatalf("overwrite: %s", r.raw)
+	}
+}
