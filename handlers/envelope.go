@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -26,16 +27,28 @@ type Envelope struct {
 func (e Envelope) MarshalJSON() ([]byte, error) {
 	type plain Envelope
 	if e.Success {
-		return json.Marshal(plain(e))
+		return marshal(plain(e))
 	}
 	details := e.Details
 	if details == nil {
 		details = map[string]any{}
 	}
-	return json.Marshal(struct {
+	return marshal(struct {
 		plain
 		Details map[string]any `json:"details"`
 	}{plain(e), details})
+}
+
+// marshal is json.Marshal without HTML escaping: a model reads `a -> b` and `<div>`, not
+// `a -\u003e b` (tokens spent, and code copied back wrong).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // statusFor is the HTTP status of an error code: 200 for domain errors (the model reads
@@ -77,7 +90,8 @@ func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 func writeEnvelope(w http.ResponseWriter, status int, env Envelope) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(env)
+	b, _ := marshal(env)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // writeError writes the envelope of err outside huma.
