@@ -112,6 +112,12 @@ func (e *statusError) GetStatus() int { return e.status }
 
 func init() {
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		for _, err := range errs {
+			if tl, ok := err.(*bodyTooLargeError); ok { // limitBodies stopped the body
+				_, env := failure(slog.Default(), "", tl.coreError())
+				return &statusError{status: http.StatusRequestEntityTooLarge, Envelope: env}
+			}
+		}
 		code := core.InvalidParameter
 		switch {
 		case status == http.StatusRequestEntityTooLarge:
