@@ -76,6 +76,10 @@ func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 	if !ok || e.Code == core.InternalError {
 		log.Error("internal error", "request_id", reqID, "err", err)
 		e = core.Errf(core.InternalError, "Internal error (request id %s)", reqID).With("request_id", reqID)
+	} else if e.Code == core.AuthUnavailable {
+		// Every caller is refused while Open WebUI cannot be reached: the operator must see
+		// why at the default level (the cause names the URL path and status, never a token).
+		log.Warn("Open WebUI could not verify the caller", "request_id", reqID, "code", e.Code, "cause", e.Err)
 	} else if e.Err != nil {
 		log.Debug("operation failed", "request_id", reqID, "code", e.Code, "cause", e.Err)
 	}

@@ -1,11 +1,19 @@
 package handlers_test
 
 import (
+	"bytes"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/owui/owuitest"
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestJWTClaimsChecked: Open WebUI's forwarded JWT (backend/open_webui/utils/headers.py,
@@ -124,5 +132,62 @@ func TestIDsStartWithLetterOrDigit(t *testing.T) {
 		if c := d.Name()[0]; c == '-' || c == '_' {
 			t.Fatalf("conversation directory %q starts with %q", d.Name(), c)
 		}
+	}
+}
+
+// logBuffer is a goroutine-safe log sink for tests that read the server's log.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startLogged is start with the server's JSON log (level debug) kept in a buffer.
+func startLogged(t *testing.T, vars map[string]string) (*env, *logBuffer) {
+	t.Helper()
+	cfg := config(t, vars)
+	logs := &logBuffer{}
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); svc.Close() })
+	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg}, logs
+}
+
+// TestAuthUnavailableLoggedAsWarning: why Open WebUI could not verify a session is a
+// warning an operator sees at the default level, and the log never holds the token.
+func TestAuthUnavailableLoggedAsWarning(t *testing.T) {
+	fake := owuitest.New(t)
+	const token = "tok-secret-alice-0123456789"
+	fake.AddUser(token, owui.User{ID: "alice-1", Name: "Alice", Role: "user"})
+	e, logs := startLogged(t, map[string]string{"FILESHED_AUTH_MODE": "session", "FILESHED_OPENWEBUI_URL": fake.URL,
+		"FILESHED_OPENWEBUI_TIMEOUT_SECONDS": "1"})
+	fake.SetDown(true)
+	r := e.post("shed_tree", map[string]any{"zone": "storage"}, map[string]string{"Authorization": "Bearer " + token})
+	wantError(t, r, "AUTH_UNAVAILABLE")
+	var found bool
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"level":"WARN"`) && strings.Contains(line, "AUTH_UNAVAILABLE") && strings.Contains(line, "/api/v1/auths/") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no warning with the cause:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), token) {
+		t.Fatalf("the token reached the log:\n%s", logs.String())
 	}
 }
