@@ -207,7 +207,7 @@ func TestExecOutputFiles(t *testing.T) {
 	e.write(execDir+"a.txt", "alpha\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "seq", "args": []string{"3"}, "stdout_file": "out/seq.txt"})
 	wantOK(t, r)
-	if r.Data["stdout"] != "[Output written to seq.txt]" || r.Data["stdout_file"] != "out/seq.txt" || r.Data["stdout_file_size"] != 6.0 {
+	if r.Data["stdout"] != "[Output written to out/seq.txt]" || r.Data["stdout_file"] != "out/seq.txt" || r.Data["stdout_file_size"] != 6.0 {
 		t.Fatalf("data: %v", r.Data)
 	}
 	if b, _ := os.ReadFile(filepath.Join(e.base, execDir, "out/seq.txt")); string(b) != "1\n2\n3\n" {
