@@ -60,7 +60,7 @@ func TestAwkWithoutGawk(t *testing.T) {
 	e := start(t, nil)
 	e.write(execDir+"a.txt", "x\n")
 	t.Setenv("PATH", t.TempDir())
-	r := runExec(e, execCall{"zone": "storage", "cmd": "awk", "args": []string{"{print}", "a.txt"}})
+	r := e.post("shed_exec", execCall{"zone": "storage", "cmd": "awk", "args": []string{"{print}", "a.txt"}}, nil)
 	wantError(t, r, "COMMAND_NOT_FOUND")
 	if !strings.Contains(r.Message, "gawk") || !strings.Contains(r.Hint, "gawk") || r.Details["package"] != "gawk" {
 		t.Fatalf("%s", r.raw)

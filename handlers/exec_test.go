@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 const execDir = "users/local/Storage/data/"
@@ -20,6 +22,7 @@ type execCall map[string]any
 
 func runExec(e *env, body execCall) reply {
 	e.t.Helper()
+	testtool.Require(e.t, fmt.Sprint(body["cmd"]))
 	return e.post("shed_exec", body, nil)
 }
 
