@@ -1,6 +1,9 @@
 package handlers_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,5 +99,51 @@ func TestCreateReportsLines(t *testing.T) {
 	r = e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "ten.txt", "overwrite": true, "content": "a\nb"}, nil)
 	if r.Data["lines_affected"] != float64(2) {
 		t.Fatalf("overwrite: %s", r.raw)
+	}
+}
+
+// TestSpecShowsNoSentinels: the spec a model reads gives real minimums and no sentinel
+// defaults (shed_tree.depth 1-10, offsets from 0, lines from 1, content required).
+func TestSpecShowsNoSentinels(t *testing.T) {
+	e := start(t, nil)
+	resp, err := http.Get(e.srv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string                  `json:"required"`
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	prop := func(schema, name string) map[string]any {
+		p := doc.Components.Schemas[schema].Properties[name]
+		if p == nil {
+			t.Fatalf("%s.%s missing from the spec", schema, name)
+		}
+		return p
+	}
+	if p := prop("TreeInput", "depth"); p["minimum"] != float64(1) || p["maximum"] != float64(10) {
+		t.Fatalf("shed_tree.depth: %v", p)
+	}
+	for _, c := range []struct {
+		schema, name string
+		min          float64
+	}{{"PatchBytesInput", "offset", 0}, {"PatchBytesInput", "length", 0},
+		{"PatchTextInput", "line", 1}, {"PatchTextInput", "end_line", 1}} {
+		if p := prop(c.schema, c.name); p["minimum"] != c.min || p["default"] != nil {
+			t.Fatalf("%s.%s: %v", c.schema, c.name, p)
+		}
+	}
+	for _, s := range []string{"PatchTextInput", "PatchBytesInput", "LockeditOverwriteInput"} {
+		if !slices.Contains(doc.Components.Schemas[s].Required, "content") {
+			t.Fatalf("%s: content not required: %v", s, doc.Components.Schemas[s].Required)
+		}
 	}
 }
