@@ -95,7 +95,8 @@ func decode(body []byte, dst any, fields []field) error {
 		}
 		if !present {
 			if f.required {
-				return core.Errf(core.MissingParameter, "Parameter '%s' is required", f.name).With("parameter", f.name)
+				return core.Errf(core.MissingParameter, "Parameter '%s' is required", f.name).With("parameter", f.name).
+					WithHint("Add the argument %s and call again (usage lists every argument)", f.name)
 			}
 			def, hasDef := f.def, f.hasDef
 			if f.hasAbsent {
@@ -109,7 +110,8 @@ func decode(body []byte, dst any, fields []field) error {
 			continue
 		}
 		if err := setValue(fv, msg); err != nil {
-			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name)
+			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name).
+				WithHint("Send %s as %s", f.name, kindText(fv.Kind()))
 		}
 		if f.hasAbsent && fv.CanInt() && fv.Int() < f.minimum {
 			return core.Errf(core.InvalidParameter, "Parameter '%s' must be >= %d (got %d)", f.name, f.minimum, fv.Int()).
@@ -118,6 +120,19 @@ func decode(body []byte, dst any, fields []field) error {
 		}
 	}
 	return nil
+}
+
+// kindText names a JSON type with an example, for hints.
+func kindText(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "an integer, e.g. 3"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return `an array, e.g. ["-n", "notes.txt"]`
+	}
+	return `a string, e.g. "notes.txt"`
 }
 
 // isAbsent reports whether an argument's JSON value means "not given": null, and "" unless

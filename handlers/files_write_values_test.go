@@ -147,3 +147,22 @@ func TestSpecShowsNoSentinels(t *testing.T) {
 		}
 	}
 }
+
+// TestParameterErrorsNameTheArgument: a decoding error's hint names the argument and the
+// type expected, so the next call can be right.
+func TestParameterErrorsNameTheArgument(t *testing.T) {
+	e := start(t, nil)
+	r := e.post("shed_tree", map[string]any{"zone": "storage", "depth": "three"}, nil)
+	wantError(t, r, "INVALID_PARAMETER")
+	if !strings.Contains(r.Hint, "depth") || !strings.Contains(r.Hint, "integer") {
+		t.Fatalf("%s", r.raw)
+	}
+	r = e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "ls", "args": map[string]any{"a": 1}}, nil)
+	if r.Error != "INVALID_PARAMETER" || !strings.Contains(r.Hint, "args") || !strings.Contains(r.Hint, "array") {
+		t.Fatalf("%s", r.raw)
+	}
+	r = e.post("shed_read", map[string]any{"zone": "storage"}, nil)
+	if r.Error != "MISSING_PARAMETER" || !strings.Contains(r.Hint, "path") {
+		t.Fatalf("%s", r.raw)
+	}
+}
