@@ -77,6 +77,18 @@ func TestSentinelsAreNotValues(t *testing.T) {
 	if e.disk("f.txt") != "1\n2\n" || e.disk("b.bin") != "abcd" {
 		t.Fatal("a refused call changed a file")
 	}
+	// Reads: length=0 is zero bytes (as the original's bytes[offset:offset+0]), not "to the
+	// end"; end_line=0 is invalid, not "to the end".
+	r := e.post("shed_read_bytes", map[string]any{"zone": "storage", "path": "b.bin", "length": 0}, nil)
+	if wantOK(t, r); r.Data["bytes_read"] != float64(0) || r.Data["content"] != "" {
+		t.Fatalf("length=0: %s", r.raw)
+	}
+	r = e.post("shed_read_bytes", map[string]any{"zone": "storage", "path": "b.bin", "offset": 1}, nil)
+	if wantOK(t, r); r.Data["content"] != "626364" {
+		t.Fatalf("no length reads to the end: %s", r.raw)
+	}
+	wantError(t, e.post("shed_read_bytes", map[string]any{"zone": "storage", "path": "b.bin", "length": -1}, nil), "INVALID_PARAMETER")
+	wantError(t, e.post("shed_read", map[string]any{"zone": "storage", "path": "f.txt", "end_line": 0}, nil), "INVALID_PARAMETER")
 	// Absent stays absent: position=at without offset is still "missing".
 	wantError(t, e.post("shed_patch_bytes", map[string]any{"zone": "storage", "path": "b.bin", "position": "at", "content": "00"}, nil), "MISSING_PARAMETER")
 	wantError(t, e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "f.txt", "position": "after", "content": "x"}, nil), "MISSING_PARAMETER")
