@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -74,14 +75,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
 		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
 		if err != nil {
-			fmt.Fprintln(stderr, "fileshed: configuration:", err)
+			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 			return 2
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
 	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
 	if err != nil {
-		fmt.Fprintln(stderr, "fileshed: configuration:", err)
+		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 		return 2
 	}
 	switch cmd {
@@ -202,6 +203,21 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
+}
+
+// envNamesOf lists the environment variables of the valves a configuration error names: a
+// container user sets FILESHED_* variables, not YAML keys.
+func envNamesOf(err error) string {
+	var vars []string
+	for _, name := range valves.Names() {
+		if strings.Contains(err.Error(), name+":") || strings.Contains(err.Error(), name+" ") {
+			vars = append(vars, "FILESHED_"+strings.ToUpper(strings.ReplaceAll(name, ".", "_")))
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	return "\n(environment variables: " + strings.Join(vars, ", ") + "; fileshed valves lists every setting)"
 }
 
 // usageText is the answer to fileshed --help.

@@ -188,3 +188,15 @@ func TestInsecureNoneNamesEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigErrorsNameEnvironment: a valve error names the FILESHED_* variable to set.
+func TestConfigErrorsNameEnvironment(t *testing.T) {
+	t.Setenv("FILESHED_AUTH_MODE", "jwt")
+	var out, errb bytes.Buffer
+	code := run([]string{"--storage-base-path", t.TempDir()}, &out, &errb)
+	for _, want := range []string{"auth.jwt_secret", "FILESHED_AUTH_JWT_SECRET", "FILESHED_AUTH_API_KEY"} {
+		if code != 2 || !strings.Contains(errb.String(), want) {
+			t.Fatalf("exit %d, stderr lacks %q: %q", code, want, errb.String())
+		}
+	}
+}
