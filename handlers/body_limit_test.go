@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // sendAllThenRead is a client like Open WebUI's aiohttp: it writes the whole request body
@@ -85,4 +87,58 @@ func TestBodyTooLargeReachesEveryClient(t *testing.T) {
 	}
 	// A body under the limit still works, and so does the connection after a refusal.
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, nil))
+}
+
+// TestSlowBodyIsCutOff: a client sending its body one byte at a time does not hold the
+// request forever; a long command after a normal body is not cut by that deadline.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	defer handlers.SetBodyReadBase(time.Second)()
+	e := start(t, nil)
+	addr := strings.TrimPrefix(e.srv.URL, "http://")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"zone":"storage"}`
+	fmt.Fprintf(conn, "POST /shed_tree HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	start := time.Now()
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			answered <- "error: " + err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		answered <- fmt.Sprintf("%d %s after %v", resp.StatusCode, b, time.Since(start))
+	}()
+	for i := 0; i < len(body); i++ {
+		select {
+		case got := <-answered:
+			if time.Since(start) > 5*time.Second || !strings.Contains(got, "did not arrive in time") {
+				t.Fatalf("after %v: %s", time.Since(start), got)
+			}
+			// A normal call with a command longer than the body deadline still completes.
+			e.write(execDir+"a.txt", "x\n")
+			r := runExec(e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
+			if wantOK(t, r); r.Data["returncode"] != 0.0 {
+				t.Fatalf("sleep 2 after a 1 s body deadline: %s", r.raw)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+		if _, err := conn.Write([]byte{body[i]}); err != nil {
+			break
+		}
+	}
+	select {
+	case got := <-answered:
+		t.Logf("answer: %s", got)
+		if !strings.Contains(got, "did not arrive in time") {
+			t.Fatalf("slow body: %s", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a body sent one byte every 500 ms held the request for 10 s")
+	}
 }

@@ -122,6 +122,11 @@ func init() {
 				return &statusError{status: http.StatusRequestEntityTooLarge, Envelope: env}
 			}
 		}
+		if status == http.StatusRequestTimeout { // limitBodies' read deadline passed
+			_, env := failure(slog.Default(), "", core.Errf(core.InvalidParameter, "The request body did not arrive in time").
+				WithHint("Send the whole JSON body at once, then wait for the answer"))
+			return &statusError{status: http.StatusRequestTimeout, Envelope: env}
+		}
 		code := core.InvalidParameter
 		switch {
 		case status == http.StatusRequestEntityTooLarge:
