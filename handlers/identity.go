@@ -89,7 +89,8 @@ type sessionAuth struct{ verifier *owui.Verifier }
 func (a sessionAuth) Authenticate(r *http.Request) (core.Caller, error) {
 	token, ok := bearer(r)
 	if !ok {
-		return core.Caller{}, core.Errf(core.AuthRequired, "Missing bearer token")
+		return core.Caller{}, core.Errf(core.AuthRequired, "Missing bearer token").
+			WithHint("In Open WebUI, set this tool server connection's auth type to Session")
 	}
 	u, err := a.verifier.Verify(r.Context(), token)
 	switch {
@@ -119,10 +120,12 @@ func bearer(r *http.Request) (string, bool) {
 func checkKey(r *http.Request, key string) error {
 	token, ok := bearer(r)
 	if !ok {
-		return core.Errf(core.AuthRequired, "Missing bearer key")
+		return core.Errf(core.AuthRequired, "Missing bearer key").
+			WithHint("In Open WebUI, set this tool server connection's auth type to Bearer with the key of auth.api_key (FILESHED_AUTH_API_KEY)")
 	}
 	if subtle.ConstantTimeCompare([]byte(token), []byte(key)) != 1 {
-		return core.Errf(core.AuthInvalid, "Invalid bearer key")
+		return core.Errf(core.AuthInvalid, "Invalid bearer key").
+			WithHint("The connection's Bearer key in Open WebUI must equal auth.api_key (FILESHED_AUTH_API_KEY)")
 	}
 	return nil
 }

@@ -191,3 +191,19 @@ func TestAuthUnavailableLoggedAsWarning(t *testing.T) {
 		t.Fatalf("the token reached the log:\n%s", logs.String())
 	}
 }
+
+// TestAuthHintsNameTheSetting: an authentication refusal says which setting to change.
+func TestAuthHintsNameTheSetting(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
+	body := map[string]any{"zone": "storage"}
+	if r := e.post("shed_tree", body, nil); r.Error != "AUTH_REQUIRED" || !strings.Contains(r.Hint, "FILESHED_AUTH_API_KEY") {
+		t.Fatalf("%s", r.raw)
+	}
+	if r := e.post("shed_tree", body, map[string]string{"Authorization": "Bearer nope"}); r.Error != "AUTH_INVALID" || !strings.Contains(r.Hint, "FILESHED_AUTH_API_KEY") {
+		t.Fatalf("%s", r.raw)
+	}
+	s, _ := sessionEnv(t)
+	if r := s.post("shed_tree", body, nil); r.Error != "AUTH_REQUIRED" || !strings.Contains(r.Hint, "Session") {
+		t.Fatalf("%s", r.raw)
+	}
+}
