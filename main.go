@@ -124,7 +124,10 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 		return err
 	}
 	defer svc.Close()
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Headers must arrive within 10 s and an idle keep-alive connection is closed after 2 min;
+	// request bodies have their own deadline (handlers: limitBodies). No write timeout: a
+	// command may run up to exec_timeout_max.
+	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
