@@ -67,11 +67,16 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 		}
 		delete(doc.Paths, "/"+a.tool)
 	}
+	limit := int64(0)
+	for _, a := range spec.actions {
+		limit = max(limit, d.limits["/"+a.tool])
+	}
+	d.limits["/"+spec.name] = limit // the largest body of its actions, enforced by limitBodies
 	props["action"] = &huma.Schema{Type: huma.TypeString, Enum: enum}
 	input := &huma.Schema{Type: huma.TypeObject, Properties: props, Required: []string{"action"}}
 	op := huma.Operation{
 		OperationID: spec.name, Method: http.MethodPost, Path: "/" + spec.name,
-		Summary: spec.summary, Description: spec.description, MaxBodyBytes: 8 << 20,
+		Summary: spec.summary, Description: spec.description, MaxBodyBytes: -1,
 		SkipValidateBody: true, Tags: []string{"fileshed"},
 	}
 	listed := make([]map[string]string, 0, len(spec.actions))
