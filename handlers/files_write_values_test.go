@@ -1,9 +1,7 @@
 package handlers_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -120,11 +118,6 @@ func TestCreateReportsLines(t *testing.T) {
 // matter the description names them: shed_tree.depth 1-10), and content is required.
 func TestSpecShowsNoSentinels(t *testing.T) {
 	e := start(t, nil)
-	resp, err := http.Get(e.srv.URL + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var doc struct {
 		Components struct {
 			Schemas map[string]struct {
@@ -133,9 +126,7 @@ func TestSpecShowsNoSentinels(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	e.spec(&doc)
 	prop := func(schema, name string) map[string]any {
 		p := doc.Components.Schemas[schema].Properties[name]
 		if p == nil {
