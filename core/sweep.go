@@ -97,6 +97,13 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 				return nil
 			}
 		}
+		if fi.IsDir() && p != "" && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
+			// A staging folder of an interrupted copy (bridge_copy.go): never renamed into place.
+			if zfs.RemoveAll(p) == nil {
+				removed++
+			}
+			return filepath.SkipDir
+		}
 		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
 			if zfs.Remove(p) == nil {
 				removed++
