@@ -22,12 +22,10 @@ const maxImportName = 200
 // nothing is left.
 func importName(name, fallback string) string {
 	name = norm.NFC.String(strings.ToValidUTF8(name, "_"))
-	name = strings.ReplaceAll(name, `\`, "/")
-	if i := strings.LastIndex(strings.TrimRight(name, "/"), "/"); i >= 0 {
-		name = name[i+1:]
-	}
+	name = strings.TrimRight(strings.ReplaceAll(name, `\`, "/"), "/")
+	name = name[strings.LastIndex(name, "/")+1:]
 	name = strings.Map(func(r rune) rune {
-		if r == '/' || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return '_'
 		}
 		return r
