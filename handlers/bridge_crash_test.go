@@ -13,7 +13,7 @@ import (
 )
 
 // buildBinary builds the fileshed binary into dir.
-func buildBinary(t *testing.T, dir string) string {
+func buildBinary(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "fileshed")
 	build := exec.Command("go", "build", "-o", bin, ".")
