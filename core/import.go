@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -188,6 +189,13 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			With("file", name).With("size", info.Size).With("limit", maxSize).
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
+	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
+	// one that keeps sending is not.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := time.Duration(s.cfg.OpenWebUI.TimeoutSeconds) * time.Second
+	watchdog := time.AfterFunc(idle, cancel)
+	defer watchdog.Stop()
 	body, err := s.owui.FileContent(ctx, token, f.ID)
 	if err != nil {
 		return nil, importFileError(err, f.ID, admin)
@@ -200,7 +208,7 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	if err != nil {
 		return nil, err
 	}
-	m := &metered{ctx: ctx, r: r, body: body, name: name, max: maxSize}
+	m := &metered{ctx: ctx, r: r, body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
 	tmp := path.Join(dir, confine.TempName())
 	n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
 	if err != nil {

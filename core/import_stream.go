@@ -15,14 +15,16 @@ const importChunk = 8 << 20
 // reservation; concurrent imports reserve in the same conditional UPDATE, so together
 // they never overshoot). It stops the write with the first refusal; failure says why.
 type metered struct {
-	ctx     context.Context
-	r       *Reservation
-	body    io.Reader
-	name    string
-	max     int64
-	n       int64
-	refusal *Error // size or quota refusal
-	readErr error  // the upstream connection failed
+	ctx  context.Context
+	r    *Reservation
+	body io.Reader
+	name string
+	max  int64
+	n    int64
+	// progress is called after each read that brought bytes (the stall watchdog).
+	progress func()
+	refusal  *Error // size or quota refusal
+	readErr  error  // the upstream connection failed
 }
 
 func (m *metered) Read(p []byte) (int, error) {
@@ -43,6 +45,9 @@ func (m *metered) Read(p []byte) (int, error) {
 		}
 	}
 	m.n += int64(n)
+	if n > 0 {
+		m.progress()
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		m.readErr = err
 	}

@@ -101,6 +101,21 @@ func TestImportOpenWebUIFailing(t *testing.T) {
 	}
 }
 
+// TestImportStalledDownload: a download that stops sending (without closing) is abandoned
+// after openwebui.timeout_seconds of silence; nothing is kept.
+func TestImportStalledDownload(t *testing.T) {
+	e, fake := importWorld(t, map[string]string{"FILESHED_OPENWEBUI_TIMEOUT_SECONDS": "1"})
+	fake.AddGeneratedFile("alice-1", owui.FileInfo{ID: "f-stall", Filename: "stall.bin"}, 256<<10)
+	fake.SetDelivery("f-stall", owuitest.Delivery{Chunk: 64 << 10, Pause: time.Minute})
+	start := time.Now()
+	r := e.post("shed_import", map[string]any{"file_id": "f-stall"}, alice("chat-1"))
+	wantError(t, r, "AUTH_UNAVAILABLE")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("a stalled download held the call for %v", d)
+	}
+	nothingLeft(t, e)
+}
+
 // TestImportConcurrentNearlyFullQuota: 10 imports at once against a quota with room for 3
 // files never overshoot, whether the sizes are announced or not.
 func TestImportConcurrentNearlyFullQuota(t *testing.T) {
