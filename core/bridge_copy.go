@@ -51,7 +51,7 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 			t.size += fi.Size()
 			return nil
 		case !m.IsDir():
-			return Errf(NotAFile, "%s is not a regular file (%s)", rel, kindOf(m)).With("path", rel).With("zone", z.Label).
+			return Errf(NotAFile, "%s is not a regular file (a %s)", rel, fileKind(m)).With("path", rel).With("zone", z.Label).
 				WithHint("Only regular files and folders can be moved or copied: remove it with shed_delete")
 		}
 		d, err := z.Fs.Open(rel)
@@ -76,19 +76,6 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 		return nil
 	}
 	return t, walk(rel, fi)
-}
-
-// kindOf names a special file's type for messages.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // stageCopy copies the scanned tree t rooted at srcRel in src into dst at stage, a fresh

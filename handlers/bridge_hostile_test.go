@@ -76,6 +76,14 @@ func TestBridgeDestinationThroughLinkOut(t *testing.T) {
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 || !exists(e, uploadsDir+"/a.txt") {
 		t.Fatalf("outside now holds %v", entries)
 	}
+	// A source reached through a symlinked folder that leads outside is never taken.
+	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o600))
+	must(t, os.Symlink(outside, filepath.Join(e.base, uploadsDir, "outdir")))
+	wantError(t, e.post("shed_move_uploads_to_storage", map[string]any{"src": "outdir/secret.txt", "dest": "s.txt"}, nil), "PATH_ESCAPE")
+	if _, err := os.Stat(filepath.Join(outside, "secret.txt")); err != nil || exists(e, storageDir+"/s.txt") {
+		t.Fatal("the outside file was moved")
+	}
+	must(t, os.Remove(filepath.Join(outside, "secret.txt")))
 	// A symlink at the destination itself is never written through, even with overwrite.
 	must(t, os.Symlink(filepath.Join(outside, "t.txt"), filepath.Join(e.base, storageDir, "dest-link")))
 	wantError(t, e.post("shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "dest-link", "overwrite": true}, nil), "FILE_EXISTS")
