@@ -149,31 +149,11 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	var written int64
 	done := false
 	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
-		dir := path.Dir(destRel)
-		if dir == "." {
-			dir = ""
+		n, err := carry(ctx, src, srcRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
+		if err != nil {
+			return Change{}, err
 		}
-		if err := dst.Fs.MkdirAll(dir, 0o700); err != nil {
-			return Change{}, writeError(err, dst, in.Dest)
-		}
-		from, fromRel := src, srcRel
-		if !b.move {
-			stage := path.Join(dir, confine.TempName())
-			if written, err = stageCopy(ctx, src, srcRel, tree, dst, stage); err != nil {
-				return Change{}, err
-			}
-			from, fromRel = dst, stage
-		}
-		if err := from.Fs.MoveTo(fromRel, dst.Fs, destRel, !in.Overwrite); err != nil {
-			if !b.move {
-				_ = dst.Fs.RemoveAll(fromRel)
-			}
-			if errors.Is(err, fs.ErrExist) {
-				return Change{}, destExists(dst, in.Dest, tree.dir, false)
-			}
-			return Change{}, writeError(err, dst, in.Dest)
-		}
-		done = true
+		written, done = n, true
 		return Change{Paths: []string{vrel}}, nil
 	})
 	switch {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -11,11 +12,12 @@ import (
 	"github.com/fileshed/fileshed/core/confine"
 )
 
-// The copy core shared by the zone bridges (and meant for every cross-zone copy, such as
-// shed_copy_to_group): a source tree is first scanned (scanTree), then copied into a
-// staging name beside the destination and renamed into place in one step (stageCopy), so a
-// failure or a crash never leaves a half-copied destination; a leftover staging file or
-// folder carries a temporary name that the start-up sweep removes.
+// The copy core shared by the zone bridges (and meant for every cross-zone move or copy,
+// such as shed_copy_to_group): a source tree is first scanned (scanTree: sizes for the
+// quota, links and special files refused), then carried (carry): moved in one rename, or
+// copied into a staging name beside the destination (stageCopy) and renamed into place in
+// one step, so a failure or a crash never leaves a half-copied destination; a leftover
+// staging file or folder carries a temporary name that the start-up sweep removes.
 
 // treeInfo is what a scan found: the regular files (zone-relative) and their total size.
 type treeInfo struct {
@@ -76,6 +78,41 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 		return nil
 	}
 	return t, walk(rel, fi)
+}
+
+// carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
+// model gave it): moved in one rename, or copied into a staging name and renamed into
+// place. Missing destination folders are created. Without replace an existing destination
+// is FILE_EXISTS (checked by the kernel); with it, a file is replaced atomically. It returns
+// the bytes written (0 for a move). The caller holds the path locks and, for versioned
+// zones, runs it inside mutate.
+func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone, destRel, shown string, move, replace bool) (int64, error) {
+	dir := path.Dir(destRel)
+	if dir == "." {
+		dir = ""
+	}
+	if err := dst.Fs.MkdirAll(dir, 0o700); err != nil {
+		return 0, writeError(err, dst, shown)
+	}
+	from, fromRel, written := src, srcRel, int64(0)
+	if !move {
+		stage := path.Join(dir, confine.TempName())
+		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)
+		if err != nil {
+			return 0, err
+		}
+		from, fromRel, written = dst, stage, n
+	}
+	if err := from.Fs.MoveTo(fromRel, dst.Fs, destRel, !replace); err != nil {
+		if !move {
+			_ = dst.Fs.RemoveAll(fromRel)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return 0, destExists(dst, shown, t.dir, false)
+		}
+		return 0, writeError(err, dst, shown)
+	}
+	return written, nil
 }
 
 // stageCopy copies the scanned tree t rooted at srcRel in src into dst at stage, a fresh
