@@ -116,9 +116,17 @@ func TestImportAllAndFilename(t *testing.T) {
 	if r.Data["count"] != float64(1) || r.Data["imported"].([]any)[0].(map[string]any)["path"] != "notes (2).txt" {
 		t.Fatalf("filename: %s", r.raw)
 	}
+	// A name typed in NFD finds the NFC name Open WebUI stored.
+	fake.AddFile("alice-1", owui.FileInfo{ID: "f-cv", Filename: "r\u00e9sum\u00e9.txt"}, []byte("cv"))
+	fake.AddChat("chat-1", "alice-1", "f-report", "f-notes", "f-ghost", "f-cv")
+	r = e.post("shed_import", map[string]any{"filename": "re\u0301sume\u0301.txt"}, alice("chat-1"))
+	wantOK(t, r)
+	if readFile(t, e, aliceUploads+"/r\u00e9sum\u00e9.txt") != "cv" {
+		t.Fatalf("NFD name: %s", r.raw)
+	}
 	r = e.post("shed_import", map[string]any{"filename": "nope.txt"}, alice("chat-1"))
 	wantError(t, r, "FILE_NOT_FOUND")
-	if len(r.Details["attached"].([]any)) != 3 {
+	if len(r.Details["attached"].([]any)) != 4 {
 		t.Fatalf("the attached names should be listed: %s", r.raw)
 	}
 	// Every file failing: the first error, with the per-file list.
