@@ -90,7 +90,9 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if err != nil {
 		return Result{}, err
 	}
-	if srcRel == "" {
+	// src='.' in Uploads moves the conversation's whole upload folder (reference §5.14).
+	whole := srcRel == "" && src.Kind == Uploads && b.move
+	if srcRel == "" && !whole {
 		return Result{}, Errf(InvalidPath, "Cannot move the whole %s zone", src.Name).With("path", in.Src).With("zone", src.Label).
 			WithHint("Give a file or folder inside %s (see shed_tree(zone='%s'))", src.Name, src.Label)
 	}
@@ -138,8 +140,12 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if err != nil {
 		return Result{}, err
 	}
+	shownSrc := srcRel
+	if whole {
+		shownSrc = "."
+	}
 	if message == "" && b.commit != "" {
-		message = fmt.Sprintf(b.commit, srcRel)
+		message = fmt.Sprintf(b.commit, shownSrc)
 	}
 	// The versioned side commits: Documents as destination, else Documents as source.
 	vz, vrel := dst, destRel
@@ -148,8 +154,21 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	}
 	var written int64
 	done := false
+	from, fromRel := src, srcRel
+	if whole {
+		// The conversation's folder is moved from its parent; the next call recreates it.
+		up, err := confine.New(src.space)
+		if err != nil {
+			r.Settle(ctx, 0)
+			return Result{}, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
+		}
+		defer up.Close()
+		parent := *src
+		parent.Fs = up
+		from, fromRel = &parent, c.ConvID
+	}
 	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
-		n, err := carry(ctx, src, srcRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
+		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
 		if err != nil {
 			return Change{}, err
 		}
@@ -176,20 +195,27 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if tree.dir {
 		kind = "folder"
 	}
-	data := map[string]any{"src": srcRel, "dest": destRel, "src_zone": src.Name, "dest_zone": dst.Name,
+	data := map[string]any{"src": shownSrc, "dest": destRel, "src_zone": src.Name, "dest_zone": dst.Name,
 		"type": kind, "files": len(tree.files), "bytes": tree.size, "replaced": exists}
 	if hash != "" {
 		data["commit"] = hash
 	}
-	return Result{Data: data, Message: fmt.Sprintf("%s: %s/%s -> %s/%s", b.done, src.Name, srcRel, dst.Name, destRel)}, nil
+	return Result{Data: data, Message: fmt.Sprintf("%s: %s/%s -> %s/%s", b.done, src.Name, shownSrc, dst.Name, destRel)}, nil
 }
 
 // bridgeDest validates dest; the zone root, or a path ending in '/', means "into this
-// folder, under the source's name".
+// folder, under the source's name". A whole folder (srcRel "") needs a name.
 func bridgeDest(z *Zone, dest, srcRel string, allowZone bool) (string, error) {
 	rel, err := z.Path(dest, allowZone)
 	if err != nil {
 		return "", err
+	}
+	if srcRel == "" {
+		if rel == "" {
+			return "", Errf(InvalidPath, "Give the folder to create for the whole upload folder").With("path", dest).With("zone", z.Label).
+				WithHint("Use e.g. dest='imports/this-chat'")
+		}
+		return rel, nil
 	}
 	if rel == "" || strings.HasSuffix(dest, "/") || strings.HasSuffix(dest, `\`) {
 		rel = path.Join(rel, path.Base(srcRel))

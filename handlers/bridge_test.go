@@ -42,6 +42,32 @@ func TestBridgeMoveUploadsToStorage(t *testing.T) {
 	}
 }
 
+// TestBridgeWholeUploadFolder: src='.' moves the conversation's whole upload folder (the
+// original's behaviour); the next call finds an empty Uploads again.
+func TestBridgeWholeUploadFolder(t *testing.T) {
+	e := start(t, nil)
+	e.write(uploadsDir+"/a.txt", "a")
+	e.write(uploadsDir+"/sub/b.txt", "bb")
+	wantError(t, e.post("shed_move_uploads_to_storage", map[string]any{"src": ".", "dest": "."}, nil), "INVALID_PATH")
+	wantError(t, e.post("shed_copy_storage_to_documents", map[string]any{"src": ".", "dest": "all"}, nil), "INVALID_PATH")
+	r := e.post("shed_move_uploads_to_storage", map[string]any{"src": ".", "dest": "imports/chat"}, nil)
+	wantOK(t, r)
+	if r.Message != "Moved: Uploads/. -> Storage/imports/chat" || r.Data["files"] != float64(2) {
+		t.Fatalf("answer: %s", r.raw)
+	}
+	if e.disk("imports/chat/a.txt") != "a" || e.disk("imports/chat/sub/b.txt") != "bb" {
+		t.Fatal("not moved")
+	}
+	r = e.post("shed_tree", map[string]any{"zone": "uploads"}, nil)
+	wantOK(t, r)
+	if strings.Contains(r.raw, "a.txt") {
+		t.Fatalf("uploads still lists the files: %s", r.raw)
+	}
+	if u := e.used(t); u != 3 {
+		t.Fatalf("usage %d, want 3", u)
+	}
+}
+
 func TestBridgeDocumentsSidesCommit(t *testing.T) {
 	e := start(t, nil)
 	e.write(uploadsDir+"/a.md", "from chat")
@@ -134,7 +160,7 @@ func TestBridgeParameters(t *testing.T) {
 		{"src escapes", "shed_move_uploads_to_storage", map[string]any{"src": "../../Storage/data/f", "dest": "x"}, "PATH_ESCAPE"},
 		{"dest escapes", "shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "../../Documents/data/a.txt"}, "PATH_ESCAPE"},
 		{"absolute dest", "shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "/etc/a.txt"}, "PATH_ESCAPE"},
-		{"zone root", "shed_move_uploads_to_storage", map[string]any{"src": ".", "dest": "all"}, "INVALID_PATH"},
+		{"zone root", "shed_move_documents_to_storage", map[string]any{"src": ".", "dest": "all"}, "INVALID_PATH"},
 		{"zone prefix", "shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "storage/a.txt"}, "PATH_STARTS_WITH_ZONE"},
 		{"parent is a file", "shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "f/a.txt"}, "INVALID_PATH"},
 		{"NUL in dest", "shed_move_uploads_to_storage", map[string]any{"src": "a.txt", "dest": "a\x00b"}, "INVALID_PATH"},
