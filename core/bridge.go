@@ -109,19 +109,7 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 		defer s.lockPath(k[0].(*Zone), k[1].(string))()
 	}
 
-	fi, _, err := src.Fs.LstatIfPossible(srcRel)
-	if errors.Is(err, fs.ErrNotExist) {
-		e := Errf(FileNotFound, "File not found in %s: %s", src.Name, in.Src).With("path", in.Src).With("zone", src.Label).
-			WithHint("Check the path with shed_tree(zone='%s')", src.Label)
-		if src.Kind == Uploads {
-			e.WithHint("Did you call shed_import first? Files must be imported before moving (shed_tree(zone='uploads') lists them)")
-		}
-		return Result{}, e
-	}
-	if err != nil {
-		return Result{}, writeError(err, src, in.Src)
-	}
-	tree, err := scanTree(src, srcRel, fi)
+	tree, err := bridgeSource(src, srcRel, in.Src)
 	if err != nil {
 		return Result{}, err
 	}
@@ -157,15 +145,12 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	from, fromRel := src, srcRel
 	if whole {
 		// The conversation's folder is moved from its parent; the next call recreates it.
-		up, err := confine.New(src.space)
-		if err != nil {
+		if from, err = uploadsParent(src); err != nil {
 			r.Settle(ctx, 0)
-			return Result{}, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
+			return Result{}, err
 		}
-		defer up.Close()
-		parent := *src
-		parent.Fs = up
-		from, fromRel = &parent, c.ConvID
+		defer from.Close()
+		fromRel = c.ConvID
 	}
 	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
 		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
@@ -201,6 +186,36 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 		data["commit"] = hash
 	}
 	return Result{Data: data, Message: fmt.Sprintf("%s: %s/%s -> %s/%s", b.done, src.Name, shownSrc, dst.Name, destRel)}, nil
+}
+
+// bridgeSource describes the source: FILE_NOT_FOUND (with a word about shed_import for
+// Uploads) when missing, else its scanned tree.
+func bridgeSource(src *Zone, srcRel, shown string) (treeInfo, error) {
+	fi, _, err := src.Fs.LstatIfPossible(srcRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		e := Errf(FileNotFound, "File not found in %s: %s", src.Name, shown).With("path", shown).With("zone", src.Label).
+			WithHint("Check the path with shed_tree(zone='%s')", src.Label)
+		if src.Kind == Uploads {
+			e.WithHint("Did you call shed_import first? Files must be imported before moving (shed_tree(zone='uploads') lists them)")
+		}
+		return treeInfo{}, e
+	}
+	if err != nil {
+		return treeInfo{}, writeError(err, src, shown)
+	}
+	return scanTree(src, srcRel, fi)
+}
+
+// uploadsParent is the Uploads zone src seen from the folder holding every conversation's
+// uploads, so that the conversation's own folder can be moved. The caller closes it.
+func uploadsParent(src *Zone) (*Zone, error) {
+	up, err := confine.New(src.space)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
+	}
+	parent := *src
+	parent.Fs = up
+	return &parent, nil
 }
 
 // bridgeDest validates dest; the zone root, or a path ending in '/', means "into this
