@@ -28,6 +28,7 @@ func TestBridgeRefusesLinksAndSpecialFiles(t *testing.T) {
 	e.write(storageDir+"/withfifo/ok.txt", "ok")
 	must(t, syscall.Mkfifo(filepath.Join(st, "withfifo", "pipe"), 0o600))
 	must(t, syscall.Mkfifo(filepath.Join(st, "fifo"), 0o600))
+	e.write(storageDir+"/weird/bad\nname", "made by a command")
 	cases := []struct {
 		name, tool, src, code string
 		kept                  string // must still be there afterwards
@@ -39,6 +40,7 @@ func TestBridgeRefusesLinksAndSpecialFiles(t *testing.T) {
 		{"folder with a link out", "shed_move_uploads_to_storage", "withlink", "PATH_ESCAPE", uploadsDir + "/withlink/ok.txt"},
 		{"folder with a link in, copied", "shed_copy_storage_to_documents", "withlink", "INVALID_PATH", storageDir + "/withlink/inner"},
 		{"folder with a fifo, copied", "shed_copy_storage_to_documents", "withfifo", "NOT_A_FILE", storageDir + "/withfifo/pipe"},
+		{"folder with a name no tool could write", "shed_copy_storage_to_documents", "weird", "INVALID_PATH", storageDir + "/weird/bad\nname"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"os"
+	"slices"
+	"sync"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,4 +226,29 @@ func TestImportConversationIDTraversal(t *testing.T) {
 		t.Fatal("escaped the Uploads folder")
 	}
 	wantOK(t, e.post("shed_read", map[string]any{"zone": "uploads", "path": "notes.txt"}, alice("../x")))
+}
+
+// TestImportSameNameConcurrently: concurrent imports of one name never overwrite each other:
+// the kernel refuses a taken name and the next "name (N)" is tried.
+func TestImportSameNameConcurrently(t *testing.T) {
+	e, _ := importWorld(t, nil)
+	var wg sync.WaitGroup
+	paths := make([]string, 6)
+	for i := range paths {
+		wg.Go(func() {
+			r := e.post("shed_import", map[string]any{"file_id": "f-notes"}, alice("chat-1"))
+			if r.Success {
+				paths[i] = r.Data["imported"].([]any)[0].(map[string]any)["path"].(string)
+			}
+		})
+	}
+	wg.Wait()
+	slices.Sort(paths)
+	want := []string{"notes (2).txt", "notes (3).txt", "notes (4).txt", "notes (5).txt", "notes (6).txt", "notes.txt"}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("names %q, want %q", paths, want)
+	}
+	if u := e.usedBy(t, alice("chat-1")); u != 6*6 {
+		t.Fatalf("usage %d", u)
+	}
 }
