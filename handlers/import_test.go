@@ -2,10 +2,10 @@ package handlers_test
 
 import (
 	"os"
-	"slices"
-	"sync"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fileshed/fileshed/core/owui"
