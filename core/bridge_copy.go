@@ -31,7 +31,7 @@ type treeInfo struct {
 // never carry: a symlink (PATH_ESCAPE when it points outside the zone, INVALID_PATH
 // otherwise: a link moved or copied to another zone would point elsewhere), a FIFO, a
 // device or a socket (NOT_A_FILE: opening a FIFO would hang), and names no tool could
-// have written (INVALID_PATH).
+// have written (INVALID_PATH). Temporary files of writes in flight are left out.
 func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 	var t treeInfo
 	t.dir = fi.IsDir()
@@ -47,6 +47,8 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 			return Errf(InvalidPath, "%s is a symbolic link: bridges carry files and folders, not links", rel).
 				With("path", rel).With("zone", z.Label).
 				WithHint("Bridge the link's target instead, or remove the link with shed_delete and retry")
+		case m.IsRegular() && confine.IsTempName(rel):
+			return nil // a write in flight (or its crash leftover): never copied
 		case m.IsRegular():
 			t.files = append(t.files, rel)
 			t.sizes = append(t.sizes, fi.Size())

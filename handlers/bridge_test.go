@@ -82,6 +82,7 @@ func TestBridgeDocumentsSidesCommit(t *testing.T) {
 	// Storage -> Documents copies (the source stays), with the caller's message.
 	e.write(storageDir+"/draft/x.txt", "x1")
 	e.write(storageDir+"/draft/y.txt", "y22")
+	e.write(storageDir+"/draft/.fileshed-tmp-"+strings.Repeat("A", 26), "a write in flight: never copied")
 	before := e.used(t)
 	r = e.post("shed_copy_storage_to_documents", map[string]any{"src": "draft", "dest": "final", "message": "publish"}, nil)
 	wantOK(t, r)
