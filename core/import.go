@@ -189,18 +189,6 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			With("file", name).With("size", info.Size).With("limit", maxSize).
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
-	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
-	// one that keeps sending is not.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	idle := time.Duration(s.cfg.OpenWebUI.TimeoutSeconds) * time.Second
-	watchdog := time.AfterFunc(idle, cancel)
-	defer watchdog.Stop()
-	body, err := s.owui.FileContent(ctx, token, f.ID)
-	if err != nil {
-		return nil, importFileError(err, f.ID, admin)
-	}
-	defer body.Close()
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
@@ -208,6 +196,19 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	if err != nil {
 		return nil, err
 	}
+	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
+	// one that keeps sending is not.
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := time.Duration(s.cfg.OpenWebUI.TimeoutSeconds) * time.Second
+	watchdog := time.AfterFunc(idle, cancel)
+	defer watchdog.Stop()
+	body, err := s.owui.FileContent(dctx, token, f.ID)
+	if err != nil {
+		r.Settle(ctx, 0)
+		return nil, importFileError(err, f.ID, admin)
+	}
+	defer body.Close()
 	m := &metered{ctx: ctx, r: r, body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
 	tmp := path.Join(dir, confine.TempName())
 	n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
