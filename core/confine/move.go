@@ -16,7 +16,7 @@ import (
 // destination's parent must exist. With noReplace an existing newname is
 // fs.ErrExist (checked by the kernel, no race); without it an existing file
 // is replaced atomically. Zones on different file systems give EXDEV. Neither
-// zone root can be moved or replaced.
+// zone root can be moved or replaced. Both directories are synced afterwards.
 func (f *Fs) MoveTo(oldname string, dst *Fs, newname string, noReplace bool) error {
 	const op = "rename"
 	o, err := f.path(op, oldname)
@@ -59,6 +59,10 @@ func (f *Fs) MoveTo(oldname string, dst *Fs, newname string, noReplace bool) err
 		}
 		return fail(op, oldname, err)
 	}
+	// Durable: both directories are synced. Why failures are not reported: the rename is
+	// done and visible; calling it failed would invite a retry of a move that happened.
+	_ = to.Sync()
+	_ = from.Sync()
 	return nil
 }
 
