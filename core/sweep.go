@@ -128,6 +128,11 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 			}
 			child := path.Join(p, name)
 			switch {
+			case e.IsDir() && confine.IsTempName(name):
+				// A staging folder of an interrupted copy (bridge_copy.go): never renamed into place.
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.RemoveAll(child) == nil {
+					removed++
+				}
 			case e.IsDir():
 				walk(child)
 			case e.Type().IsRegular() && confine.IsTempName(name):
