@@ -39,7 +39,7 @@ func (s *Service) startSweep() {
 	s.sweep = func() {
 		cancel()
 		<-done
-		if complete { // a sweep cut short after a crash must run again at the next start
+		if complete || !crashed { // a reconcile cut short after a crash must run again at the next start
 			os.Remove(marker)
 		}
 	}
