@@ -160,7 +160,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"Fifield overlapping entries", func(w io.Writer) error { return ziptest.Overlapped(w, 100, 4000) }, isLimit("overlap")},
 		{"4 GB honest header", func(w io.Writer) error {
 			return ziptest.Bomb(w, 16_646_000, ziptest.ZerosSize(16_646_000), 0)
-		}, isLimit("file_bytes")},
+		}, isLimit("ratio")},
+		{"header claims 10 bytes for 1 GB", func(w io.Writer) error { return ziptest.Bomb(w, 4_000_000, 10, 0) }, isLimit("size_mismatch")},
 		{"encrypted", entries(ziptest.Entry{Name: "s.txt", Body: "x", Flags: 1}), isFormat},
 		{"unsupported method", entries(ziptest.Entry{Name: "b.txt", Body: "x", Method: 12}), isFormat},
 		{"gzip", func(w io.Writer) error { _, err := w.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0}); return err }, isFormat},
@@ -201,28 +202,27 @@ func isLimit(limit string) func(error) bool {
 	}
 }
 
-// TestExtractStopsBombsWhileStreaming: headers that lie (a size claimed smaller than the
-// data, or compressed data padded so the declared ratio looks harmless) pass Open; Extract
-// stops them on the real bytes, long before they are written out.
+// TestExtractStopsBombsWhileStreaming: headers that lie (compressed data padded so the
+// declared ratio looks harmless, or an entry longer than declared) pass Open; Extract stops
+// them on the real bytes, long before they are written out.
 func TestExtractStopsBombsWhileStreaming(t *testing.T) {
-	const runs = 4_000_000 // about 1 GB of zeros in 6.5 MB
 	for _, tc := range []struct {
 		name          string
-		declared, pad int64
+		gen           func(io.Writer) error
 		limit         string
 		maxWrittenMiB int64
 	}{
-		{"header claims 10 bytes for 1 GB", 10, 0, "size_mismatch", 1},
-		{"padded compressed size hides a 1 GB ratio bomb", 250 << 20, 6 << 20, "ratio", 2},
+		{"header claims 7 MB for 1 GB", func(w io.Writer) error { return ziptest.Bomb(w, 4_000_000, 7<<20, 0) }, "ratio", 2},
+		{"padded compressed size hides a ratio bomb", func(w io.Writer) error { return ziptest.Bomb(w, 1_000_000, 250<<20, 2<<20) }, "ratio", 2},
+		{"stored entry longer than declared", func(w io.Writer) error { return ziptest.Longer(w, 2<<20, 2<<20-1000) }, "size_mismatch", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, size := build(t, func(w io.Writer) error { return ziptest.Bomb(w, runs, tc.declared, tc.pad) })
+			r, size := build(t, tc.gen)
 			a, err := Open(r, size, lim, nil)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			d := newMem()
-			st, err := a.Extract(context.Background(), d)
+			st, err := a.Extract(context.Background(), newMem())
 			if !isLimit(tc.limit)(err) {
 				t.Fatalf("Extract: %v", err)
 			}

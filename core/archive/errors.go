@@ -29,7 +29,7 @@ func (e *LimitError) Error() string {
 	case "overlap":
 		return fmt.Sprintf("entry %q shares its compressed data with another entry (overlapping-entry bomb)", short(e.Entry))
 	case "size_mismatch":
-		return fmt.Sprintf("entry %q expands to more than the %d bytes its header declares", short(e.Entry), e.Max)
+		return fmt.Sprintf("entry %q has more data than the %d bytes its header declares", short(e.Entry), e.Max)
 	}
 	return fmt.Sprintf("archive limit %s: %d over %d", e.Limit, e.Value, e.Max)
 }

@@ -145,9 +145,11 @@ func (a *Archive) examineEntry(e *Entry, names map[string]seenName, exclude Excl
 		if e.f.Method != zip.Store && e.f.Method != zip.Deflate {
 			return &FormatError{Entry: e.Name, Reason: "the entry uses an unsupported compression method (only stored and deflate)"}
 		}
-		if e.Size > uint64(a.lim.MaxFileBytes) {
-			return &LimitError{Limit: "file_bytes", Entry: e.Name, Value: int64(min(e.Size, 1<<62)), Max: a.lim.MaxFileBytes}
-		}
+	}
+	// Why: deflate never grows data by more than a few bytes per block, so compressed data
+	// far larger than the declared size is a header lying low, the first move of a bomb.
+	if !e.Dir && e.Compressed > e.Size+e.Size/64+1024 {
+		return &LimitError{Limit: "size_mismatch", Entry: e.Name, Value: int64(min(e.Compressed, 1<<62)), Max: int64(e.Size)}
 	}
 	if exclude != nil {
 		if e.Skip = exclude(p); e.Skip != "" {
@@ -207,6 +209,9 @@ func (a *Archive) checkDeclared() error {
 			}
 			if total > uint64(a.lim.MaxTotalBytes) {
 				return &LimitError{Limit: "total_bytes", Value: a.lim.MaxTotalBytes, Max: a.lim.MaxTotalBytes}
+			}
+			if e.Size > uint64(a.lim.MaxFileBytes) {
+				return &LimitError{Limit: "file_bytes", Entry: e.Name, Value: int64(min(e.Size, 1<<62)), Max: a.lim.MaxFileBytes}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ package ziptest
 import (
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"io"
@@ -20,8 +21,11 @@ type Entry struct {
 	Mode fs.FileMode // 0 = a regular 0644 file (or a 0755 folder for names ending in "/")
 	// Flags are added to the header's flags (0x1 marks an encrypted entry).
 	Flags uint16
-	// Method is the compression method (0 = deflate; zip.Store; anything else is kept).
+	// Method is the compression method (0 = deflate); one other than deflate is written
+	// raw, uncompressed, under that method's number.
 	Method uint16
+	// Stored writes the body uncompressed (method 0, "store").
+	Stored bool
 }
 
 // Build writes a zip of entries to w. Names are stored as given: "../x", "/abs", "C:\\x".
@@ -31,6 +35,9 @@ func Build(w io.Writer, entries ...Entry) error {
 		h := &zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
 		if e.Method != 0 {
 			h.Method = e.Method
+		}
+		if e.Stored {
+			h.Method = zip.Store
 		}
 		if e.Mode != 0 {
 			h.SetMode(e.Mode)
@@ -70,9 +77,37 @@ func Zeros(w io.Writer, runs int64) (int64, error) {
 	bw.bits(1, 1)    // BFINAL
 	bw.bits(1, 2)    // BTYPE 01: fixed Huffman
 	bw.code(0x30, 8) // literal 0
-	for range runs {
+	run := func() {
 		bw.code(0xc5, 8) // length symbol 285: 258, no extra bits
 		bw.code(0, 5)    // distance code 0: 1
+	}
+	for ; runs > 0 && bw.n != 0; runs-- {
+		run()
+	}
+	// Byte-aligned now: 8 runs are 13 whole bytes, the same 13 every time.
+	if blocks := runs / 8; blocks > 0 {
+		var pat bytes.Buffer
+		pw := &bitWriter{w: bufio.NewWriter(&pat)}
+		for range 8 {
+			pw.code(0xc5, 8)
+			pw.code(0, 5)
+		}
+		if _, err := pw.flush(); err != nil {
+			return 0, err
+		}
+		chunk := bytes.Repeat(pat.Bytes(), 4096)
+		for left := blocks; left > 0; {
+			k := min(left, 4096)
+			if _, err := bw.w.Write(chunk[:k*13]); err != nil {
+				return 0, err
+			}
+			bw.out += k * 13
+			left -= k
+		}
+		runs -= blocks * 8
+	}
+	for ; runs > 0; runs-- {
+		run()
 	}
 	bw.code(0, 7) // end of block
 	return bw.flush()
@@ -143,6 +178,22 @@ func Bomb(w io.Writer, runs, declared, pad int64) error {
 		return err
 	}
 	if _, err := io.CopyN(f, zeroReader{}, pad); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Longer writes a zip whose one stored entry "long.bin" holds n bytes of zeros while its
+// header declares declared bytes (and a compressed size of n, so only reading tells).
+func Longer(w io.Writer, n, declared int64) error {
+	zw := zip.NewWriter(w)
+	h := &zip.FileHeader{Name: "long.bin", Method: zip.Store, UncompressedSize64: uint64(declared), CompressedSize64: uint64(n)}
+	h.SetMode(0o644)
+	f, err := zw.CreateRaw(h)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(f, zeroReader{}, n); err != nil {
 		return err
 	}
 	return zw.Close()
