@@ -128,12 +128,11 @@ func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsy
 	}()
 	hash, err := s.writeFile(ctx, c, z, write{tool: "Zip", message: "Created ZIP: " + t.rel, t: t, size: limit, body: pr})
 	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
-	if perr := <-done; perr != nil && err != nil {
-		if errors.Is(perr, errTooBig) {
-			return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
-				WithHint("Call again once the files stop changing")
-		}
-		return "", 0, writeError(perr, z, t.shown)
+	// A producer's failure reaches writeFile through the pipe (and is its error); only the
+	// cap deserves its own code.
+	if perr := <-done; errors.Is(perr, errTooBig) {
+		return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
+			WithHint("Call again once the files stop changing")
 	}
 	if err != nil {
 		return "", 0, err

@@ -45,11 +45,14 @@ var limitValves = map[string]string{"entries": "archive.max_entries", "total_byt
 	"name_length": "archive.max_name_length", "file_bytes": "max_file_size_mb"}
 
 // archiveError translates the archive leaf's errors for the ZIP file shown in zone z;
-// anything else is a file system error of the destination zone dz.
+// *Error passes through; anything else is a file system error of the destination zone dz.
 func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 	var le *archive.LimitError
 	var ne *archive.NameError
 	var fe *archive.FormatError
+	if e, ok := AsError(err); ok {
+		return e
+	}
 	switch {
 	case errors.As(err, &le) && le.Limit == "file_bytes":
 		return Errf(FileTooLarge, "ZIP entry %s would be %d bytes, over the %d bytes limit", shorten(le.Entry), le.Value, le.Max).

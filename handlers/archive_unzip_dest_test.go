@@ -1,0 +1,164 @@
+package handlers_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fileshed/fileshed/core/archive/ziptest"
+)
+
+// TestUnzipSrcZoneCannotNameAnotherUser: src_zone is one of the caller's zones; neither it
+// nor src can reach another user's uploads.
+func TestUnzipSrcZoneCannotNameAnotherUser(t *testing.T) {
+	e := start(t, nil)
+	e.zipAt("users/bob/Uploads/unknown/secret.zip", zipOf(ziptest.Entry{Name: "secret.txt", Body: "bob's"}))
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		code string
+	}{
+		{"src_zone as a path", map[string]any{"src_zone": "users/bob/Uploads", "src": "secret.zip"}, "ZONE_FORBIDDEN"},
+		{"src_zone as a user", map[string]any{"src_zone": "bob", "src": "secret.zip"}, "ZONE_FORBIDDEN"},
+		{"src climbing out", map[string]any{"src_zone": "uploads", "src": "../../../bob/Uploads/unknown/secret.zip"}, "PATH_ESCAPE"},
+		{"absolute src", map[string]any{"src_zone": "uploads", "src": "/users/bob/Uploads/unknown/secret.zip"}, "PATH_ESCAPE"},
+		{"own uploads lack it", map[string]any{"src_zone": "uploads", "src": "secret.zip"}, "FILE_NOT_FOUND"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.args["zone"] = "storage"
+			wantError(t, e.post("shed_unzip", tc.args, nil), tc.code)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(e.base, storageDir, "secret.txt")); err == nil {
+		t.Fatal("another user's archive was extracted")
+	}
+}
+
+// TestUnzipFullQuotaLeavesZoneUnchanged: an archive that does not fit the quota is refused
+// before anything is written; the zone and the usage are as before.
+func TestUnzipFullQuotaLeavesZoneUnchanged(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "2"})
+	e.write(storageDir+"/old.txt", "old")
+	e.zipAt(storageDir+"/big.zip", zipOf(
+		ziptest.Entry{Name: "a.bin", Body: noise(1 << 20)},
+		ziptest.Entry{Name: "b.bin", Body: noise(1 << 20)},
+	))
+	before, used := snapshot(t, e.base+"/users/local/Storage"), e.used(t)
+	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "big.zip", "dest": "x"}, nil)
+	wantError(t, r, "QUOTA_EXCEEDED")
+	if after := snapshot(t, e.base+"/users/local/Storage"); after != before || e.used(t) != used {
+		t.Fatalf("the zone or the quota changed:\n%s\n---\n%s", before, after)
+	}
+	noTemp(t, e.base)
+}
+
+// TestUnzipEntryOverMaxFileSize: one entry larger than max_file_size_mb is FILE_TOO_LARGE.
+func TestUnzipEntryOverMaxFileSize(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
+	e.zipAt(storageDir+"/f.zip", zipOf(ziptest.Entry{Name: "big.txt", Body: noise(2 << 20)}))
+	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "f.zip"}, nil)
+	wantError(t, r, "FILE_TOO_LARGE")
+	if r.Details["entry"] != "big.txt" {
+		t.Fatalf("details: %s", r.raw)
+	}
+}
+
+// TestUnzipOverwrite: existing files are refused with their list unless overwrite; with
+// it they are replaced and the quota counts the difference; existing folders are merged.
+func TestUnzipOverwrite(t *testing.T) {
+	e := start(t, nil)
+	e.write(storageDir+"/d/keep.txt", "keep")
+	e.write(storageDir+"/d/sub/a.txt", "old content")
+	e.zipAt(storageDir+"/u.zip", zipOf(ziptest.Entry{Name: "sub/a.txt", Body: "new"}, ziptest.Entry{Name: "sub/b.txt", Body: "bb"}))
+	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "u.zip", "dest": "d"}, nil)
+	wantError(t, r, "FILE_EXISTS")
+	if ex, _ := r.Details["existing"].([]any); len(ex) != 1 || ex[0] != "sub/a.txt" || !strings.Contains(r.Hint, "overwrite=true") {
+		t.Fatalf("details: %s", r.raw)
+	}
+	if e.disk("d/sub/b.txt") != "" {
+		t.Fatal("a refused extraction wrote a file")
+	}
+	used := e.used(t)
+	r = e.post("shed_unzip", map[string]any{"zone": "storage", "src": "u.zip", "dest": "d", "overwrite": "true"}, nil)
+	wantOK(t, r)
+	if e.disk("d/sub/a.txt") != "new" || e.disk("d/sub/b.txt") != "bb" || e.disk("d/keep.txt") != "keep" || r.Data["replaced_count"] != float64(1) {
+		t.Fatalf("merge: %s", r.raw)
+	}
+	if got := e.used(t) - used; got != 3+2-11 {
+		t.Fatalf("usage changed by %d, want -6", got)
+	}
+	// A file where the archive needs a folder, or a folder where it has a file: never replaced.
+	e.zipAt(storageDir+"/k.zip", zipOf(ziptest.Entry{Name: "keep.txt/x", Body: "x"}))
+	wantError(t, e.post("shed_unzip", map[string]any{"zone": "storage", "src": "k.zip", "dest": "d", "overwrite": true}, nil), "FILE_EXISTS")
+	e.zipAt(storageDir+"/s.zip", zipOf(ziptest.Entry{Name: "sub", Body: "x"}))
+	wantError(t, e.post("shed_unzip", map[string]any{"zone": "storage", "src": "s.zip", "dest": "d", "overwrite": true}, nil), "FILE_EXISTS")
+	noTemp(t, e.base)
+}
+
+// TestUnzipDestinationChecks: zones, parameters and destinations that are refused.
+func TestUnzipDestinationChecks(t *testing.T) {
+	e := start(t, nil)
+	e.zipAt(storageDir+"/z/a.zip", zipOf(ziptest.Entry{Name: "a.txt", Body: "a"}))
+	e.write(storageDir+"/afile", "f")
+	if err := os.MkdirAll(filepath.Join(e.base, storageDir, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(e.base, storageDir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/tmp", filepath.Join(e.base, storageDir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		code string
+	}{
+		{"uploads destination", map[string]any{"zone": "uploads", "src": "z/a.zip"}, "ZONE_FORBIDDEN"},
+		{"no src", map[string]any{"zone": "storage"}, "MISSING_PARAMETER"},
+		{"src is a folder", map[string]any{"zone": "storage", "src": "z"}, "NOT_A_FILE"},
+		{"missing src", map[string]any{"zone": "storage", "src": "nope.zip"}, "FILE_NOT_FOUND"},
+		{"dest is a symlink inside", map[string]any{"zone": "storage", "src": "z/a.zip", "dest": "link"}, "PATH_ESCAPE"},
+		{"dest through a symlink out", map[string]any{"zone": "storage", "src": "z/a.zip", "dest": "out/x"}, "PATH_ESCAPE"},
+		{"dest is a file", map[string]any{"zone": "storage", "src": "z/a.zip", "dest": "afile"}, "FILE_EXISTS"},
+		{"dest below a file", map[string]any{"zone": "storage", "src": "z/a.zip", "dest": "afile/x"}, "INVALID_PATH"},
+		{"dest climbing out", map[string]any{"zone": "storage", "src": "z/a.zip", "dest": "../x"}, "PATH_ESCAPE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { wantError(t, e.post("shed_unzip", tc.args, nil), tc.code) })
+	}
+	// The default destination is the ZIP's own folder.
+	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "z/a.zip"}, nil)
+	wantOK(t, r)
+	if e.disk("z/a.txt") != "a" || r.Data["destination"] != "z" {
+		t.Fatalf("default dest: %s", r.raw)
+	}
+	if _, err := os.Stat("/tmp/x/a.txt"); err == nil {
+		t.Fatal("extracted through a symlink out of the zone")
+	}
+}
+
+// TestUnzipIntoGroup: a group zone is a destination like Documents (versioned, the group's
+// quota).
+func TestUnzipIntoGroup(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
+	e.zipAt(uploadsDir+"/g.zip", zipOf(ziptest.Entry{Name: "shared/plan.md", Body: "plan"}))
+	r := e.post("shed_unzip", map[string]any{"zone": "group", "group": "team", "src_zone": "uploads", "src": "g.zip"}, nil)
+	wantOK(t, r)
+	if b, _ := os.ReadFile(filepath.Join(e.base, "groups/team/data/shared/plan.md")); string(b) != "plan" || r.Data["commit"] == nil {
+		t.Fatalf("group: %s", r.raw)
+	}
+}
+
+// noise is n bytes of text that deflate cannot shrink much.
+func noise(n int) string {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = 'a' + byte(x%26)
+	}
+	return string(b)
+}
