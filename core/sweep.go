@@ -72,7 +72,7 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 
 // sweepLeftovers removes the temporary files older than the process under the zone root dir
 // (through the confinement layer: a symlink planted by a command is never followed) and
-// returns how many it removed.
+// returns how many it removed (a staging folder counts as one).
 func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	zfs, err := confine.New(dir)
 	if err != nil {
@@ -96,6 +96,13 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 				}
 				return nil
 			}
+		}
+		// A staging folder of an interrupted shed_unzip goes whole (its files have plain names).
+		if fi.IsDir() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
+			if zfs.RemoveAll(p) == nil {
+				removed++
+			}
+			return filepath.SkipDir
 		}
 		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
 			if zfs.Remove(p) == nil {

@@ -1,12 +1,18 @@
 package handlers_test
 
 import (
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fileshed/fileshed/core/archive/ziptest"
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestUnzipSrcZoneCannotNameAnotherUser: src_zone is one of the caller's zones; neither it
@@ -161,4 +167,63 @@ func noise(n int) string {
 		b[i] = 'a' + byte(x%26)
 	}
 	return string(b)
+}
+
+// TestArchiveLimitsAreValves: the archive valves set the limits, and shed_parameters shows
+// them (the ZIP_BOMB hint sends the model there).
+func TestArchiveLimitsAreValves(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_ARCHIVE_MAX_ENTRIES": "5", "FILESHED_ARCHIVE_MAX_DEPTH": "3",
+		"FILESHED_ARCHIVE_MAX_NAME_LENGTH": "20", "FILESHED_ARCHIVE_MAX_TOTAL_MB": "1", "FILESHED_ARCHIVE_MAX_RATIO": "1000"})
+	var six []ziptest.Entry
+	for _, n := range []string{"1", "2", "3", "4", "5", "6"} {
+		six = append(six, ziptest.Entry{Name: n, Body: n})
+	}
+	for _, tc := range []struct {
+		name, limit string
+		entries     []ziptest.Entry
+	}{
+		{"entries", "entries", six},
+		{"depth", "depth", []ziptest.Entry{{Name: "a/b/c/d", Body: "x"}}},
+		{"name length", "name_length", []ziptest.Entry{{Name: strings.Repeat("n", 21), Body: "x"}}},
+		{"total", "total_bytes", []ziptest.Entry{{Name: "a", Body: noise(600 << 10)}, {Name: "b", Body: noise(600 << 10)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.zipAt(storageDir+"/l.zip", zipOf(tc.entries...))
+			r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "l.zip"}, nil)
+			wantError(t, r, "ZIP_BOMB")
+			if r.Details["limit"] != tc.limit || !strings.HasPrefix(r.Details["valve"].(string), "archive.") {
+				t.Fatalf("details: %s", r.raw)
+			}
+		})
+	}
+	r := e.post("shed_parameters", nil, nil)
+	wantOK(t, r)
+	if a := r.Data["archive"].(map[string]any); a["max_entries"] != float64(5) || a["max_ratio"] != float64(1000) {
+		t.Fatalf("parameters: %s", r.raw)
+	}
+}
+
+// TestUnzipStagingLeftoverIsSwept: the staging folder of an extraction interrupted by a
+// crash is removed whole by the start-up sweep, and the usage is measured again.
+func TestUnzipStagingLeftoverIsSwept(t *testing.T) {
+	cfg := config(t, nil)
+	staging := filepath.Join(cfg.StorageBasePath, storageDir, confine.TempName())
+	if err := os.MkdirAll(filepath.Join(staging, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staging, "sub/half.txt"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); svc.Close() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(staging); os.IsNotExist(err) {
+			return
+		}
+	}
+	t.Fatal("the staging folder was not swept")
 }
