@@ -1,9 +1,6 @@
 package handlers_test
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +9,6 @@ import (
 
 	"github.com/fileshed/fileshed/core/archive/ziptest"
 	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestUnzipSrcZoneCannotNameAnotherUser: src_zone is one of the caller's zones; neither it
@@ -47,8 +43,8 @@ func TestUnzipFullQuotaLeavesZoneUnchanged(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "2"})
 	e.write(storageDir+"/old.txt", "old")
 	e.zipAt(storageDir+"/big.zip", zipOf(
-		ziptest.Entry{Name: "a.bin", Body: noise(1 << 20)},
-		ziptest.Entry{Name: "b.bin", Body: noise(1 << 20)},
+		ziptest.Entry{Name: "a.bin", Body: ziptest.Noise(1 << 20)},
+		ziptest.Entry{Name: "b.bin", Body: ziptest.Noise(1 << 20)},
 	))
 	before, used := snapshot(t, e.base+"/users/local/Storage"), e.used(t)
 	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "big.zip", "dest": "x"}, nil)
@@ -62,7 +58,7 @@ func TestUnzipFullQuotaLeavesZoneUnchanged(t *testing.T) {
 // TestUnzipEntryOverMaxFileSize: one entry larger than max_file_size_mb is FILE_TOO_LARGE.
 func TestUnzipEntryOverMaxFileSize(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
-	e.zipAt(storageDir+"/f.zip", zipOf(ziptest.Entry{Name: "big.txt", Body: noise(2 << 20)}))
+	e.zipAt(storageDir+"/f.zip", zipOf(ziptest.Entry{Name: "big.txt", Body: ziptest.Noise(2 << 20)}))
 	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "f.zip"}, nil)
 	wantError(t, r, "FILE_TOO_LARGE")
 	if r.Details["entry"] != "big.txt" {
@@ -156,19 +152,6 @@ func TestUnzipIntoGroup(t *testing.T) {
 	}
 }
 
-// noise is n bytes of text that deflate cannot shrink much.
-func noise(n int) string {
-	b := make([]byte, n)
-	x := uint32(2463534242)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = 'a' + byte(x%26)
-	}
-	return string(b)
-}
-
 // TestArchiveLimitsAreValves: the archive valves set the limits, and shed_parameters shows
 // them (the ZIP_BOMB hint sends the model there).
 func TestArchiveLimitsAreValves(t *testing.T) {
@@ -185,7 +168,7 @@ func TestArchiveLimitsAreValves(t *testing.T) {
 		{"entries", "entries", six},
 		{"depth", "depth", []ziptest.Entry{{Name: "a/b/c/d", Body: "x"}}},
 		{"name length", "name_length", []ziptest.Entry{{Name: strings.Repeat("n", 21), Body: "x"}}},
-		{"total", "total_bytes", []ziptest.Entry{{Name: "a", Body: noise(600 << 10)}, {Name: "b", Body: noise(600 << 10)}}},
+		{"total", "total_bytes", []ziptest.Entry{{Name: "a", Body: ziptest.Noise(600 << 10)}, {Name: "b", Body: ziptest.Noise(600 << 10)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.zipAt(storageDir+"/l.zip", zipOf(tc.entries...))
@@ -214,12 +197,7 @@ func TestUnzipStagingLeftoverIsSwept(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(staging, "sub/half.txt"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); svc.Close() })
+	serve(t, cfg)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(staging); os.IsNotExist(err) {
 			return

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fileshed/fileshed/core/archive/ziptest"
 )
 
 // TestZipFolderRoundTrip: a folder is zipped with its name as the top-level entry, and
@@ -94,7 +96,7 @@ func TestZipNeverIncludesItself(t *testing.T) {
 // TestZipErrors: refused zones, parameters, quota; nothing is left behind.
 func TestZipErrors(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
-	e.write(storageDir+"/big.txt", noise(700<<10))
+	e.write(storageDir+"/big.txt", ziptest.Noise(700<<10))
 	e.write(uploadsDir+"/u.txt", "u")
 	for _, tc := range []struct {
 		name string

@@ -86,7 +86,13 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 // start builds the server exactly as main does, with the given valves.
 func start(t testing.TB, vars map[string]string) *env {
 	t.Helper()
-	cfg := config(t, vars)
+	return serve(t, config(t, vars))
+}
+
+// serve builds the server exactly as main does, with a configuration from config (whose
+// storage a test may prepare first).
+func serve(t testing.TB, cfg *valves.Config) *env {
+	t.Helper()
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -247,7 +247,7 @@ func TestExtract(t *testing.T) {
 		ziptest.Entry{Name: "a.txt", Body: "lower"},
 		ziptest.Entry{Name: "A.txt", Body: "again"},
 		ziptest.Entry{Name: ".git/hooks/post-commit", Body: "#!/bin/sh\necho pwned"},
-		ziptest.Entry{Name: "big.bin", Body: noise(3 << 20)},
+		ziptest.Entry{Name: "big.bin", Body: ziptest.Noise(3 << 20)},
 	))
 	a, err := Open(r, size, lim, func(p string) string {
 		if strings.HasPrefix(p, ".git/") {
@@ -264,7 +264,7 @@ func TestExtract(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"dir/a.txt": "hello", "run.sh": "#!/bin/sh", "link/passwd": "through the link", "A.txt": "upper",
-		"big.bin": noise(3 << 20)}
+		"big.bin": ziptest.Noise(3 << 20)}
 	if len(d.files) != len(want) {
 		t.Fatalf("files %v", keys(d.files))
 	}
@@ -353,17 +353,4 @@ func TestPlanAndCreateRoundTrip(t *testing.T) {
 	if d.files["src/a.txt"].String() != "alpha" || !d.exec["src/sub/b.sh"] || !d.dirs["src/empty/deeper"] {
 		t.Fatalf("round trip: %v %v %v", keys(d.files), d.exec, d.dirs)
 	}
-}
-
-// noise is n bytes of text that deflate cannot shrink much.
-func noise(n int) string {
-	b := make([]byte, n)
-	x := uint32(2463534242)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = 'a' + byte(x%26)
-	}
-	return string(b)
 }

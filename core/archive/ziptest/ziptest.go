@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"strconv"
 	"time"
 )
 
@@ -227,7 +228,7 @@ func Overlapped(w io.Writer, n int, runs int64) error {
 	cdStart := 30 + int64(len(name)) + cw.n
 	var cdSize int64
 	for i := range n {
-		cname := []byte("f" + itoa(i))
+		cname := []byte("f" + strconv.Itoa(i))
 		cd := make([]byte, 46)
 		le.PutUint32(cd[0:], 0x02014b50)
 		le.PutUint16(cd[4:], 20)
@@ -255,24 +256,24 @@ func Overlapped(w io.Writer, n int, runs int64) error {
 func Many(w io.Writer, n int) error {
 	zw := zip.NewWriter(w)
 	for i := range n {
-		if _, err := zw.CreateHeader(&zip.FileHeader{Name: "e" + itoa(i), Method: zip.Store}); err != nil {
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: "e" + strconv.Itoa(i), Method: zip.Store}); err != nil {
 			return err
 		}
 	}
 	return zw.Close()
 }
 
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
+// Noise is n bytes of text that deflate cannot shrink much (xorshift letters).
+func Noise(n int) string {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = 'a' + byte(x%26)
 	}
-	var b [20]byte
-	p := len(b)
-	for ; i > 0; i /= 10 {
-		p--
-		b[p] = byte('0' + i%10)
-	}
-	return string(b[p:])
+	return string(b)
 }
 
 type countWriter struct{ n int64 }
