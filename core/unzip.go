@@ -125,6 +125,9 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.A
 		if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
 			return Change{}, err
 		}
+		if err := s.checkUnlocked(ctx, c, z, p); err != nil {
+			return Change{}, err
+		}
 	}
 	staging := confine.TempName()
 	if err := z.Fs.Mkdir(staging, 0o700); err != nil {

@@ -90,6 +90,12 @@ func TestUnzipOverwrite(t *testing.T) {
 	if got := e.used(t) - used; got != 3+2-11 {
 		t.Fatalf("usage changed by %d, want -6", got)
 	}
+	// A file another conversation holds in a locked edit is not replaced.
+	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "d/sub/b.txt"}, conv("chat-b")))
+	wantError(t, e.post("shed_unzip", map[string]any{"zone": "storage", "src": "u.zip", "dest": "d", "overwrite": true}, nil), "FILE_LOCKED")
+	if e.disk("d/sub/b.txt") != "bb" {
+		t.Fatal("a locked file was replaced")
+	}
 	// A file where the archive needs a folder, or a folder where it has a file: never replaced.
 	e.zipAt(storageDir+"/k.zip", zipOf(ziptest.Entry{Name: "keep.txt/x", Body: "x"}))
 	wantError(t, e.post("shed_unzip", map[string]any{"zone": "storage", "src": "k.zip", "dest": "d", "overwrite": true}, nil), "FILE_EXISTS")

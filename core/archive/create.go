@@ -68,7 +68,7 @@ func PlanDir(ctx context.Context, fsys fs.FS, src string, emptyDirs bool, skip E
 		}
 		if fp != "." {
 			if c, err := cleanName(fp, portable); err != nil || c != fp {
-				p.Skipped = append(p.Skipped, Skipped{fp, "the name is not portable (backslash, control character or invalid UTF-8)"})
+				p.Skipped = append(p.Skipped, Skipped{fp, "the name is not portable (backslash, control character, invalid UTF-8 or not NFC)"})
 				return skipDir(d)
 			}
 			if reason := skipReason(skip, fp); reason != "" {
