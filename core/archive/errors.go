@@ -15,7 +15,7 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	switch e.Limit {
 	case "entries":
-		return fmt.Sprintf("the archive has %d entries, over the limit of %d", e.Value, e.Max)
+		return fmt.Sprintf("the archive has more than the %d entries allowed", e.Max)
 	case "total_bytes":
 		return fmt.Sprintf("the archive expands to more than %d bytes (limit %d)", e.Value, e.Max)
 	case "ratio":

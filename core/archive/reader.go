@@ -86,13 +86,19 @@ func examine(r io.ReaderAt, size int64, lim Limits, exclude Exclude, problem fun
 	if err := sniffAt(r, size); err != nil {
 		return nil, err
 	}
+	// Past the entry limit the directory is not parsed at all, even for a listing.
+	if err := countEntries(r, size, lim.MaxEntries); err != nil {
+		problem(err)
+		return &Archive{size: size, lim: lim}, nil
+	}
 	src := &countingReaderAt{r: r}
 	zr, err := zip.NewReader(src, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, &FormatError{Reason: "the ZIP archive is truncated or corrupt (" + strings.TrimPrefix(err.Error(), "zip: ") + ")"}
 	}
 	a := &Archive{Comment: zr.Comment, r: zr, src: src, size: size, lim: lim}
-	if n := len(zr.File); n > lim.MaxEntries && problem(&LimitError{Limit: "entries", Value: int64(n), Max: int64(lim.MaxEntries)}) {
+	if n := len(zr.File); n > lim.MaxEntries { // countEntries read another directory
+		problem(&LimitError{Limit: "entries", Value: int64(n), Max: int64(lim.MaxEntries)})
 		return a, nil
 	}
 	a.Entries = make([]Entry, 0, len(zr.File))
