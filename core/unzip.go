@@ -134,7 +134,12 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.A
 		return Change{}, err
 	}
 	defer z.Fs.RemoveAll(staging) // empty after a successful move
-	if u.stats, err = a.Extract(ctx, stagingDest{fs: z.Fs, dir: staging}); err != nil {
+	dest := newStagingDest(z.Fs, staging)
+	u.stats, err = a.Extract(ctx, dest)
+	if werr := dest.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return Change{}, err
 	}
 	if destRel != "" {

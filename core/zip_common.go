@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -126,18 +127,30 @@ func gitExclude(z *Zone) archive.Exclude {
 }
 
 // stagingDest is the archive.Dest of shed_unzip: a staging folder inside the zone, written
-// through the zone's confinement. Files are created new (O_EXCL), 0600 or 0700, and synced
-// on close, so what is moved into place is durable.
+// through the zone's confinement. Files are created new (O_EXCL), 0600 or 0700. Each file
+// is synced and closed in the background (at most syncAhead at once) while the next one is
+// decompressed; wait returns once all are durable, with the first failure.
 type stagingDest struct {
-	fs  *confine.Fs
-	dir string
+	fs   *confine.Fs
+	dir  string
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	fail error
+}
+
+// syncAhead is how many extracted files may be syncing at once.
+const syncAhead = 8
+
+func newStagingDest(fs *confine.Fs, dir string) *stagingDest {
+	return &stagingDest{fs: fs, dir: dir, sem: make(chan struct{}, syncAhead)}
 }
 
 // MkdirAll creates a folder of the staging area, 0700.
-func (d stagingDest) MkdirAll(dir string) error { return d.fs.MkdirAll(path.Join(d.dir, dir), 0o700) }
+func (d *stagingDest) MkdirAll(dir string) error { return d.fs.MkdirAll(path.Join(d.dir, dir), 0o700) }
 
 // Create creates a new file of the staging area: 0600, or 0700 when exec.
-func (d stagingDest) Create(name string, exec bool) (io.WriteCloser, error) {
+func (d *stagingDest) Create(name string, exec bool) (io.WriteCloser, error) {
 	perm := os.FileMode(0o600)
 	if exec {
 		perm = 0o700
@@ -146,17 +159,40 @@ func (d stagingDest) Create(name string, exec bool) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return syncedFile{f}, nil
+	return syncedFile{File: f, d: d}, nil
 }
 
-// syncedFile syncs a file before closing it.
-type syncedFile struct{ afero.File }
+// wait waits for the background syncs and returns the first failure.
+func (d *stagingDest) wait() error {
+	d.wg.Wait()
+	return d.fail
+}
 
-// Close syncs and closes the file.
+// syncedFile hands its sync and close to the background when closed.
+type syncedFile struct {
+	afero.File
+	d *stagingDest
+}
+
+// Close queues the sync and close of the file (waiting while syncAhead are in flight).
 func (f syncedFile) Close() error {
-	err := f.Sync()
-	if cerr := f.File.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	d := f.d
+	d.sem <- struct{}{}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		err := f.Sync()
+		if cerr := f.File.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			d.mu.Lock()
+			if d.fail == nil {
+				d.fail = err
+			}
+			d.mu.Unlock()
+		}
+		<-d.sem
+	}()
+	return nil
 }
