@@ -55,7 +55,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 		return Result{}, err
 	}
 	defer o.close()
-	a, err := archive.Open(o.f, o.info.Size(), s.archiveLimits(), gitExclude(z))
+	a, err := archive.Open(o.f, o.info.Size(), s.archiveLimits(), unzipExclude(z))
 	if err != nil {
 		return Result{}, archiveError(err, o.z, o.rel, z)
 	}

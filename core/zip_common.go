@@ -111,15 +111,19 @@ func formatHint(kind, shown string) string {
 	return "Check the file with shed_file_type; a truncated upload must be sent again"
 }
 
-// gitExclude skips entries inside a .git folder in versioned zones: the repository of the
-// zone lives outside it, and a .git/hooks or .git/config arriving in a work tree is the
-// classic way to run code through git.
-func gitExclude(z *Zone) archive.Exclude {
-	if !z.Versioned {
-		return nil
-	}
+// unzipExclude skips the entries shed_unzip never writes into z: names fileshed reserves
+// for its temporary files and staging folders (the start-up sweep would delete them), and
+// in versioned zones anything inside a .git folder (the zone's repository lives outside
+// it, and a .git/hooks or .git/config arriving in a work tree is the classic way to run
+// code through git).
+func unzipExclude(z *Zone) archive.Exclude {
 	return func(p string) string {
-		if vcs.Ignored(p) {
+		for c := range strings.SplitSeq(p, "/") {
+			if confine.IsTempName(c) {
+				return "the name is reserved for fileshed's temporary files"
+			}
+		}
+		if z.Versioned && vcs.Ignored(p) {
 			return ".git folders are not extracted in a versioned zone"
 		}
 		return ""

@@ -47,7 +47,6 @@ type Archive struct {
 	Comment string
 	// Declared is the sum of the declared sizes of the files Extract would write.
 	Declared int64
-	r        *zip.Reader
 	src      *countingReaderAt
 	size     int64
 	lim      Limits
@@ -96,7 +95,7 @@ func examine(r io.ReaderAt, size int64, lim Limits, exclude Exclude, problem fun
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, &FormatError{Reason: "the ZIP archive is truncated or corrupt (" + strings.TrimPrefix(err.Error(), "zip: ") + ")"}
 	}
-	a := &Archive{Comment: zr.Comment, r: zr, src: src, size: size, lim: lim}
+	a := &Archive{Comment: zr.Comment, src: src, size: size, lim: lim}
 	if n := len(zr.File); n > lim.MaxEntries { // countEntries read another directory
 		problem(&LimitError{Limit: "entries", Value: int64(n), Max: int64(lim.MaxEntries)})
 		return a, nil
