@@ -87,11 +87,10 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	hash, err := s.mutate(c, z, "Unzip", message, func() (Change, error) {
 		return s.unzipInto(ctx, c, z, a, destRel, in.Overwrite, &u)
 	})
+	r.Settle(ctx, u.delta())
 	if err != nil {
-		r.Settle(ctx, u.delta())
 		return Result{}, archiveError(err, o.z, o.rel, z)
 	}
-	r.Settle(ctx, u.delta())
 	return Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.z, z)}, nil
 }
 

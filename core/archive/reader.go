@@ -2,6 +2,7 @@ package archive
 
 import (
 	"archive/zip"
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
@@ -250,25 +251,11 @@ func (a *Archive) checkOverlap() error {
 		}
 		spans = append(spans, span{off, end, e.Name})
 	}
-	slices.SortFunc(spans, func(x, y span) int { return int(min(max(x.off-y.off, -1), 1)) })
+	slices.SortFunc(spans, func(x, y span) int { return cmp.Compare(x.off, y.off) })
 	for i := 1; i < len(spans); i++ {
 		if spans[i].off < spans[i-1].end {
 			return &LimitError{Limit: "overlap", Entry: spans[i].name}
 		}
 	}
 	return nil
-}
-
-// Tops lists the first components of the entries Extract writes, sorted: what the staging
-// folder will hold.
-func (a *Archive) Tops() []string {
-	var tops []string
-	for i := range a.Entries {
-		if e := &a.Entries[i]; e.Path != "" && e.Skip == "" {
-			top, _, _ := strings.Cut(e.Path, "/")
-			tops = append(tops, top)
-		}
-	}
-	slices.Sort(tops)
-	return slices.Compact(tops)
 }
