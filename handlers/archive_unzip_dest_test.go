@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,4 +211,42 @@ func TestUnzipStagingLeftoverIsSwept(t *testing.T) {
 		}
 	}
 	t.Fatal("the staging folder was not swept")
+}
+
+// TestParallelUnzipsOfOneArchive: four extractions of one archive into one folder at
+// once: exactly one succeeds, the others answer FILE_EXISTS and leave nothing (no mixed
+// content, no staging folder, the quota counts one copy).
+func TestParallelUnzipsOfOneArchive(t *testing.T) {
+	for _, zone := range []string{"storage", "documents"} {
+		t.Run(zone, func(t *testing.T) {
+			e := start(t, nil)
+			e.zipAt(uploadsDir+"/p.zip", zipOf(ziptest.Entry{Name: "p/a.txt", Body: ziptest.Noise(300 << 10)},
+				ziptest.Entry{Name: "p/b/c.txt", Body: ziptest.Noise(200 << 10)}))
+			used := e.used(t)
+			var wg sync.WaitGroup
+			replies := make([]reply, 4)
+			for i := range replies {
+				wg.Go(func() {
+					replies[i] = e.post("shed_unzip", map[string]any{"zone": zone, "src_zone": "uploads", "src": "p.zip", "dest": "x"}, nil)
+				})
+			}
+			wg.Wait()
+			ok := 0
+			for _, r := range replies {
+				switch {
+				case r.Success:
+					ok++
+				case r.Error != "FILE_EXISTS":
+					t.Errorf("unexpected: %s", r.raw)
+				}
+			}
+			if ok != 1 {
+				t.Fatalf("%d extractions succeeded, want 1", ok)
+			}
+			if got := e.used(t) - used; got != 500<<10 {
+				t.Fatalf("usage grew by %d, want %d", got, 500<<10)
+			}
+			noTemp(t, e.base)
+		})
+	}
 }

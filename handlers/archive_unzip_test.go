@@ -132,7 +132,7 @@ func TestUnzipRefusesBombs(t *testing.T) {
 		{"header claims 10 bytes for 1 GB", "size_mismatch", func(w io.Writer) error { return ziptest.Bomb(w, 4_000_000, 10, 0) }, false},
 		{"header claims 8 MB for 1 GB", "ratio", func(w io.Writer) error { return ziptest.Bomb(w, 4_000_000, 8<<20, 0) }, true},
 		{"stored entry longer than its header", "size_mismatch", func(w io.Writer) error { return ziptest.Longer(w, 2<<20, 2<<20-1000) }, true},
-		{"Fifield overlapping entries, 200 KB to 4 GB", "overlap", func(w io.Writer) error { return ziptest.Overlapped(w, 4000, 4000) }, false},
+		{"Fifield overlapping entries, 70 KB to 4 GB", "overlap", func(w io.Writer) error { return ziptest.Overlapped(w, 740, 20_900) }, false},
 		{"100,000 empty entries", "entries", func(w io.Writer) error { return ziptest.Many(w, 100_000) }, false},
 		{"1,000-deep path", "depth", zipOf(ziptest.Entry{Name: strings.Repeat("d/", 1000) + "x", Body: "x"}), false},
 		{"2,000-byte name", "name_length", zipOf(ziptest.Entry{Name: strings.Repeat(strings.Repeat("n", 200)+"/", 10) + "x", Body: "x"}), false},
