@@ -27,6 +27,8 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 		"max_output_default":   v.MaxOutputDefault,
 		"max_output_absolute":  v.MaxOutputAbsolute,
 		"openwebui_api_url":    v.OpenWebUI.URL,
+		"archive": map[string]any{"max_entries": v.Archive.MaxEntries, "max_total_mb": v.Archive.MaxTotalMB,
+			"max_ratio": v.Archive.MaxRatio, "max_depth": v.Archive.MaxDepth, "max_name_length": v.Archive.MaxNameLength},
 		"_info": map[string]any{
 			"network_enabled":        v.NetworkMode != "disabled",
 			"network_upload_allowed": v.NetworkMode == "all",

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,23 +15,9 @@ import (
 	"github.com/fileshed/fileshed/core/owui/owuitest"
 )
 
-// peakRSS is VmHWM (the peak resident set) of process pid, in bytes.
-func peakRSS(b *testing.B, pid int) int64 {
-	b.Helper()
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		b.Skip("no /proc: cannot measure RSS")
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmHWM")
-	return 0
+// peakRSSOf is VmHWM (the peak resident set) of process pid, in bytes.
+func peakRSSOf(b *testing.B, pid int) int64 {
+	return procStatus(b, strconv.Itoa(pid), "VmHWM") << 10
 }
 
 // BenchmarkImport200MB imports a 200 MB file from the fake Open WebUI over loopback into the
@@ -90,7 +75,7 @@ func BenchmarkImport200MB(b *testing.B) {
 		must(b, os.Remove(f.Name()))
 		return d
 	}
-	before := peakRSS(b, srv.cmd.Process.Pid)
+	before := peakRSSOf(b, srv.cmd.Process.Pid)
 	var plain, imported time.Duration
 	b.SetBytes(size)
 	b.ResetTimer()
@@ -105,7 +90,7 @@ func BenchmarkImport200MB(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	growth := peakRSS(b, srv.cmd.Process.Pid) - before
+	growth := peakRSSOf(b, srv.cmd.Process.Pid) - before
 	b.ReportMetric(float64(plain)/float64(imported), "ratio")
 	b.ReportMetric(float64(growth)/(1<<20), "rss_growth_MB")
 }

@@ -1,7 +1,6 @@
 package confine
 
 import (
-	"crypto/rand"
 	"os"
 	"path"
 
@@ -86,7 +85,3 @@ func withFd(d *os.File, fn func(fd int) error) error {
 	}
 	return ferr
 }
-
-// TempName returns a fresh name that IsTempName recognises: a staging file or
-// folder given this name is swept as a crash leftover if it is never renamed.
-func TempName() string { return tempPrefix + rand.Text() }

@@ -57,6 +57,11 @@ link_ttl_hours_max = 168  (default)
 links.mode = "fileshed"  (default)
 audit_retention_days = 90  (default)
 metrics.token = ""  (default)
+archive.max_entries = 10000  (default)
+archive.max_total_mb = 500  (default)
+archive.max_ratio = 100  (default)
+archive.max_depth = 64  (default)
+archive.max_name_length = 1024  (default)
 log_level = "info"  (default)
 tool_descriptions = {}  (default)
 max_body_mb = 0  (default)
@@ -114,8 +119,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 6 sections: the scan really looked at the keys.
-	if want := len(Names()) + 6; seen != want {
+	// the valves + 7 sections: the scan really looked at the keys.
+	if want := len(Names()) + 7; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }
