@@ -104,6 +104,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, pathError(err, z, in.Path)
 	}
+	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+		return Result{}, err
+	}
 	size := int64(len(data))
 	res, err := s.reserve(ctx, z, size, size-old)
 	if err != nil {

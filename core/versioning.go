@@ -108,6 +108,9 @@ type Change struct {
 	// repository lock (committed false, and an empty Measure, when the commit failed or
 	// the zone is not versioned): shed_exec settles its quota from it.
 	Measured func(m vcs.Measure, committed bool)
+	// BeforeCommit, in versioned zones, runs under the repository lock just before the
+	// commit (the shed_exec guard of group zones restores protected files there).
+	BeforeCommit func(l *vcs.Locked) error
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the zone's gate
@@ -170,6 +173,12 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 			return "", err
 		}
 		defer l.Unlock()
+	}
+	if ch.BeforeCommit != nil {
+		if err := ch.BeforeCommit(l); err != nil {
+			s.setIndexed(z.space, false)
+			return "", err
+		}
 	}
 	if !ch.All && len(ch.Paths) == 0 {
 		return "", nil

@@ -1,0 +1,207 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"syscall"
+
+	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// The shed_exec guard of group zones. A command can do anything the whitelist allows to
+// the files of the zone (mv, rm -r, sed -i, tar -x, ln -sf, truncate, gzip...), so instead
+// of a list of forbidden verbs the guard looks at the result: before the command it notes
+// the identity of every file with an ownership record (device, inode, size, mode, link
+// count, modification and change times: the kernel updates the change time on every write,
+// truncate, chmod, link or rename, and a user cannot set it); after the command, under the
+// same repository lock and before the commit, every protected file that the caller was not
+// allowed to change and that is no longer the same entry at the same place (modified,
+// deleted, moved away, replaced by a link or a folder, hard-linked, reached through a
+// folder that was renamed or replaced by a link) is written back from HEAD, so the commit
+// does not contain that change. The answer lists them in data.reverted. Records of files
+// the caller was allowed to delete and that are gone are dropped.
+
+// execGuard is the snapshot of a group zone's recorded files taken before a command.
+type execGuard struct {
+	s     *Service
+	ctx   context.Context
+	z     *Zone
+	files []guarded
+}
+
+// guarded is one recorded file and what the caller may do to it.
+type guarded struct {
+	rec                 store.Ownership
+	st                  syscall.Stat_t
+	mayWrite, mayDelete bool
+}
+
+// guardExec snapshots the recorded files of a group zone before a command (nil outside
+// group zones). Records whose file is already gone are dropped here.
+func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard, error) {
+	if z.Kind != GroupZone {
+		return nil, nil
+	}
+	recs, err := s.db.OwnershipUnder(ctx, z.GroupID, "")
+	if err != nil {
+		return nil, ownershipErr(err)
+	}
+	g := &execGuard{s: s, ctx: ctx, z: z}
+	for _, o := range recs {
+		st, ok := statOf(z, o.Path)
+		if !ok {
+			s.dropGroupRecords(ctx, z, o.Path)
+			continue
+		}
+		g.files = append(g.files, guarded{rec: o, st: st,
+			mayWrite: refusal(c, o, writeModify) == nil, mayDelete: refusal(c, o, writeDelete) == nil})
+	}
+	return g, nil
+}
+
+// statOf lstats rel in the zone; false when it does not exist.
+func statOf(z *Zone, rel string) (syscall.Stat_t, bool) {
+	fi, _, err := z.Fs.LstatIfPossible(rel)
+	if err != nil {
+		return syscall.Stat_t{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return syscall.Stat_t{}, false
+	}
+	return *st, true
+}
+
+// change adds the guard to the command's change (the change itself outside group zones).
+func (g *execGuard) change(ch Change, data map[string]any) Change {
+	if g == nil {
+		return ch
+	}
+	ch.BeforeCommit = func(l *vcs.Locked) error { return g.restore(l, data) }
+	return ch
+}
+
+// restore puts back, from HEAD, every protected file the command changed and the caller
+// was not allowed to change, and records them in data["reverted"].
+func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
+	reverted := []map[string]any{}
+	dirs := map[string]bool{} // ancestor -> still a real folder
+	var firstErr error
+	for _, f := range g.files {
+		reason := g.check(f, dirs)
+		if reason == "" {
+			continue
+		}
+		if err := g.put(l, f.rec.Path); err != nil {
+			if firstErr == nil {
+				firstErr = Errf(ExecutionError, "A protected file changed by the command could not be restored: %s", f.rec.Path).
+					With("path", f.rec.Path).Because(err).WithHint("Run shed_maintenance, then check the file with shed_history")
+			}
+			continue
+		}
+		reverted = append(reverted, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
+	}
+	if len(reverted) > 0 {
+		data["reverted"] = reverted
+	}
+	return firstErr
+}
+
+// check says why f must be restored ("" = unchanged, or a change the caller may make; a
+// record of a file the caller was allowed to delete and that is gone is dropped).
+func (g *execGuard) check(f guarded, dirs map[string]bool) string {
+	if !realDirs(g.z, path.Dir(f.rec.Path), dirs) {
+		return "its folder was moved, removed or replaced by a link"
+	}
+	st, ok := statOf(g.z, f.rec.Path)
+	switch {
+	case !ok && f.mayDelete:
+		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
+		return ""
+	case !ok:
+		return "deleted or moved away"
+	case sameEntry(st, f.st), f.mayWrite:
+		return ""
+	case st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
+		return "replaced by a link"
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return "replaced by a folder or special file"
+	case st.Ino != f.st.Ino || st.Dev != f.st.Dev:
+		return "replaced"
+	case st.Nlink != f.st.Nlink:
+		return "hard-linked"
+	case st.Mode != f.st.Mode:
+		return "permissions changed"
+	}
+	return "modified"
+}
+
+// sameEntry reports whether two stats describe the same unchanged file.
+func sameEntry(a, b syscall.Stat_t) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Nlink == b.Nlink && a.Size == b.Size &&
+		a.Mtim == b.Mtim && a.Ctim == b.Ctim
+}
+
+// realDirs reports whether dir and each of its ancestors is a real folder (not a link,
+// not missing), memoised in seen.
+func realDirs(z *Zone, dir string, seen map[string]bool) bool {
+	if dir == "." || dir == "" {
+		return true
+	}
+	if ok, known := seen[dir]; known {
+		return ok
+	}
+	ok := realDirs(z, path.Dir(dir), seen)
+	if ok {
+		fi, _, err := z.Fs.LstatIfPossible(dir)
+		ok = err == nil && fi.IsDir()
+	}
+	seen[dir] = ok
+	return ok
+}
+
+// put writes p back from HEAD: whatever stands in the way (a link or a file where a folder
+// was, a link or a folder where the file was) is removed first.
+func (g *execGuard) put(l *vcs.Locked, p string) error {
+	content, err := l.FileAt("HEAD", p)
+	if err != nil {
+		return err
+	}
+	fsys := g.z.Fs
+	for _, d := range ancestors(p) {
+		fi, _, err := fsys.LstatIfPossible(d)
+		if err == nil && fi.IsDir() {
+			continue
+		}
+		if err == nil {
+			if err := fsys.Remove(d); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := fsys.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+	}
+	if fi, _, err := fsys.LstatIfPossible(p); err == nil && !fi.Mode().IsRegular() {
+		if err := fsys.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	_, err = fsys.WriteAtomic(p, bytes.NewReader(content), 0o600)
+	return err
+}
+
+// ancestors lists the folders above p, outermost first ("a/b/c" -> "a", "a/b").
+func ancestors(p string) []string {
+	var out []string
+	for d := path.Dir(p); d != "." && d != ""; d = path.Dir(d) {
+		out = append([]string{d}, out...)
+	}
+	return out
+}
