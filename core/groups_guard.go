@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
@@ -36,7 +38,7 @@ type execGuard struct {
 // guarded is one recorded file and what the caller may do to it.
 type guarded struct {
 	rec                 store.Ownership
-	st                  syscall.Stat_t
+	st                  unix.Stat_t
 	mayWrite, mayDelete bool
 }
 
@@ -50,30 +52,68 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 	if err != nil {
 		return nil, ownershipErr(err)
 	}
+	st, err := newStatter(z)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
+	}
+	defer st.close()
 	g := &execGuard{s: s, ctx: ctx, z: z}
 	for _, o := range recs {
-		st, ok := statOf(z, o.Path)
+		info, ok := st.lstat(o.Path)
 		if !ok {
 			s.dropGroupRecords(ctx, z, o.Path)
 			continue
 		}
-		g.files = append(g.files, guarded{rec: o, st: st,
-			mayWrite: refusal(c, o, writeModify) == nil, mayDelete: refusal(c, o, writeDelete) == nil})
+		g.files = append(g.files, guarded{rec: o, st: info,
+			mayWrite: allowed(c, o, writeModify), mayDelete: allowed(c, o, writeDelete)})
 	}
 	return g, nil
 }
 
-// statOf lstats rel in the zone; false when it does not exist.
-func statOf(z *Zone, rel string) (syscall.Stat_t, bool) {
-	fi, _, err := z.Fs.LstatIfPossible(rel)
+// statter lstats many files of a zone cheaply: each folder is opened once (inside the
+// zone's root, so never outside it), then every file is one fstatat. Why not
+// confine.Fs.LstatIfPossible: it walks the path from the root for each file, which made
+// the guard of a 10,000-file zone several times slower. Use a new statter after a command:
+// an open folder follows its folder if the command moved it.
+type statter struct {
+	root *os.Root
+	dirs map[string]*os.File // nil: the folder cannot be opened
+}
+
+func newStatter(z *Zone) (*statter, error) {
+	root, err := os.OpenRoot(z.Fs.Dir())
 	if err != nil {
-		return syscall.Stat_t{}, false
+		return nil, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return syscall.Stat_t{}, false
+	return &statter{root: root, dirs: map[string]*os.File{}}, nil
+}
+
+// lstat describes rel without following a final symlink; false when it does not exist.
+func (st *statter) lstat(rel string) (unix.Stat_t, bool) {
+	dir, name := path.Split(rel)
+	d, seen := st.dirs[dir]
+	if !seen {
+		open := dir
+		if open == "" {
+			open = "."
+		}
+		d, _ = st.root.Open(open) // nil on error: every file below is missing
+		st.dirs[dir] = d
 	}
-	return *st, true
+	var info unix.Stat_t
+	if d == nil || unix.Fstatat(int(d.Fd()), name, &info, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return info, false
+	}
+	return info, true
+}
+
+func (st *statter) close() {
+	for _, d := range st.dirs {
+		if d != nil {
+			_ = d.Close()
+		}
+	}
+	_ = st.root.Close()
 }
 
 // change adds the guard to the command's change (the change itself outside group zones).
@@ -90,9 +130,14 @@ func (g *execGuard) change(ch Change, data map[string]any) Change {
 func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 	reverted := []map[string]any{}
 	dirs := map[string]bool{} // ancestor -> still a real folder
+	st, err := newStatter(g.z)
+	if err != nil {
+		return Errf(InternalError, "Cannot open the %s zone", g.z.Name).Because(err)
+	}
+	defer st.close()
 	var firstErr error
 	for _, f := range g.files {
-		reason := g.check(f, dirs)
+		reason := g.check(st, f, dirs)
 		if reason == "" {
 			continue
 		}
@@ -113,11 +158,11 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 
 // check says why f must be restored ("" = unchanged, or a change the caller may make; a
 // record of a file the caller was allowed to delete and that is gone is dropped).
-func (g *execGuard) check(f guarded, dirs map[string]bool) string {
+func (g *execGuard) check(sr *statter, f guarded, dirs map[string]bool) string {
 	if !realDirs(g.z, path.Dir(f.rec.Path), dirs) {
 		return "its folder was moved, removed or replaced by a link"
 	}
-	st, ok := statOf(g.z, f.rec.Path)
+	st, ok := sr.lstat(f.rec.Path)
 	switch {
 	case !ok && f.mayDelete:
 		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
@@ -126,9 +171,9 @@ func (g *execGuard) check(f guarded, dirs map[string]bool) string {
 		return "deleted or moved away"
 	case sameEntry(st, f.st), f.mayWrite:
 		return ""
-	case st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return "replaced by a link"
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return "replaced by a folder or special file"
 	case st.Ino != f.st.Ino || st.Dev != f.st.Dev:
 		return "replaced"
@@ -141,7 +186,7 @@ func (g *execGuard) check(f guarded, dirs map[string]bool) string {
 }
 
 // sameEntry reports whether two stats describe the same unchanged file.
-func sameEntry(a, b syscall.Stat_t) bool {
+func sameEntry(a, b unix.Stat_t) bool {
 	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Nlink == b.Nlink && a.Size == b.Size &&
 		a.Mtim == b.Mtim && a.Ctim == b.Ctim
 }

@@ -110,13 +110,24 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 	return nil
 }
 
+// allowed reports whether c may do kind to the file of record o.
+func allowed(c Caller, o store.Ownership, kind writeKind) bool {
+	switch o.Mode {
+	case modeGroup:
+		return true
+	case modeOwner:
+		return o.Owner == c.UserID
+	case modeOwnerRO:
+		return kind == writeDelete && o.Owner == c.UserID
+	}
+	return false
+}
+
 // refusal is the error refusing kind on the file of record o by c, nil when allowed.
 func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
 	del := kind == writeDelete
 	switch {
-	case o.Mode == modeGroup:
-		return nil
-	case o.Mode == modeOwner && o.Owner == c.UserID, o.Mode == modeOwnerRO && del && o.Owner == c.UserID:
+	case allowed(c, o, kind):
 		return nil
 	case o.Mode == modeOwner && del:
 		return denied(o, FileOwnerOnly, "Cannot delete or move %s: only its owner may (mode owner)")
