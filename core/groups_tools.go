@@ -52,10 +52,7 @@ func (s *Service) GroupInfo(ctx context.Context, c Caller, in GroupArgs) (Result
 		return Result{}, err
 	}
 	defer z.Close()
-	g, err := s.resolveGroup(ctx, c, in.Group)
-	if err != nil {
-		return Result{}, err
-	}
+	g := z.group
 	recs, err := s.db.OwnershipUnder(ctx, z.GroupID, "")
 	if err != nil {
 		return Result{}, ownershipErr(err)
@@ -187,10 +184,7 @@ func (s *Service) GroupChown(ctx context.Context, c Caller, in GroupChownInput) 
 		return Result{}, err
 	}
 	defer z.Close()
-	g, err := s.resolveGroup(ctx, c, in.Group)
-	if err != nil {
-		return Result{}, err
-	}
+	g := z.group
 	if !g.MembersKnown {
 		return Result{}, Errf(InvalidOwner, "Cannot check that '%s' is a member of this group", to).With("new_owner", to).
 			WithHint("This server does not know the member list of its groups (headers mode): ask an administrator to use groups.static or Open WebUI")

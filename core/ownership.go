@@ -80,11 +80,11 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 	var err error
 	switch kind {
 	case writeDelete:
-		recs, err = s.db.OwnershipUnder(ctx, z.GroupID, rel)
+		recs, err = s.db.OwnershipUnder(ctx, z.GroupID, entryRel(z, rel))
 	default:
-		key := rel
-		if kind != writeReplace {
-			key = physicalRel(z, rel)
+		key := physicalRel(z, rel)
+		if kind == writeReplace {
+			key = entryRel(z, rel)
 		}
 		var o store.Ownership
 		var ok bool
@@ -192,6 +192,16 @@ func physicalRel(z *Zone, rel string) string {
 	return rel
 }
 
+// entryRel is physicalRel for the folders of rel only: the entry a delete or a rename
+// acts on (a final symlink is that entry, not followed; a symlinked folder above it is).
+func entryRel(z *Zone, rel string) string {
+	dir := path.Dir(rel)
+	if dir == "." {
+		return rel
+	}
+	return strings.TrimPrefix(path.Join(physicalRel(z, dir), path.Base(rel)), "/")
+}
+
 // recordGroupFiles records c as the owner of files about to be created in a group zone,
 // with mode ("" = group_default_mode). Call it before writing when possible: a record
 // without its file is ignored, a file without a record is open to every member. A no-op
@@ -217,7 +227,7 @@ func (s *Service) recordGroupFiles(ctx context.Context, c Caller, z *Zone, mode 
 // is ignored by every reader and dropped when met.
 func (s *Service) dropGroupRecords(ctx context.Context, z *Zone, rel string) {
 	if z.Kind == GroupZone && rel != "" {
-		_ = s.db.DeleteOwnership(context.WithoutCancel(ctx), z.GroupID, rel)
+		_ = s.db.DeleteOwnership(context.WithoutCancel(ctx), z.GroupID, entryRel(z, rel))
 	}
 }
 
@@ -229,6 +239,7 @@ func (s *Service) moveGroupRecords(ctx context.Context, z *Zone, from, to string
 	if z.Kind != GroupZone {
 		return func(bool) {}, nil
 	}
+	from, to = entryRel(z, from), entryRel(z, to)
 	old, hadOld, err := s.db.Ownership(ctx, z.GroupID, to)
 	if err != nil {
 		return nil, ownershipErr(err)

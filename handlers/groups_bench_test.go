@@ -3,11 +3,8 @@ package handlers_test
 import (
 	"database/sql"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -51,24 +48,8 @@ func BenchmarkGroupExecGuard(b *testing.B) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	client := &http.Client{}
-	call := func(body string) func(int) {
-		return func(int) {
-			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/shed_exec", strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("X-OpenWebUI-User-Id", "bob")
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			raw, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if !strings.Contains(string(raw), `"returncode":0`) || strings.Contains(string(raw), "reverted") {
-				b.Fatalf("%s", raw)
-			}
-		}
-	}
+	post := poster(b, e, "shed_exec", map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "bob"})
+	call := func(body string) func(int) { return func(int) { post(body) } }
 	ops := []timed{
 		{"storage", call(`{"zone":"storage","cmd":"touch","args":["new.txt"]}`)},
 		{"group-no-records", call(`{"zone":"group","group":"free","cmd":"touch","args":["new.txt"]}`)},

@@ -131,13 +131,16 @@ func TestGroupExecOwnerAndOthers(t *testing.T) {
 // linksTar is an archive of two symlinks: docs -> b/docs (a folder replaced by a link) and
 // docs/plan.md -> ../b/docs/plan.md (a file replaced by a link), base64.
 func linksTar(t *testing.T) string {
+	return symlinkTar(t, "docs", "b/docs", "docs/plan.md", "../b/docs/plan.md")
+}
+
+// symlinkTar is a base64 tar archive of symlinks, given as name, target pairs: commands
+// cannot make links (ln is not allowed) but tar extracts them.
+func symlinkTar(t *testing.T, pairs ...string) string {
 	var b bytes.Buffer
 	w := tar.NewWriter(&b)
-	for _, h := range []*tar.Header{
-		{Name: "docs", Typeflag: tar.TypeSymlink, Linkname: "b/docs", Mode: 0o777},
-		{Name: "docs/plan.md", Typeflag: tar.TypeSymlink, Linkname: "../b/docs/plan.md", Mode: 0o777},
-	} {
-		if err := w.WriteHeader(h); err != nil {
+	for i := 0; i < len(pairs); i += 2 {
+		if err := w.WriteHeader(&tar.Header{Name: pairs[i], Typeflag: tar.TypeSymlink, Linkname: pairs[i+1], Mode: 0o777}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,4 +148,23 @@ func linksTar(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// TestGroupSymlinkedFolder: a link to a protected folder launders nothing: writes, deletes
+// and renames through it are checked against the file it reaches; the link itself is anyone's.
+func TestGroupSymlinkedFolder(t *testing.T) {
+	g := startGroups(t, nil)
+	g.create("alice", "docs/plan.md", "v1\n", "owner")
+	g.create("bob", "b.md", "bob\n", "")
+	wantOK(t, g.as("bob", "shed_create_file", in(map[string]any{"path": "l.tar", "file_type": "bytes",
+		"content_format": "base64", "content": symlinkTar(t, "l", "docs", "f.md", "docs/plan.md")})))
+	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "tar", "args": []string{"-xf", "l.tar"}})))
+	wantError(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "l/plan.md", "content": "x"})), "FILE_OWNER_ONLY")
+	wantError(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "f.md", "content": "x"})), "FILE_OWNER_ONLY")
+	wantError(t, g.as("bob", "shed_delete", in(map[string]any{"path": "l/plan.md"})), "PERMISSION_DENIED")
+	wantError(t, g.as("bob", "shed_rename", in(map[string]any{"old_path": "l/plan.md", "new_path": "x.md"})), "PERMISSION_DENIED")
+	wantError(t, g.as("bob", "shed_rename", in(map[string]any{"old_path": "b.md", "new_path": "l/plan.md", "overwrite": true})), "FILE_OWNER_ONLY")
+	wantOK(t, g.as("bob", "shed_delete", in(map[string]any{"path": "l"})))
+	wantOK(t, g.as("bob", "shed_delete", in(map[string]any{"path": "f.md"})))
+	g.wantFile("docs/plan.md", "v1\n")
 }
