@@ -40,6 +40,7 @@ func TestGroupExecGuard(t *testing.T) {
 		{"truncate", nil, []string{"truncate", "-s", "0", "docs/plan.md"}},
 		{"cp over it", nil, []string{"cp", "b/docs/plan.md", "docs/plan.md"}},
 		{"touch", nil, []string{"touch", "docs/plan.md"}},
+		{"chmod (install -m)", nil, []string{"install", "-m", "0644", "b/docs/plan.md", "docs/plan.md"}},
 		{"folder replaced by a link", nil, []string{"tar", "-xf", "links.tar", "--recursive-unlink", "docs"}},
 	}
 	for _, tc := range cases {
