@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -59,4 +60,21 @@ func TestGroupReadOnlyMode(t *testing.T) {
 	wantOK(t, g.as("alice", "shed_group_set_mode", in(map[string]any{"path": "ro.md", "mode": "owner_ro"})))
 	wantOK(t, g.as("alice", "shed_delete", in(map[string]any{"path": "ro.md"})))
 	g.create("bob", "ro.md", "bob's now\n", "")
+}
+
+// TestGroupRestore: shed_restore is a write: refused on another member's 'owner' file; a
+// deleted file brought back is a new file of whoever restores it.
+func TestGroupRestore(t *testing.T) {
+	g := startGroups(t, nil)
+	g.create("alice", "a.md", "v1\n", "owner")
+	wantOK(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "a.md", "content": "v2\n", "overwrite": true})))
+	wantError(t, g.as("bob", "shed_restore", in(map[string]any{"path": "a.md", "version": "HEAD~1"})), "FILE_OWNER_ONLY")
+	g.wantFile("a.md", "v2\n")
+	wantOK(t, g.as("alice", "shed_delete", in(map[string]any{"path": "a.md"})))
+	wantOK(t, g.as("bob", "shed_restore", in(map[string]any{"path": "a.md", "version": "HEAD~1"})))
+	g.wantFile("a.md", "v2\n")
+	r := g.as("alice", "shed_group_info", map[string]any{"group": "team"})
+	if !strings.Contains(r.raw, `{"mode":"group","owner":"bob","path":"a.md"`) {
+		t.Fatalf("restored file's record: %s", r.raw)
+	}
 }
