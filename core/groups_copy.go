@@ -15,7 +15,7 @@ type CopyToGroupInput struct {
 	Message         string `json:"message,omitempty" default:"Add file to group" doc:"Commit message"`
 	Mode            string `json:"mode,omitempty" doc:"New files: owner, group or owner_ro"`
 	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
-	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
 }
 
 // CopyToGroup answers shed_copy_to_group: copy a file (or a folder's regular files) from

@@ -105,7 +105,7 @@ func (s *Service) GroupInfo(ctx context.Context, c Caller, in GroupArgs) (Result
 type GroupFileArgs struct {
 	GroupArgs
 	Path            string `json:"path" required:"true" doc:"File path in the group space"`
-	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
 }
 
 // ownedRecord resolves the group and path of set_mode/chown and returns the file's record,

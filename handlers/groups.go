@@ -17,7 +17,7 @@ func registerGroups(api huma.API, d Deps) {
 	tool(api, d, toolSpec{name: "shed_group_info", summary: "Group members, files and usage",
 		description: "A group's members, files (owner, mode, size) and quota usage."}, s.GroupInfo)
 	tool(api, d, toolSpec{name: "shed_group_set_mode", summary: "Change a group file's mode",
-		description: "Owner only: set a group file's mode (owner, group, owner_ro). Guide: shed_help howto=groups."}, s.GroupSetMode)
+		description: "Owner only: set a group file's mode: owner, group or owner_ro (guide: shed_help groups)."}, s.GroupSetMode)
 	tool(api, d, toolSpec{name: "shed_group_chown", summary: "Give a group file to another member",
 		description: "Owner only: transfer a group file to another member (user id)."}, s.GroupChown)
 	tool(api, d, toolSpec{name: "shed_copy_to_group", summary: "Copy into a group space",
