@@ -159,11 +159,14 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 // check says why f must be restored ("" = unchanged, or a change the caller may make; a
 // record of a file the caller was allowed to delete and that is gone is dropped).
 func (g *execGuard) check(sr *statter, f guarded, dirs map[string]bool) string {
-	if !realDirs(g.z, path.Dir(f.rec.Path), dirs) {
-		return "its folder was moved, removed or replaced by a link"
-	}
+	folderOK := realDirs(g.z, path.Dir(f.rec.Path), dirs)
 	st, ok := sr.lstat(f.rec.Path)
 	switch {
+	case !folderOK && f.mayDelete:
+		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
+		return ""
+	case !folderOK:
+		return "its folder was moved, removed or replaced by a link"
 	case !ok && f.mayDelete:
 		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
 		return ""

@@ -103,6 +103,19 @@ func TestGroupExecOwnerAndOthers(t *testing.T) {
 	// A file bob then makes there with a command is his, and writable.
 	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "cp", "args": []string{"shared.md", "ro.md"}})))
 	wantOK(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "ro.md", "content": "ok\n"})))
+	// alice moves a folder holding her file and one of carol's: hers moves, carol's is put back.
+	g.create("alice", "d/a.md", "a\n", "owner")
+	g.create("carol", "d/c.md", "c\n", "owner")
+	r = g.as("alice", "shed_exec", in(map[string]any{"cmd": "mv", "args": []string{"d", "d2"}}))
+	wantOK(t, r)
+	if got := reverted(r); len(got) != 1 || got[0] != "d/c.md" {
+		t.Fatalf("reverted = %v", got)
+	}
+	g.wantFile("d2/a.md", "a\n")
+	g.wantFile("d/c.md", "c\n")
+	if _, ok := g.file("d/a.md"); ok {
+		t.Fatal("alice's own move was reverted")
+	}
 	// stdout_file onto a protected file is a write too.
 	g.create("alice", "out.md", "keep\n", "owner")
 	r = g.as("bob", "shed_exec", in(map[string]any{"cmd": "echo", "args": []string{"pwned"}, "stdout_file": "out.md"}))
