@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -31,8 +32,12 @@ import (
 type execGuard struct {
 	s     *Service
 	ctx   context.Context
+	c     Caller
 	z     *Zone
 	files []guarded
+	// tracked are the paths of HEAD before the commit, when the files the command
+	// creates are to be recorded (group_default_mode other than 'group').
+	tracked []string
 }
 
 // guarded is one recorded file and what the caller may do to it.
@@ -57,7 +62,7 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
 	}
 	defer st.close()
-	g := &execGuard{s: s, ctx: ctx, z: z}
+	g := &execGuard{s: s, ctx: ctx, c: c, z: z}
 	for _, o := range recs {
 		info, ok := st.lstat(o.Path)
 		if !ok {
@@ -121,8 +126,36 @@ func (g *execGuard) change(ch Change, data map[string]any) Change {
 	if g == nil {
 		return ch
 	}
-	ch.BeforeCommit = func(l *vcs.Locked) error { return g.restore(l, data) }
+	record := g.s.cfg.GroupDefaultMode != modeGroup
+	ch.BeforeCommit = func(l *vcs.Locked) error {
+		if record {
+			g.tracked, _ = l.Tracked() // nil on error: nothing is recorded
+		}
+		return g.restore(l, data)
+	}
+	if record {
+		ch.AfterCommit = g.recordCreated
+	}
 	return ch
+}
+
+// recordCreated gives the files the command created (in HEAD now, not before) an owner,
+// the caller, with group_default_mode, so that a command creates files like the tools do.
+// Errors leave files without a record (open to every member), as before groups existed.
+func (g *execGuard) recordCreated(l *vcs.Locked) {
+	if g.tracked == nil {
+		return
+	}
+	after, err := l.Tracked()
+	if err != nil {
+		return
+	}
+	for _, p := range after {
+		if _, found := slices.BinarySearch(g.tracked, p); !found {
+			_ = g.s.db.AddOwnership(context.WithoutCancel(g.ctx), store.Ownership{GroupID: g.z.GroupID, Path: p,
+				Owner: g.c.UserID, Mode: g.s.cfg.GroupDefaultMode})
+		}
+	}
 }
 
 // restore puts back, from HEAD, every protected file the command changed and the caller

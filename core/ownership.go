@@ -16,8 +16,8 @@ import (
 //	owner_ro  nobody writes it (FILE_READ_ONLY); only the owner moves, deletes it or
 //	          changes its mode back
 //
-// A file without a record (made by shed_exec, an archive, or before groups were enforced)
-// is open to every member. Every tool that writes into a zone calls checkGroupWrite before
+// A file without a record (made by an archive tool, by a command while the default mode was
+// 'group', or before groups were enforced) is open to every member. Every tool that writes into a zone calls checkGroupWrite before
 // it touches a file and recordGroupFiles for the files it creates, so one place decides;
 // outside group zones both are no-ops. shed_exec is checked after the fact by its guard
 // (groups_guard.go).

@@ -111,6 +111,9 @@ type Change struct {
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
+	// AfterCommit, with All in versioned zones, runs under the repository lock after a
+	// successful commit (the guard records the files a command created there).
+	AfterCommit func(l *vcs.Locked)
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the zone's gate
@@ -203,6 +206,9 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		s.setIndexed(z.space, err == nil && m.AfterExact)
 		if ch.Measured != nil {
 			ch.Measured(m, err == nil)
+		}
+		if err == nil && ch.AfterCommit != nil {
+			ch.AfterCommit(l)
 		}
 	} else {
 		if slices.ContainsFunc(ch.Paths, vcs.Ignored) {

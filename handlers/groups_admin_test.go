@@ -100,8 +100,9 @@ func TestGroupChownSetMode(t *testing.T) {
 	wantError(t, h.post("shed_group_chown", map[string]any{"group": "team", "path": "a.md", "new_owner": "u2"}, hdr), "INVALID_OWNER")
 }
 
-// TestGroupDefaultModeAndUnicode: group_default_mode applies to new files, an invalid mode
-// is refused before writing, and the NFC and NFD spellings of a name are one record.
+// TestGroupDefaultModeAndUnicode: group_default_mode applies to new files (also those a
+// command creates), an invalid mode is refused before writing, and the NFC and NFD
+// spellings of a name are one record.
 func TestGroupDefaultModeAndUnicode(t *testing.T) {
 	g := startGroups(t, map[string]string{"FILESHED_GROUP_DEFAULT_MODE": "owner"})
 	nfc := "caf\u00e9.md"
@@ -112,6 +113,11 @@ func TestGroupDefaultModeAndUnicode(t *testing.T) {
 	if _, ok := g.file(nfc); !ok {
 		t.Fatal("the file is not stored under its NFC name")
 	}
+	// Files a command creates follow group_default_mode too; existing ones keep their owner.
+	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "cp", "args": []string{nfc, "bobs.md"}})))
+	wantError(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "bobs.md", "content": "x"})), "FILE_OWNER_ONLY")
+	wantOK(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "bobs.md", "content": "x"})))
+	wantError(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": nfc, "content": "y"})), "FILE_OWNER_ONLY")
 	wantError(t, g.as("bob", "shed_create_file", in(map[string]any{"path": "new.md", "content": "y", "mode": "admin"})), "INVALID_MODE")
 	if _, ok := g.file("new.md"); ok {
 		t.Fatal("a refused mode still wrote the file")

@@ -171,3 +171,18 @@ func (d *DB) CopyOwnership(ctx context.Context, groupID, from, to string) error 
 	}
 	return nil
 }
+
+// AddOwnership creates the record for (o.GroupID, o.Path) unless one exists (a file a
+// command created: a record a tool wrote meanwhile wins).
+func (d *DB) AddOwnership(ctx context.Context, o Ownership) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	now := time.Now().UnixMicro()
+	if _, err := d.sql.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (group_id, path) DO NOTHING`,
+		o.GroupID, o.Path, o.Owner, o.Mode, micros(o.Created), now); err != nil {
+		return fmt.Errorf("store: add ownership: %w", err)
+	}
+	return nil
+}

@@ -58,3 +58,23 @@ func TestOwnershipUnder(t *testing.T) {
 		t.Fatalf("none: %v", got)
 	}
 }
+
+// TestAddOwnership: a record is created only where none exists.
+func TestAddOwnership(t *testing.T) {
+	d := openTest(t)
+	ctx := context.Background()
+	seedOwnership(t, d, map[string][]string{"g": {"a.txt"}})
+	for _, p := range []string{"a.txt", "b.txt"} {
+		if err := d.AddOwnership(ctx, Ownership{GroupID: "g", Path: p, Owner: "bob", Mode: "group"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _, _ := d.Ownership(ctx, "g", "a.txt")
+	b, ok, _ := d.Ownership(ctx, "g", "b.txt")
+	if a.Owner != "alice" || a.Mode != "owner" || !ok || b.Owner != "bob" {
+		t.Fatalf("a = %+v, b = %+v", a, b)
+	}
+	if err := d.AddOwnership(ctx, Ownership{GroupID: "g", Path: "c", Owner: "bob", Mode: "all"}); err == nil {
+		t.Fatal("bad mode accepted")
+	}
+}
