@@ -154,3 +154,15 @@ func TestGroupQuotaRace(t *testing.T) {
 		t.Fatalf("group holds %d bytes for a 1 MB quota", sum)
 	}
 }
+
+// TestGroupListUnavailableAndUploads: without any group source the tools say so; a file
+// from the chat's uploads can be copied into a group.
+func TestGroupListUnavailableAndUploads(t *testing.T) {
+	e := start(t, nil)
+	wantError(t, e.post("shed_group_list", nil, nil), "GROUP_NOT_AVAILABLE")
+	g := startGroups(t, nil)
+	g.write("users/alice/Uploads/c-alice/report.txt", "uploaded\n")
+	r := g.as("alice", "shed_copy_to_group", map[string]any{"src_zone": "uploads", "src_path": "report.txt", "group": "team", "dest_path": "in/report.txt"})
+	wantOK(t, r)
+	g.wantFile("in/report.txt", "uploaded\n")
+}
