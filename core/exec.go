@@ -64,11 +64,15 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		if err := q.measureBefore(); err != nil {
 			return Change{}, err
 		}
+		guard, err := s.guardExec(ctx, c, z) // group zones: ownership kept (groups_guard.go)
+		if err != nil {
+			return Change{}, err
+		}
 		data, runErr = s.run(ctx, z, z.Fs, p)
 		if data == nil {
 			return Change{}, runErr // refused or not started: nothing changed
 		}
-		return Change{All: true, Measured: q.settle}, nil
+		return guard.change(Change{All: true, Measured: q.settle}, data), nil
 	})
 	q.finish()
 	if err != nil {

@@ -93,8 +93,19 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 			return Result{}, err
 		}
 	}
+	if err := s.checkGroupWrite(ctx, c, z, writeDelete, oldRel); err != nil {
+		return Result{}, err
+	}
+	if err := s.checkGroupWrite(ctx, c, z, writeReplace, newRel); err != nil {
+		return Result{}, err
+	}
+	records, err := s.moveGroupRecords(ctx, z, oldRel, newRel)
+	if err != nil {
+		return Result{}, err
+	}
 	r, err := s.reserve(ctx, z, -1, 0)
 	if err != nil {
+		records(false)
 		return Result{}, err
 	}
 	message := in.Message
@@ -128,6 +139,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	} else {
 		r.Settle(ctx, 0)
 	}
+	records(moved && !fileExists(z, oldRel))
 	if err != nil {
 		return Result{}, err
 	}

@@ -108,6 +108,12 @@ type Change struct {
 	// repository lock (committed false, and an empty Measure, when the commit failed or
 	// the zone is not versioned): shed_exec settles its quota from it.
 	Measured func(m vcs.Measure, committed bool)
+	// BeforeCommit, in versioned zones, runs under the repository lock just before the
+	// commit (the shed_exec guard of group zones restores protected files there).
+	BeforeCommit func(l *vcs.Locked) error
+	// AfterCommit, with All in versioned zones, runs under the repository lock after a
+	// successful commit (the guard records the files a command created there).
+	AfterCommit func(l *vcs.Locked)
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the zone's gate
@@ -171,6 +177,12 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		}
 		defer l.Unlock()
 	}
+	if ch.BeforeCommit != nil {
+		if err := ch.BeforeCommit(l); err != nil {
+			s.setIndexed(z.space, false)
+			return "", err
+		}
+	}
 	if !ch.All && len(ch.Paths) == 0 {
 		return "", nil
 	}
@@ -194,6 +206,9 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		s.setIndexed(z.space, err == nil && m.AfterExact)
 		if ch.Measured != nil {
 			ch.Measured(m, err == nil)
+		}
+		if err == nil && ch.AfterCommit != nil {
+			ch.AfterCommit(l)
 		}
 	} else {
 		if slices.ContainsFunc(ch.Paths, vcs.Ignored) {

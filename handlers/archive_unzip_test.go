@@ -12,7 +12,6 @@ import (
 	"github.com/fileshed/fileshed/core/archive/ziptest"
 )
 
-
 // TestUnzipFromUploadsIntoStorage: the everyday case, with the answer's fields, the modes
 // reduced (an 04755 entry becomes 0700, no setuid), the quota grown by the bytes written,
 // and no staging folder left.

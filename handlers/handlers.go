@@ -56,6 +56,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerFilesRead(api, d)
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
+	registerGroups(api, d)
 	registerArchive(api, d)
 	registerBridges(api, d)
 	registerMerged(api, d)

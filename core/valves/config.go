@@ -33,6 +33,9 @@ type Config struct {
 	MaxFileSizeMB int `yaml:"max_file_size_mb" min:"1" max:"1073741824"`
 	// LockMaxAgeHours is the age after which shed_maintenance releases a locked edit.
 	LockMaxAgeHours int `yaml:"lock_max_age_hours" min:"1" max:"87600"`
+	// LockForceAfterMinutes is how long a locked edit in a group space must be idle before
+	// another member may break it with shed_force_unlock.
+	LockForceAfterMinutes int `yaml:"lock_force_after_minutes" min:"0" max:"5256000"`
 	// ExecTimeoutDefault is the shed_exec timeout, in seconds, when the call gives none.
 	ExecTimeoutDefault int `yaml:"exec_timeout_default" min:"1" max:"86400"`
 	// ExecTimeoutMax is the largest shed_exec timeout a call may ask for, in seconds.
