@@ -111,6 +111,8 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 		e = Errf(ArgumentRequired, "%s", v.Reason).With("argument", shorten(v.Arg))
 	case sandbox.CommandNotFound:
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
+	case sandbox.InvalidPath:
+		e = Errf(InvalidPath, "%s", v.Reason).With("path", shorten(v.Arg)).With("zone", z.Label)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {
 			return pe // the zone's own path rules (PATH_STARTS_WITH_ZONE, INVALID_PATH)

@@ -2,13 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	confinefs "github.com/fileshed/fileshed/core/confine"
 )
 
 // TestMain makes the test binary its own launcher, as main.go does for the server.
@@ -24,39 +23,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var errEscape = errors.New("path escapes the zone")
-
-// confineIn is the zone check core passes as Request.Confine (confine.Fs.Confined
-// in production): lexical, then every existing component with symlinks resolved
-// must stay under root.
+// confineIn is the zone check core passes as Request.Confine: confine.Fs.Confined
+// of the zone directory, as in production.
 func confineIn(root string) func(string) (string, error) {
 	return func(rel string) (string, error) {
-		if strings.ContainsAny(rel, "\x00\n") {
-			return "", errors.New("invalid path")
+		fs, err := confinefs.New(root)
+		if err != nil {
+			return "", err
 		}
-		if path.IsAbs(rel) {
-			return "", errEscape
-		}
-		clean := path.Clean("/" + rel)
-		if strings.HasPrefix(path.Clean(rel), "..") {
-			return "", errEscape
-		}
-		p := filepath.Join(root, clean)
-		for q := p; ; q = filepath.Dir(q) {
-			if r, err := filepath.EvalSymlinks(q); err == nil {
-				if r != root && !strings.HasPrefix(r, root+"/") {
-					return "", errEscape
-				}
-				break
-			}
-			if fi, err := os.Lstat(q); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				return "", errEscape // dangling link
-			}
-			if q == root {
-				break
-			}
-		}
-		return strings.TrimPrefix(clean, "/"), nil
+		defer fs.Close()
+		return fs.Confined(rel)
 	}
 }
 

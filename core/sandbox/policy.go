@@ -62,7 +62,8 @@ func policy() map[string]*cmdRule {
 		// gawk --sandbox disables system(), pipes, redirections and extensions; -W would
 		// smuggle long options (exec=, dump-variables=) past this table.
 		"awk": {bin: "gawk", force: []string{"--sandbox"}, dashDash: true, operands: script,
-			opts: "*-f= *--file= *-e: *--source: -v: --assign: -F: --field-separator: !-W !-E !--exec !-l !--load !-i !--include !-d !--dump-variables !-D !--debug !-o !--pretty-print !-p !--profile !-L !--lint"},
+			missing: "awk needs gawk (its --sandbox mode): apt-get install gawk",
+			opts:    "*-f= *--file= *-e: *--source: -v: --assign: -F: --field-separator: !-W !-E !--exec !-l !--load !-i !--include !-d !--dump-variables !-D !--debug !-o !--pretty-print !-p !--profile !-L !--lint"},
 		// sed --sandbox rejects the e, r and w commands (and s///e, s///w).
 		"sed": {force: []string{"--sandbox"}, dashDash: true, operands: script, check: checkSed, writes: "-i --in-place",
 			opts: "*-e: *--expression: *-f= *--file= -l: --line-length: -i?= --in-place?= -E -r -n -s -u -z --posix --debug !--follow-symlinks"},

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -120,10 +123,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
 	// Pdeathsig: if the server dies (kill -9, OOM), nothing is left to enforce the timeout,
-	// so the kernel kills the launcher (and the command it became) with it. It fires when
-	// the forking thread exits; Go only retires threads locked by a goroutine that exits,
-	// which the server never does around Run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// so the kernel sends the launcher SIGTERM, on which it kills the command and every
+	// process it started. It fires when the forking thread exits; Go only retires threads
+	// locked by a goroutine that exits, which the server never does around Run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	// Output pipes held open by a stray process must not block Wait forever.
 	cmd.WaitDelay = time.Second
 	err = cmd.Start()
@@ -136,17 +139,17 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	killGroup := func() { _ = unix.Kill(-pid, unix.SIGKILL) }
 	_, werr := specW.Write(spec)
 	specW.Close()
-	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
-	if werr != nil || len(msg) > 0 {
+	status := bufio.NewReaderSize(io.LimitReader(statusR, 4096), 4096)
+	if line, _ := status.ReadString('\n'); werr != nil || line != launch.StatusStarted {
 		killGroup()
 		_ = cmd.Wait()
-		return Result{}, fmt.Errorf("sandbox: launch failed: %s", msg)
+		return Result{}, fmt.Errorf("sandbox: launch failed: %s", line)
 	}
 
 	res := Result{Sandboxed: useLandlock}
 	exited := make(chan struct{})
 	go func() {
-		// Wait for the leader without reaping it, so its pid (= the group id) cannot
+		// Wait for the launcher without reaping it, so its pid (= the group id) cannot
 		// be reused before the group is killed.
 		var info unix.Siginfo
 		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
@@ -159,19 +162,33 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		defer t.Stop()
 		timeout = t.C
 	}
+	stop := func() {
+		// SIGTERM: the launcher kills the command and all its descendants, reaps them
+		// and reports; SIGKILL to the group if it does not within stopGrace.
+		_ = unix.Kill(pid, unix.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(stopGrace):
+			killGroup()
+			<-exited
+		}
+	}
 	select {
 	case <-exited:
 	case <-timeout:
 		res.TimedOut = true
-		killGroup()
-		<-exited
+		stop()
 	case <-ctx.Done():
-		killGroup()
-		<-exited
+		stop()
 	}
-	killGroup() // background grandchildren die with the leader
+	killGroup() // only the launcher's group is left, if anything: it is gone after this
 	_ = cmd.Wait()
 	res.ExitCode = exitCode(cmd.ProcessState)
+	if line, err := status.ReadString('\n'); err == nil {
+		if ws, err := strconv.ParseUint(strings.TrimSuffix(line, "\n"), 10, 32); err == nil {
+			res.ExitCode = waitCode(syscall.WaitStatus(ws))
+		}
+	}
 	var tr1, tr2 bool
 	if s.Stdout == nil {
 		res.Stdout, res.StdoutBinary, tr1 = outCap.result()
@@ -210,13 +227,25 @@ func writerOr(w io.Writer, c *capture) io.Writer {
 	return c
 }
 
-// exitCode is the exit status, or -signal when the command was killed.
+// stopGrace is how long Run waits for the launcher to clean up after SIGTERM.
+const stopGrace = 3 * time.Second
+
+// exitCode is the launcher's own status: used when it reported no command status
+// (it was killed).
 func exitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -int(ws.Signal())
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+		return waitCode(ws)
 	}
 	return ps.ExitCode()
+}
+
+// waitCode is the exit status, or -signal when the process was killed.
+func waitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return -int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }
