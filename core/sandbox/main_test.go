@@ -59,7 +59,7 @@ func write(t *testing.T, p, s string) {
 
 // spec builds a Spec for argv in dir with test defaults.
 func spec(dir string, argv ...string) Spec {
-	return Spec{Argv: argv, Dir: dir, Env: BuildEnv(dir), Timeout: 20 * time.Second,
+	return Spec{Argv: argv, Dir: dir, Env: BuildEnv("."), Timeout: 20 * time.Second,
 		MemoryBytes: 1 << 30, CPUSeconds: 30, Mode: ModeBestEffort}
 }
 
