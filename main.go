@@ -90,6 +90,7 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 		return err
 	}
 	defer svc.Close()
+	logSandbox(log, svc.SandboxStatus())
 	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -179,4 +180,19 @@ func logLevel(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// logSandbox says at start-up what confines commands, loudly when commands are
+// refused (exec_sandbox: required on a kernel without Landlock) or run without Landlock.
+func logSandbox(log *slog.Logger, sb map[string]any) {
+	attrs := []any{"mode", sb["mode"], "landlock_abi", sb["landlock_abi"], "coverage", sb["coverage"]}
+	switch {
+	case sb["ready"] != true:
+		log.Error("commands are disabled: exec_sandbox is required and this kernel has no Landlock "+
+			"(exec_sandbox: best_effort runs them without it)", attrs...)
+	case sb["enforced"] != true:
+		log.Warn("commands run without Landlock: only the policy, seccomp and rlimits confine them", attrs...)
+	default:
+		log.Info("commands are confined by Landlock", attrs...)
+	}
 }
