@@ -4,13 +4,18 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Hostile commands through the real server (issue 9's findings, issue 11's archive
@@ -234,5 +239,73 @@ func TestExecAwkNeedsGawk(t *testing.T) {
 	wantError(t, r, "COMMAND_NOT_FOUND")
 	if !strings.Contains(r.Message, "gawk") || !strings.Contains(r.Message, "apt-get install gawk") {
 		t.Fatalf("%s", r.raw)
+	}
+}
+
+// noLandlockEnv makes this test binary a server on a kernel without Landlock: init
+// installs a seccomp filter on every thread under which landlock_create_ruleset
+// fails with ENOSYS, as on a kernel built without it.
+const noLandlockEnv = "FILESHED_TEST_NO_LANDLOCK"
+
+func init() {
+	if os.Getenv(noLandlockEnv) == "" {
+		return
+	}
+	prog := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_LANDLOCK_CREATE_RULESET, Jt: 0, Jf: 1},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		panic(err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
+		uintptr(unsafe.Pointer(&fprog))); errno != 0 {
+		panic(errno)
+	}
+}
+
+// TestExecFailsClosedWithoutLandlock: with the default exec_sandbox (required), a
+// server on a kernel without Landlock reports it in /readyz and refuses commands
+// with SANDBOX_UNAVAILABLE and a hint naming the valve; best_effort is the explicit
+// opt-in that runs them anyway. The server is this test binary in a child process
+// whose kernel says "no Landlock".
+func TestExecFailsClosedWithoutLandlock(t *testing.T) {
+	if os.Getenv(noLandlockEnv) == "" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self, "-test.run=^TestExecFailsClosedWithoutLandlock$", "-test.v")
+		cmd.Env = append(os.Environ(), noLandlockEnv+"=1", "FILESHED_SKIP_CATALOGUE=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestExecFailsClosedWithoutLandlock") {
+			t.Fatalf("server without Landlock: %v\n%s", err, out)
+		}
+		seen.Store("SANDBOX_UNAVAILABLE", true) // answered by the child server
+		return
+	}
+	e := start(t, nil)
+	resp, err := http.Get(e.srv.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"mode":"required"`) {
+		t.Fatalf("readyz %d: %s", resp.StatusCode, body)
+	}
+	r := runExec(e, execCall{"zone": "storage", "cmd": "echo", "args": []string{"x"}})
+	wantError(t, r, "SANDBOX_UNAVAILABLE")
+	if !strings.Contains(r.Hint, "exec_sandbox") {
+		t.Fatalf("hint: %s", r.raw)
+	}
+	e = start(t, map[string]string{"FILESHED_EXEC_SANDBOX": "best_effort"})
+	r = runExec(e, execCall{"zone": "storage", "cmd": "echo", "args": []string{"x"}})
+	wantOK(t, r)
+	if r.Data["sandboxed"] != false || r.Data["stdout"] != "x\n" {
+		t.Fatalf("best_effort without Landlock: %v", r.Data)
 	}
 }
