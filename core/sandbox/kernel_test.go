@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,6 +219,28 @@ func TestHomeIsOutsideTheZone(t *testing.T) {
 	for _, want := range []string{"HOME=" + HomeDir, "XDG_CONFIG_HOME=" + HomeDir, "PYTHONNOUSERSITE=1"} {
 		if !strings.Contains(res.Stdout, want+"\n") {
 			t.Errorf("missing %s in %s", want, res.Stdout)
+		}
+	}
+}
+
+// TestNetworkOnAllowsTCP: with the network on, curl still resolves and connects
+// (the seccomp filter leaves AF_INET/AF_INET6; glibc copes without netlink and
+// nscd); with it off, it cannot.
+func TestNetworkOnAllowsTCP(t *testing.T) {
+	need(t, "/usr/bin/curl")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong")) }))
+	defer srv.Close()
+	url := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	for _, m := range kernelModes {
+		for _, network := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/network=%v", m, network), func(t *testing.T) {
+				d := zone(t)
+				res := runRaw(t, d, m, network, 0, nil, "/usr/bin/curl", "-sS", "-o", "out", url)
+				b, _ := os.ReadFile(filepath.Join(d, "out"))
+				if got := res.ExitCode == 0 && string(b) == "pong"; got != network {
+					t.Fatalf("fetched=%v with network=%v: %+v", got, network, res)
+				}
+			})
 		}
 	}
 }
