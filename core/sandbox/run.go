@@ -110,6 +110,21 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		max = DefaultMaxOutput
 	}
 	outCap, errCap := newCapture(max), newCapture(max)
+	out, err := newStream(writerOr(s.Stdout, outCap))
+	if err != nil {
+		specR.Close()
+		statusW.Close()
+		return Result{}, err
+	}
+	errOut := out
+	if !s.MergeStderr {
+		if errOut, err = newStream(writerOr(s.Stderr, errCap)); err != nil {
+			specR.Close()
+			statusW.Close()
+			out.close()
+			return Result{}, err
+		}
+	}
 	cmd := exec.Command(self, launch.Arg)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
@@ -117,25 +132,25 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cmd.Env = []string{} // never inherit the server's environment
 	}
 	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = writerOr(s.Stdout, outCap), writerOr(s.Stderr, errCap)
-	if s.MergeStderr {
-		cmd.Stderr = cmd.Stdout
-	}
+	cmd.Stdout, cmd.Stderr = out.child, errOut.child
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
 	// Pdeathsig: if the server dies (kill -9, OOM), nothing is left to enforce the timeout,
 	// so the kernel sends the launcher SIGTERM, on which it kills the command and every
 	// process it started. It fires when the forking thread exits; Go only retires threads
 	// locked by a goroutine that exits, which the server never does around Run.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	// Output pipes held open by a stray process must not block Wait forever.
-	cmd.WaitDelay = time.Second
 	err = cmd.Start()
 	specR.Close()
 	statusW.Close()
+	out.started()
+	errOut.started()
 	if err != nil {
+		out.close()
+		errOut.close()
 		return Result{}, fmt.Errorf("sandbox: start launcher: %w", err)
 	}
 	pid := cmd.Process.Pid
+	// The launcher is never reaped before this: its pid, the group id, cannot be reused.
 	killGroup := func() { _ = unix.Kill(-pid, unix.SIGKILL) }
 	_, werr := specW.Write(spec)
 	specW.Close()
@@ -143,52 +158,58 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if line, _ := status.ReadString('\n'); werr != nil || line != launch.StatusStarted {
 		killGroup()
 		_ = cmd.Wait()
+		out.close()
+		errOut.close()
 		return Result{}, fmt.Errorf("sandbox: launch failed: %s", line)
 	}
 
-	res := Result{Sandboxed: useLandlock}
-	exited := make(chan struct{})
+	// The launcher's last line comes once the command and every process it started are
+	// gone and it has closed its output: the call is over. The launcher's own exit (a Go
+	// runtime tearing down) is not waited for.
+	final := make(chan string, 1)
 	go func() {
-		// Wait for the launcher without reaping it, so its pid (= the group id) cannot
-		// be reused before the group is killed.
-		var info unix.Siginfo
-		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
-		}
-		close(exited)
+		line, _ := status.ReadString('\n')
+		final <- line
 	}()
+	stop := func() string {
+		// SIGTERM: the launcher kills the command and all its descendants, reaps them
+		// and reports; SIGKILL to the group if it does not within stopGrace.
+		_ = unix.Kill(pid, unix.SIGTERM)
+		select {
+		case line := <-final:
+			return line
+		case <-time.After(stopGrace):
+			killGroup()
+			return <-final
+		}
+	}
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
 		t := time.NewTimer(s.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
-	stop := func() {
-		// SIGTERM: the launcher kills the command and all its descendants, reaps them
-		// and reports; SIGKILL to the group if it does not within stopGrace.
-		_ = unix.Kill(pid, unix.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(stopGrace):
-			killGroup()
-			<-exited
-		}
-	}
+	res := Result{Sandboxed: useLandlock}
+	var line string
 	select {
-	case <-exited:
+	case line = <-final:
 	case <-timeout:
 		res.TimedOut = true
-		stop()
+		line = stop()
 	case <-ctx.Done():
-		stop()
+		line = stop()
 	}
-	killGroup() // only the launcher's group is left, if anything: it is gone after this
-	_ = cmd.Wait()
-	res.ExitCode = exitCode(cmd.ProcessState)
-	if line, err := status.ReadString('\n'); err == nil {
-		if ws, err := strconv.ParseUint(strings.TrimSuffix(line, "\n"), 10, 32); err == nil {
-			res.ExitCode = waitCode(syscall.WaitStatus(ws))
-		}
+	if ws, err := strconv.ParseUint(strings.TrimSuffix(line, "\n"), 10, 32); err == nil && strings.HasSuffix(line, "\n") {
+		res.ExitCode = waitCode(syscall.WaitStatus(ws))
+		go func() { _ = cmd.Wait() }()
+	} else {
+		// No report: the launcher died (killed); what is left of its group dies now.
+		killGroup()
+		_ = cmd.Wait()
+		res.ExitCode = exitCode(cmd.ProcessState)
 	}
+	out.wait()
+	errOut.wait()
 	var tr1, tr2 bool
 	if s.Stdout == nil {
 		res.Stdout, res.StdoutBinary, tr1 = outCap.result()
@@ -229,6 +250,62 @@ func writerOr(w io.Writer, c *capture) io.Writer {
 
 // stopGrace is how long Run waits for the launcher to clean up after SIGTERM.
 const stopGrace = 3 * time.Second
+
+// drainGrace bounds the wait for the end of the output once the launcher reported: a
+// process that escaped the cleanup (stuck in the kernel) cannot hold the call.
+const drainGrace = time.Second
+
+// stream is one output of the command: the file it writes to, and, when the
+// destination is not a file, a pipe whose read end is copied into it until EOF.
+type stream struct {
+	child *os.File      // what the launcher gets as stdout or stderr
+	r     *os.File      // the read end (nil when child is the destination itself)
+	done  chan struct{} // closed when the copy has ended
+}
+
+func newStream(w io.Writer) (*stream, error) {
+	if f, ok := w.(*os.File); ok {
+		return &stream{child: f}, nil // RLIMIT_FSIZE applies to the command's writes
+	}
+	r, child, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	st := &stream{child: child, r: r, done: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(w, r)
+		close(st.done)
+	}()
+	return st, nil
+}
+
+// started drops the server's copy of the pipe's write end (the launcher has its own).
+func (st *stream) started() {
+	if st.r != nil {
+		st.child.Close()
+	}
+}
+
+// wait waits for the copy to reach EOF (at most drainGrace), then closes the read end.
+func (st *stream) wait() {
+	if st.r == nil {
+		return
+	}
+	select {
+	case <-st.done:
+	case <-time.After(drainGrace):
+	}
+	st.close()
+}
+
+// close ends the copy now.
+func (st *stream) close() {
+	if st.r != nil {
+		st.child.Close()
+		st.r.Close()
+		<-st.done
+	}
+}
 
 // exitCode is the launcher's own status: used when it reported no command status
 // (it was killed).

@@ -37,12 +37,6 @@ const (
 // wrap prefixes err with what failed (fmt.Errorf without fmt's weight).
 func wrap(what string, err error) error { return errors.New(what + ": " + err.Error()) }
 
-// started is what the command goroutine reports once the command runs (or not).
-type started struct {
-	pid int
-	err error
-}
-
 // Main is the launcher. It stays the parent of the command for the whole call:
 //
 //   - it becomes a child subreaper, so every process the command starts (setsid and
@@ -92,43 +86,60 @@ func Main(_ []string) int {
 	}
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
-	start := make(chan started, 1)
-	exited := make(chan unix.WaitStatus, 1)
-	go command(&l, start, exited)
-	st := <-start
-	if st.err != nil {
-		return fail(st.err)
-	}
-	_, _ = status.WriteString(StatusStarted)
+	pids := make(chan int, 1)
+	slow := make(chan unix.WaitStatus, 1)
+	go command(&l, status, pids, slow)
+	// The command goroutine reports and exits the process itself when the command
+	// ended with no descendant left (the fast path); this goroutine only wakes for
+	// SIGTERM or when descendants must be hunted through /proc, which the confined
+	// command thread cannot read.
 	var ws unix.WaitStatus
 	select {
-	case ws = <-exited:
+	case ws = <-slow:
 	case <-term:
-		_ = unix.Kill(st.pid, unix.SIGKILL)
+		pid := <-pids
+		_ = unix.Kill(pid, unix.SIGKILL)
 		killDescendants()
-		ws = <-exited
+		ws = <-slow
 	}
 	reapAll()
-	_, _ = status.WriteString(strconv.FormatUint(uint64(ws), 10) + "\n")
+	report(status, ws)
 	return 0
 }
 
-// command runs on its own locked thread, which it never gives back: that thread
-// is confined, is the command's parent and tracer, and waits for it.
-func command(l *Spec, start chan<- started, exited chan<- unix.WaitStatus) {
+// report closes the launcher's stdout and stderr (the command and its descendants
+// are gone: Run's copies reach EOF) and writes the command's wait status, Run's
+// last line on StatusFD. Run does not wait for the launcher's own exit.
+func report(status *os.File, ws unix.WaitStatus) {
+	_ = unix.Close(1)
+	_ = unix.Close(2)
+	_, _ = status.WriteString(strconv.FormatUint(uint64(ws), 10) + "\n")
+}
+
+// command runs on its own locked thread, which it never gives back: that thread is
+// confined, is the command's parent and tracer, and waits for it. It reports the
+// start on status; when the command has ended and no descendant is left, it
+// reports the end and exits the launcher, else it hands the status over on slow.
+func command(l *Spec, status *os.File, pids chan<- int, slow chan<- unix.WaitStatus) {
 	runtime.LockOSThread()
 	pid, err := startCommand(l)
-	start <- started{pid, err}
 	if err != nil {
-		return
+		_, _ = status.WriteString(err.Error())
+		os.Exit(Failed)
 	}
+	pids <- pid
+	_, _ = status.WriteString(StatusStarted)
 	var ws unix.WaitStatus
 	for {
 		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
 			break
 		}
 	}
-	exited <- ws
+	if _, err := unix.Wait4(-1, nil, unix.WNOHANG|unix.WALL, nil); err == unix.ECHILD {
+		report(status, ws)
+		os.Exit(0)
+	}
+	slow <- ws
 }
 
 // startCommand confines the calling thread, forks the command from it stopped at
