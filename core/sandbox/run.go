@@ -274,6 +274,9 @@ func newStream(w io.Writer) (*stream, error) {
 	st := &stream{child: child, r: r, done: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(w, r)
+		// A destination that stops accepting (stdout_file over the quota) ends the
+		// stream: the command's next write fails (EPIPE) instead of blocking.
+		r.Close()
 		close(st.done)
 	}()
 	return st, nil
