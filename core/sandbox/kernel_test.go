@@ -244,3 +244,24 @@ func TestNetworkOnAllowsTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandCannotKillTheLauncher: the launcher must outlive the command to clean
+// up after it, so the command cannot signal it (its pid or its process group), with
+// or without Landlock; a daemon started before the attempt is still reaped.
+func TestCommandCannotKillTheLauncher(t *testing.T) {
+	need(t, "/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep")
+	helpers := []string{"/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep"}
+	for _, m := range kernelModes {
+		t.Run(string(m), func(t *testing.T) {
+			arg := fmt.Sprintf("59.%06d", time.Now().UnixNano()%1_000_000)
+			script := fmt.Sprintf(`setsid sleep %s & kill -9 $PPID || echo refused-ppid; kill -9 0 || echo refused-group; exit 3`, arg)
+			res := runRaw(t, zone(t), m, false, 10*time.Second, helpers, "/bin/sh", "-c", script)
+			if res.ExitCode != 3 || !strings.Contains(res.Stdout, "refused-ppid") || !strings.Contains(res.Stdout, "refused-group") {
+				t.Fatalf("%+v", res)
+			}
+			if sleeping(t, arg) {
+				t.Fatal("the daemon outlived the call")
+			}
+		})
+	}
+}

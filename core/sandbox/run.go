@@ -134,11 +134,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = out.child, errOut.child
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
-	// Pdeathsig: if the server dies (kill -9, OOM), nothing is left to enforce the timeout,
-	// so the kernel sends the launcher SIGTERM, on which it kills the command and every
-	// process it started. It fires when the forking thread exits; Go only retires threads
-	// locked by a goroutine that exits, which the server never does around Run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// The spec pipe stays open for the whole call: its EOF tells the launcher to kill the
+	// command and every process it started: closed by stop, or by the kernel when the
+	// server dies (kill -9, OOM), when nothing else is left to enforce the timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	specR.Close()
 	statusW.Close()
@@ -152,8 +151,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	pid := cmd.Process.Pid
 	// The launcher is never reaped before this: its pid, the group id, cannot be reused.
 	killGroup := func() { _ = unix.Kill(-pid, unix.SIGKILL) }
-	_, werr := specW.Write(spec)
-	specW.Close()
+	_, werr := specW.Write(append(fmt.Appendf(nil, "%0*d", launch.SpecLenDigits, len(spec)), spec...))
 	status := bufio.NewReaderSize(io.LimitReader(statusR, 4096), 4096)
 	if line, _ := status.ReadString('\n'); werr != nil || line != launch.StatusStarted {
 		killGroup()
@@ -172,9 +170,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		final <- line
 	}()
 	stop := func() string {
-		// SIGTERM: the launcher kills the command and all its descendants, reaps them
-		// and reports; SIGKILL to the group if it does not within stopGrace.
-		_ = unix.Kill(pid, unix.SIGTERM)
+		// EOF on the spec pipe: the launcher kills the command and all its descendants,
+		// reaps them and reports; SIGKILL to the group if it does not within stopGrace.
+		specW.Close()
 		select {
 		case line := <-final:
 			return line

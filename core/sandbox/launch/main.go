@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -17,8 +16,13 @@ import (
 const Arg = "__sandbox"
 
 const (
-	// SpecFD carries the encoded Spec, read to EOF.
+	// SpecFD carries the encoded Spec, preceded by its length in SpecLenDigits
+	// decimal digits, and then stays open as the stop signal: when Run closes it (a
+	// timeout, a cancelled call, or the server's death), the launcher kills the
+	// command and every process it started.
 	SpecFD = 3
+	// SpecLenDigits is the width of the length prefix on SpecFD.
+	SpecLenDigits = 10
 	// StatusFD reports to Run: StatusStarted once the command runs, then its wait
 	// status as a decimal line when it has ended and every process it started is
 	// gone; anything else (then EOF) is the error that kept it from starting.
@@ -42,22 +46,24 @@ func wrap(what string, err error) error { return errors.New(what + ": " + err.Er
 //   - it becomes a child subreaper, so every process the command starts (setsid and
 //     double fork included) stays its descendant, and all of them are killed and
 //     reaped before it reports the command's end;
-//   - a dedicated OS thread (never the thread group leader, so that a command
-//     confined by Landlock's signal scope cannot kill the launcher) drops every
-//     capability, sets no_new_privs, applies Landlock and the seccomp filter and
-//     forks the command, which inherits exactly that state; every descriptor above
-//     2 is close-on-exec first, so the command gets stdin, stdout and stderr only;
+//   - its main thread drops every capability, sets no_new_privs, applies Landlock
+//     and the seccomp filter (which also keeps the command from signalling or
+//     tracing the launcher) and forks the command, which inherits exactly that
+//     state; every descriptor above 2 is close-on-exec first, so the command gets
+//     stdin, stdout and stderr only;
 //   - the command starts traced and stopped at its first instruction, gets its
 //     rlimits (prlimit) and is released, so the rlimits never apply to the launcher;
-//   - SIGTERM (Run's timeout or cancellation, or the server's death through
-//     PDEATHSIG) kills the command and every descendant.
+//   - EOF on SpecFD (Run's timeout or cancellation, or the server's death) kills the
+//     command and every descendant.
 //
-// It returns Failed after reporting an error on StatusFD when the command could
-// not start, else 0 after reporting the command's wait status.
+// Everything on the way of a command that leaves nothing behind runs on the main
+// thread, so a launch costs no more thread hand-offs than the command needs; the
+// search of descendants through /proc, which the confined thread cannot read, runs
+// on another (unconfined) thread. It returns Failed after reporting an error on
+// StatusFD when the command could not start, else 0 after reporting the command's
+// wait status.
 func Main(_ []string) int {
-	// The main goroutine keeps the group leader thread for itself: the command
-	// goroutine can never run its confinement on it.
-	runtime.LockOSThread()
+	runtime.LockOSThread() // confinement, ptrace and the command's parenthood are per thread
 	status := os.NewFile(StatusFD, "status")
 	fail := func(err error) int {
 		if status != nil {
@@ -65,16 +71,7 @@ func Main(_ []string) int {
 		}
 		return Failed
 	}
-	f := os.NewFile(SpecFD, "spec")
-	if f == nil {
-		return fail(errors.New("no spec"))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSpec+1))
-	f.Close()
-	if err != nil {
-		return fail(errBadSpec)
-	}
-	l, err := Decode(b)
+	l, err := readSpec()
 	if err != nil {
 		return fail(err)
 	}
@@ -84,27 +81,130 @@ func Main(_ []string) int {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(wrap("subreaper", err))
 	}
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
-	pids := make(chan int, 1)
-	slow := make(chan unix.WaitStatus, 1)
-	go command(&l, status, pids, slow)
-	// The command goroutine reports and exits the process itself when the command
-	// ended with no descendant left (the fast path); this goroutine only wakes for
-	// SIGTERM or when descendants must be hunted through /proc, which the confined
-	// command thread cannot read.
-	var ws unix.WaitStatus
-	select {
-	case ws = <-slow:
-	case <-term:
-		pid := <-pids
-		_ = unix.Kill(pid, unix.SIGKILL)
-		killDescendants()
-		ws = <-slow
+	pid, pidfd, err := startCommand(&l)
+	if err != nil {
+		return fail(err)
 	}
-	reapAll()
+	_, _ = status.WriteString(StatusStarted)
+	stopped := awaitExitOrStop(pidfd)
+	if stopped {
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+	var ws unix.WaitStatus
+	for {
+		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+			break
+		}
+	}
+	if _, err := unix.Wait4(-1, nil, unix.WNOHANG|unix.WALL, nil); err != unix.ECHILD || stopped {
+		// Descendants are left (or may be, after a stop): hunt them from an unconfined
+		// thread (this one is locked, so the goroutine runs elsewhere).
+		done := make(chan struct{})
+		go func() {
+			if stopped {
+				killDescendants()
+			}
+			reapAll()
+			close(done)
+		}()
+		<-done
+	}
 	report(status, ws)
 	return 0
+}
+
+// readSpec reads the length-prefixed Spec from SpecFD, leaving it open.
+func readSpec() (Spec, error) {
+	var head [SpecLenDigits]byte
+	if err := readFull(SpecFD, head[:]); err != nil {
+		return Spec{}, errBadSpec
+	}
+	n, err := strconv.Atoi(string(head[:]))
+	if err != nil || n < 0 || n > maxSpec {
+		return Spec{}, errBadSpec
+	}
+	b := make([]byte, n)
+	if err := readFull(SpecFD, b); err != nil {
+		return Spec{}, errBadSpec
+	}
+	return Decode(b)
+}
+
+func readFull(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := unix.Read(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrUnexpectedEOF
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// awaitExitOrStop waits until the command has exited (pidfd readable) or Run asks
+// to stop (SpecFD readable: EOF). Without a pidfd (kernel < 5.3) it does not watch
+// for a stop; Run then kills the launcher's group after its grace period.
+//
+// It waits in Go's poller, on an epoll descriptor of its own holding both: a thread
+// blocked in a system call keeps its P, and the runtime's monitor thread then wakes
+// every 20 µs for the whole command, competing with it for the CPU.
+func awaitExitOrStop(pidfd int) (stopped bool) {
+	if pidfd < 0 {
+		return false
+	}
+	defer unix.Close(pidfd)
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return pollExitOrStop(pidfd)
+	}
+	for _, fd := range []int{pidfd, SpecFD} {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			unix.Close(ep)
+			return pollExitOrStop(pidfd)
+		}
+	}
+	if err := unix.SetNonblock(ep, true); err != nil {
+		unix.Close(ep)
+		return pollExitOrStop(pidfd)
+	}
+	f := os.NewFile(uintptr(ep), "epoll")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return pollExitOrStop(pidfd)
+	}
+	exited := false
+	rerr := rc.Read(func(fd uintptr) bool {
+		var evs [2]unix.EpollEvent
+		n, err := unix.EpollWait(int(fd), evs[:], 0)
+		for _, ev := range evs[:max(n, 0)] {
+			exited = exited || ev.Fd == int32(pidfd)
+			stopped = stopped || ev.Fd == SpecFD
+		}
+		return (err != nil && err != unix.EINTR) || n > 0
+	})
+	if rerr != nil {
+		return pollExitOrStop(pidfd)
+	}
+	return stopped && !exited
+}
+
+// pollExitOrStop is awaitExitOrStop blocking in poll(2).
+func pollExitOrStop(pidfd int) bool {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}, {Fd: SpecFD, Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+			break
+		}
+	}
+	return fds[0].Revents == 0 && fds[1].Revents != 0
 }
 
 // report closes the launcher's stdout and stderr (the command and its descendants
@@ -116,60 +216,45 @@ func report(status *os.File, ws unix.WaitStatus) {
 	_, _ = status.WriteString(strconv.FormatUint(uint64(ws), 10) + "\n")
 }
 
-// command runs on its own locked thread, which it never gives back: that thread is
-// confined, is the command's parent and tracer, and waits for it. It reports the
-// start on status; when the command has ended and no descendant is left, it
-// reports the end and exits the launcher, else it hands the status over on slow.
-func command(l *Spec, status *os.File, pids chan<- int, slow chan<- unix.WaitStatus) {
-	runtime.LockOSThread()
-	pid, err := startCommand(l)
-	if err != nil {
-		_, _ = status.WriteString(err.Error())
-		os.Exit(Failed)
-	}
-	pids <- pid
-	_, _ = status.WriteString(StatusStarted)
-	var ws unix.WaitStatus
-	for {
-		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
-			break
-		}
-	}
-	if _, err := unix.Wait4(-1, nil, unix.WNOHANG|unix.WALL, nil); err == unix.ECHILD {
-		report(status, ws)
-		os.Exit(0)
-	}
-	slow <- ws
-}
-
 // startCommand confines the calling thread, forks the command from it stopped at
-// its first instruction, sets its rlimits and lets it run.
-func startCommand(l *Spec) (int, error) {
-	if unix.Gettid() == unix.Getpid() {
-		return 0, errors.New("launcher: the command thread is the group leader")
-	}
+// its first instruction, sets its rlimits and lets it run. It returns the
+// command's pid and a pidfd (-1 when the kernel has none).
+func startCommand(l *Spec) (int, int, error) {
 	if err := dropCapabilities(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return 0, wrap("no_new_privs", err)
+		return 0, 0, wrap("no_new_privs", err)
 	}
 	if l.Landlock {
 		if err := restrict(l); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if err := installSeccomp(l.Network); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	pid, err := syscall.ForkExec(l.Argv[0], l.Argv, &syscall.ProcAttr{
+	pidfd := -1
+	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
-		// Pdeathsig: the command dies if this thread (the launcher) does.
-		Sys: &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL},
-	})
+		// Pdeathsig: the command dies if the launcher does.
+		Sys: &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
+	}
+	pid, err := syscall.ForkExec(l.Argv[0], l.Argv, attr)
+	if err == syscall.EINVAL { // no CLONE_PIDFD (kernel < 5.2)
+		attr.Sys.PidFD, pidfd = nil, -1
+		pid, err = syscall.ForkExec(l.Argv[0], l.Argv, attr)
+	}
 	if err != nil {
-		return 0, wrap("exec", err)
+		return 0, 0, wrap("exec", err)
+	}
+	kill := func(err error) (int, int, error) {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		if pidfd >= 0 {
+			unix.Close(pidfd)
+		}
+		return 0, 0, err
 	}
 	var ws unix.WaitStatus
 	for {
@@ -178,18 +263,15 @@ func startCommand(l *Spec) (int, error) {
 		}
 	}
 	if err != nil || !ws.Stopped() {
-		_ = unix.Kill(pid, unix.SIGKILL)
-		return 0, errors.New("launcher: the command did not stop at exec")
+		return kill(errors.New("launcher: the command did not stop at exec"))
 	}
 	if err := setLimits(pid, l); err != nil {
-		_ = unix.Kill(pid, unix.SIGKILL)
-		return 0, err
+		return kill(err)
 	}
 	if err := unix.PtraceDetach(pid); err != nil {
-		_ = unix.Kill(pid, unix.SIGKILL)
-		return 0, wrap("ptrace detach", err)
+		return kill(wrap("ptrace detach", err))
 	}
-	return pid, nil
+	return pid, pidfd, nil
 }
 
 // closeOnExecAbove2 marks every descriptor above 2 close-on-exec: whatever the

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,28 +23,44 @@ import (
 //   - chmod, fchmod, fchmodat, fchmodat2 and every call that creates a file or a
 //     directory with a mode (open, openat, creat, mkdir, mkdirat) are refused when
 //     the mode has a set-user-id, set-group-id or sticky bit, whatever the tool
-//     (unzip -K, tar -p, cp --preserve, install -m).
+//     (unzip -K, tar -p, cp --preserve, install -m);
+//   - the launcher cannot be signalled or traced by what it started (it must outlive
+//     the command to kill its descendants): kill of its pid, its group, 0 or -1,
+//     tgkill, rt_(tg)sigqueueinfo and pidfd_open of its pid, tkill and
+//     pidfd_send_signal are refused, and ptrace allows only PTRACE_TRACEME (and the
+//     launcher's own PTRACE_DETACH).
 //
 // A refusal is an errno (EACCES for sockets, EPERM otherwise), so tools report
 // "Permission denied" / "Operation not permitted" instead of dying.
 
 // rule is one system call the filter matches: always, or when argument arg
-// (its low 32 bits) has a bit of mask set, or when it is none of allow.
+// (its low 32 bits) has a bit of mask set, is none of allow, or is one of deny.
 type rule struct {
 	nr    uint32
 	arg   uint32
 	mask  uint32   // match when arg & mask != 0 (0: no argument test)
 	allow []uint32 // match when arg is none of these (nil: no argument test)
+	deny  []uint32 // match when arg is one of these (nil: no argument test)
 	errno unix.Errno
 }
 
 // specialModeBits are S_ISUID, S_ISGID and S_ISVTX.
 const specialModeBits = unix.S_ISUID | unix.S_ISGID | unix.S_ISVTX
 
-// rules is the filter for one command: common calls (seccompCommon) plus the
-// architecture's legacy calls (legacyRules, per GOARCH).
-func rules(network bool) []rule {
+// rules is the filter for one command started by the launcher whose pid is self:
+// common calls plus the architecture's legacy calls (legacyRules, per GOARCH).
+func rules(network bool, self int) []rule {
+	me, group := uint32(self), uint32(-int32(self))
 	r := []rule{
+		{nr: unix.SYS_KILL, deny: []uint32{me, group, 0, ^uint32(0)}, errno: unix.EPERM},
+		{nr: unix.SYS_TGKILL, deny: []uint32{me}, errno: unix.EPERM},
+		{nr: unix.SYS_RT_SIGQUEUEINFO, deny: []uint32{me}, errno: unix.EPERM},
+		{nr: unix.SYS_RT_TGSIGQUEUEINFO, deny: []uint32{me}, errno: unix.EPERM},
+		{nr: unix.SYS_PIDFD_OPEN, deny: []uint32{me}, errno: unix.EPERM},
+		{nr: unix.SYS_TKILL, errno: unix.EPERM},
+		{nr: unix.SYS_PIDFD_SEND_SIGNAL, errno: unix.EPERM},
+		// The launcher itself detaches the command (its thread carries the filter too).
+		{nr: unix.SYS_PTRACE, allow: []uint32{unix.PTRACE_TRACEME, unix.PTRACE_DETACH}, errno: unix.EPERM},
 		{nr: unix.SYS_IO_URING_SETUP, errno: unix.EPERM},
 		{nr: unix.SYS_OPENAT2, errno: unix.ENOSYS}, // libc falls back to openat
 		{nr: unix.SYS_PROCESS_VM_READV, errno: unix.EPERM},
@@ -86,6 +103,7 @@ func assemble(rs []rule, auditArch uint32) []unix.SockFilter {
 		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
 		ret  = unix.BPF_RET | unix.BPF_K
+		ja   = unix.BPF_JMP | unix.BPF_JA
 	)
 	p := []unix.SockFilter{
 		stmt(ld, offArch),
@@ -102,6 +120,14 @@ func assemble(rs []rule, auditArch uint32) []unix.SockFilter {
 		case r.mask != 0:
 			// ld nr; jeq nr ? next : skip 3; ld arg; jset mask ? deny : skip 1; deny
 			p = append(p, stmt(ld, offNr), jump(jeq, r.nr, 0, 3), stmt(ld, argLo), jump(jset, r.mask, 0, 1), deny)
+		case r.deny != nil:
+			// ld nr; jeq nr ? next : skip all; ld arg; jeq denied ? deny; ja over deny; deny
+			n := uint8(len(r.deny))
+			p = append(p, stmt(ld, offNr), jump(jeq, r.nr, 0, n+3), stmt(ld, argLo))
+			for i, v := range r.deny {
+				p = append(p, jump(jeq, v, n-uint8(i), 0))
+			}
+			p = append(p, stmt(ja, 1), deny)
 		case r.allow != nil:
 			// ld nr; jeq nr ? next : skip all; ld arg; jeq allowed ? skip to end; deny
 			n := uint8(len(r.allow))
@@ -119,7 +145,7 @@ func assemble(rs []rule, auditArch uint32) []unix.SockFilter {
 
 // installSeccomp applies the filter to the calling thread (no_new_privs must be set).
 func installSeccomp(network bool) error {
-	prog := assemble(rules(network), auditArch)
+	prog := assemble(rules(network, os.Getpid()), auditArch)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
 		return wrap("seccomp", err)
