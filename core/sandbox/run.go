@@ -69,8 +69,9 @@ type Result struct {
 }
 
 // Run starts s through the launcher (package launch: the small launcher, or this
-// binary re-executed with LauncherArg) and
-// waits for it. The error is only for failures to launch (ErrSandboxUnavailable,
+// binary re-executed with LauncherArg) and returns when the launcher reports that
+// the command and every process it started are gone (at the timeout or when ctx
+// ends, it closes the spec pipe, on which the launcher kills them all). The error is only for failures to launch (ErrSandboxUnavailable,
 // a Landlock or exec failure); a command that fails or times out is a Result.
 // Launch error texts may contain host paths: log them, do not show them.
 func Run(ctx context.Context, s Spec) (Result, error) {
