@@ -28,7 +28,15 @@ const otherSecret = "users/other/Storage/data/secret.txt"
 // check) or an NFD-named symlink made by tar must not carry a path out of the zone,
 // for commands Landlock does not mediate (stat, ls -l, du, readlink, touch -d) too.
 func TestExecOneString(t *testing.T) {
-	e := start(t, nil)
+	// The policy is what holds here: with Landlock, and without it (where cat and cp
+	// reached the other user's data before).
+	for _, mode := range []string{"required", "off"} {
+		t.Run("exec_sandbox="+mode, func(t *testing.T) { oneString(t, mode) })
+	}
+}
+
+func oneString(t *testing.T, mode string) {
+	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": mode})
 	e.write(execDir+"a.txt", "a.b\\c\n")
 	secret := e.write(otherSecret, "other-user-secret\n")
 	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -105,7 +113,13 @@ func TestExecOneString(t *testing.T) {
 // device, a hard link to /etc/passwd, a symlink out and a set-user-id file leaves
 // no special file, no set-id bit and no path out of the zone.
 func TestExecTarHostileEntries(t *testing.T) {
-	e := start(t, nil)
+	for _, mode := range []string{"required", "off"} { // seccomp holds without Landlock
+		t.Run("exec_sandbox="+mode, func(t *testing.T) { tarHostileEntries(t, mode) })
+	}
+}
+
+func tarHostileEntries(t *testing.T, mode string) {
+	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": mode})
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, h := range []*tar.Header{
@@ -149,7 +163,13 @@ func TestExecUnzipKeepsNoSetID(t *testing.T) {
 	if _, err := exec.LookPath("unzip"); err != nil {
 		t.Skip("unzip is not installed (Debian package unzip)")
 	}
-	e := start(t, nil)
+	for _, mode := range []string{"required", "off"} {
+		t.Run("exec_sandbox="+mode, func(t *testing.T) { unzipKeepsNoSetID(t, mode) })
+	}
+}
+
+func unzipKeepsNoSetID(t *testing.T, mode string) {
+	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": mode})
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	h := &zip.FileHeader{Name: "tool", Method: zip.Store}
