@@ -329,3 +329,15 @@ func TestExecFailsClosedWithoutLandlock(t *testing.T) {
 		t.Fatalf("best_effort without Landlock: %v", r.Data)
 	}
 }
+
+// TestExecAwkIncludeRefused: gawk --sandbox still reads any file named by @include
+// (its lines come back in syntax errors); without Landlock nothing else stops it.
+func TestExecAwkIncludeRefused(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": "off"})
+	secret := e.write(otherSecret, "other-user-secret\n")
+	r := runExec(e, execCall{"zone": "storage", "cmd": "awk", "args": []string{"@include \"" + secret + "\"\nBEGIN{print 1}"}})
+	wantError(t, r, "ARGUMENT_FORBIDDEN")
+	if strings.Contains(r.raw, "other-user-secret") {
+		t.Fatalf("%s", r.raw)
+	}
+}
