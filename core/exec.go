@@ -121,6 +121,8 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 			return h
 		}
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
+	case sandbox.InvalidPath:
+		e = Errf(InvalidPath, "%s", v.Reason).With("path", shorten(v.Arg)).With("zone", z.Label)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {
 			return pe // the zone's own path rules (PATH_STARTS_WITH_ZONE, INVALID_PATH)
