@@ -306,7 +306,7 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 	for _, l := range locks {
 		if !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
 			return s.fileLocked(z, l.Path, l).
-				WithHint("Another conversation is editing %s (shed_lockedit_open): wait for it, or use shed_force_unlock", l.Path)
+				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", l.Path)
 		}
 	}
 	return nil

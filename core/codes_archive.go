@@ -8,6 +8,6 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		ZipBomb: "The archive is over the archive limits (see shed_parameters): check it with shed_zipinfo, or ask an administrator to raise the archive valves",
+		ZipBomb: "The archive is over the archive limits (see shed_info(action='parameters')): check it with shed_archive(action='info'), or ask an administrator to raise the archive valves",
 	})
 }

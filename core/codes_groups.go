@@ -18,10 +18,10 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		FileOwnerOnly:    "Only the file's owner may change it: ask them (shed_group_info shows owners), or write a copy under another name",
-		FileReadOnly:     "The file is read-only (mode owner_ro): its owner can switch it back with shed_group_set_mode",
-		PermissionDenied: "Only the owner may delete or move this file: ask them (shed_group_info shows owners)",
-		NotFileOwner:     "Only the file's owner can change its mode or owner: see shed_group_info",
-		InvalidOwner:     "Give the user id of a current group member (shed_group_info lists members)",
+		FileOwnerOnly:    "Only the file's owner may change it: ask them (shed_group(action='info') shows owners), or write a copy under another name",
+		FileReadOnly:     "The file is read-only (mode owner_ro): its owner can switch it back with shed_group(action='set_mode')",
+		PermissionDenied: "Only the owner may delete or move this file: ask them (shed_group(action='info') shows owners)",
+		NotFileOwner:     "Only the file's owner can change its mode or owner: see shed_group(action='info')",
+		InvalidOwner:     "Give the user id of a current group member (shed_group(action='info') lists members)",
 	})
 }

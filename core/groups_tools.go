@@ -127,7 +127,7 @@ func (s *Service) ownedRecord(ctx context.Context, c Caller, in GroupFileArgs, w
 	case !ok:
 		z.Close()
 		return nil, o, Errf(FileNotFound, "No ownership record for: %s", rel).With("path", rel).With("zone", z.Label).
-			WithHint("Only files created by the tools have an owner; see shed_group_info")
+			WithHint("Only files created by the tools have an owner; see shed_group(action='info')")
 	case o.Owner != c.UserID:
 		z.Close()
 		return nil, o, Errf(NotFileOwner, "Only the file owner can %s", what).With("path", rel).With("owner", o.Owner)

@@ -140,7 +140,7 @@ func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
 		e := Errf(FileReadOnly, "Cannot write to file: %s is read-only (mode owner_ro)", o.Path).
 			With("path", o.Path).With("owner", o.Owner).With("mode", o.Mode)
 		if o.Owner == c.UserID {
-			e.WithHint("You own it: switch it to mode 'owner' with shed_group_set_mode, then write")
+			e.WithHint("You own it: switch it to mode 'owner' with shed_group(action='set_mode'), then write")
 		}
 		return e
 	}

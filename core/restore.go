@@ -181,5 +181,5 @@ func vcsError(z *Zone, p string, err error) *Error {
 		return Errf(InvalidPath, "Invalid path for history: %s", p).With("path", p).Because(err)
 	}
 	return Errf(ExecutionError, "The %s repository cannot be read", z.Name).Because(err).
-		WithHint("Run shed_maintenance to check and repair the repository")
+		WithHint("Run shed_info(action='maintenance') to check and repair the repository")
 }

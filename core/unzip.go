@@ -40,7 +40,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	defer z.Close()
 	if in.Src == "" {
 		return Result{}, Errf(MissingParameter, "Source path is required").With("parameter", "src").
-			WithHint("Specify the ZIP file to extract: shed_unzip(zone, src, dest)")
+			WithHint("Specify the ZIP file to extract: shed_archive(action='unzip', zone, src, dest)")
 	}
 	srcZone := in.SrcZone
 	if srcZone == "" {

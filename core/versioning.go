@@ -73,7 +73,7 @@ func (s *Service) repo(z *Zone) (*vcs.Repo, error) {
 	r, err := vcs.Open(filepath.Join(z.space, "repo.git"), z.Fs.Dir())
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
-			WithHint("Run shed_maintenance to repair the repository")
+			WithHint("Run shed_info(action='maintenance') to repair the repository")
 	}
 	if s.repos.m == nil {
 		s.repos.m = map[string]*vcs.Repo{}
@@ -92,7 +92,7 @@ func (s *Service) flushIndex(z *Zone) error {
 	l, err := r.Lock()
 	if err != nil {
 		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_maintenance to repair the repository")
+			WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 	}
 	defer l.Unlock()
 	return l.Flush()
@@ -149,7 +149,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		l, err := r.Lock()
 		if err != nil {
 			return nil, Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-				WithHint("Retry, or run shed_maintenance to repair the repository")
+				WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 		}
 		return l, nil
 	}
@@ -220,7 +220,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	}
 	if err != nil {
 		return "", Errf(ExecutionError, "The change was written but not committed").Because(err).
-			WithHint("Run shed_maintenance to repair the repository; the file itself is saved")
+			WithHint("Run shed_info(action='maintenance') to repair the repository; the file itself is saved")
 	}
 	return hash, nil
 }

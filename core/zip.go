@@ -35,7 +35,7 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 	defer z.Close()
 	if in.Src == "" {
 		return Result{}, Errf(MissingParameter, "Source path is required").With("parameter", "src").
-			WithHint("Specify the file or folder to compress: shed_zip(zone, src, dest)")
+			WithHint("Specify the file or folder to compress: shed_archive(action='zip', zone, src, dest)")
 	}
 	rel, err := z.Path(in.Src, in.AllowZoneInPath)
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 		return Result{}, pathNotFound(err, z, in.Src)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return Result{}, Errf(InvalidPath, "Source is a symlink: %s", in.Src).With("path", in.Src).With("zone", z.Label).
-			WithHint("shed_zip never follows symlinks: give the path of its target")
+			WithHint("shed_archive zip never follows symlinks: give the path of its target")
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		return Result{}, Errf(NotAFile, "Source is not a regular file or folder: %s", in.Src).With("path", in.Src).
 			With("zone", z.Label).WithHint("Give a file or folder (see shed_tree)")

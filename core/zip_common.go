@@ -29,7 +29,7 @@ func (s *Service) archiveLimits() archive.Limits {
 func (s *Service) archiveZone(ctx context.Context, c Caller, za ZoneArgs, tool string) (*Zone, error) {
 	if strings.EqualFold(strings.TrimSpace(za.Zone), "uploads") {
 		return nil, Errf(ZoneForbidden, "Zone 'uploads' not allowed for %s", tool).With("zone", za.Zone).
-			WithHint("Use zone='storage', 'documents' or 'group'; an upload can be the source: shed_unzip(zone='storage', src_zone='uploads', src=...)")
+			WithHint("Use zone='storage', 'documents' or 'group'; an upload can be the source: shed_archive(action='unzip', zone='storage', src_zone='uploads', src=...)")
 	}
 	return s.resolveZone(ctx, c, za.Zone, za.Group, true)
 }
@@ -37,7 +37,7 @@ func (s *Service) archiveZone(ctx context.Context, c Caller, za ZoneArgs, tool s
 // notAFileDir is the openRead answer for a folder given where a ZIP file is expected.
 func notAFileDir(z *Zone, shown string) error {
 	return Errf(NotAFile, "Path is a directory, not a ZIP file: %s", shown).With("path", shown).With("zone", z.Label).
-		WithHint("Give the path of a .zip file (see shed_tree); to compress a folder use shed_zip")
+		WithHint("Give the path of a .zip file (see shed_tree); to compress a folder use shed_archive(action='zip')")
 }
 
 // limitValves names the valve behind each archive limit.
@@ -66,9 +66,9 @@ func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 			e.With("entry", shorten(le.Entry))
 		}
 		if v, ok := limitValves[le.Limit]; ok {
-			e.With("valve", v).WithHint("Nothing was extracted. Inspect the archive with shed_zipinfo; the limit is the valve %s (see shed_parameters)", v)
+			e.With("valve", v).WithHint("Nothing was extracted. Inspect the archive with shed_archive(action='info'); the limit is the valve %s (see shed_info(action='parameters'))", v)
 		} else {
-			e.WithHint("Nothing was extracted. The archive is crafted or corrupt: inspect it with shed_zipinfo and do not extract it")
+			e.WithHint("Nothing was extracted. The archive is crafted or corrupt: inspect it with shed_archive(action='info') and do not extract it")
 		}
 		return e
 	case errors.As(err, &ne):
@@ -77,7 +77,7 @@ func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 			code, msg = PathEscape, "ZIP contains a path traversal"
 		}
 		return Errf(code, "%s: %s", msg, ne.Error()).With("file", shown).With("entry", shorten(ne.Entry)).With("reason", ne.Reason).
-			WithHint("Nothing was extracted: the ZIP file may be malicious. List its entries with shed_zipinfo")
+			WithHint("Nothing was extracted: the ZIP file may be malicious. List its entries with shed_archive(action='info')")
 	case errors.As(err, &fe):
 		e := Errf(InvalidFormat, "%s: %s", shown, fe.Error()).With("file", shown).With("zone", z.Label)
 		if fe.Kind != "" {
@@ -104,7 +104,7 @@ func formatHint(kind, shown string) string {
 	case "bzip2", "xz", "zstd":
 		return "It is " + kind + "-compressed: extract it with shed_exec tar -xf " + shown
 	case "7z", "rar":
-		return "It is a " + kind + " archive, which shed_unzip cannot read: ask for a .zip"
+		return "It is a " + kind + " archive, which unzip cannot read: ask for a .zip"
 	case "empty":
 		return "The file is empty: upload or create the archive again"
 	}

@@ -76,7 +76,7 @@ func (s *Service) Zipinfo(ctx context.Context, c Caller, in ZipinfoInput) (Resul
 	}
 	msg := fmt.Sprintf("ZIP contains %d files (%s compression)", len(a.Entries), saved(size, compressed))
 	if len(warnings) > 0 {
-		msg += fmt.Sprintf("; %d warnings: shed_unzip would refuse or skip entries (see data.warnings)", len(warnings))
+		msg += fmt.Sprintf("; %d warnings: unzip would refuse or skip entries (see data.warnings)", len(warnings))
 	}
 	return Result{Data: data, Message: msg}, nil
 }

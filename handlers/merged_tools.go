@@ -24,4 +24,7 @@ func registerMerged(api huma.API, d Deps) {
 		description: "Groups: list, info (files, owners, usage), set_mode (path, mode owner|group|owner_ro), chown (path, new_owner)",
 		actions: []mergedAction{{"list", "shed_group_list"}, {"info", "shed_group_info"},
 			{"set_mode", "shed_group_set_mode"}, {"chown", "shed_group_chown"}}})
+	merge(api, d, mergedSpec{name: "shed_archive", summary: "ZIP archives",
+		description: "ZIP: zip (src, dest), unzip (src, src_zone, dest; all or nothing, limits) or info (path)",
+		actions: []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
 }
