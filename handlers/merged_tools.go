@@ -26,5 +26,5 @@ func registerMerged(api huma.API, d Deps) {
 			{"set_mode", "shed_group_set_mode"}, {"chown", "shed_group_chown"}}})
 	merge(api, d, mergedSpec{name: "shed_archive", summary: "ZIP archives",
 		description: "ZIP: zip (src, dest), unzip (src, src_zone, dest; all or nothing, limits) or info (path)",
-		actions: []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
+		actions:     []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
 }
