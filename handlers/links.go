@@ -1,0 +1,24 @@
+package handlers
+
+import (
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-chi/chi/v5"
+)
+
+// registerLinks registers the links tools (shed_link_create, shed_link_list,
+// shed_link_delete) and mounts the download route GET|HEAD /dl/{token}[/sub/path], which
+// is public (the token is the credential) and hidden from the spec.
+func registerLinks(r chi.Router, api huma.API, d Deps) {
+	s := d.Service
+	tool(api, d, toolSpec{name: "shed_link_create", summary: "Make a download link",
+		description: "Signed, expiring download link to a file or folder: show clickable_link to the user."}, s.LinkCreate)
+	tool(api, d, toolSpec{name: "shed_link_list", summary: "List your download links",
+		description: "Your download links with their state, downloads and expiry."}, s.LinkList)
+	tool(api, d, toolSpec{name: "shed_link_delete", summary: "Revoke a download link",
+		description: "Revoke one of your download links at once (link_id from shed_link_list)."}, s.LinkDelete)
+	dl := &linkServer{svc: s, metrics: d.metrics, log: d.Log, base: s.Config().PublicURL()}
+	for _, m := range []string{"GET", "HEAD"} {
+		r.Method(m, "/dl/{token}", dl)
+		r.Method(m, "/dl/{token}/*", dl)
+	}
+}
