@@ -208,7 +208,9 @@ func (t *LinkTarget) Entries() (entries []LinkEntry, more bool, err error) {
 		return nil, false, err
 	}
 	for _, fi := range infos {
-		if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// Names the confinement would refuse or spell differently (control characters,
+		// not NFC) could not be opened through the link: they are not listed either.
+		if c, err := confine.Clean(fi.Name()); err != nil || c != fi.Name() || (!fi.IsDir() && !fi.Mode().IsRegular()) {
 			continue
 		}
 		entries = append(entries, LinkEntry{Name: fi.Name(), IsDir: fi.IsDir(), Size: fi.Size(), Modified: fi.ModTime()})

@@ -45,7 +45,9 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		l.log.Info("download", "request_id", requestID(r.Context()), "method", r.Method, "status", cw.status, "bytes", cw.n)
 	}()
 	commonHeaders(cw.Header())
-	t, err := l.svc.OpenLink(r.Context(), chi.URLParam(r, "token"), chi.URLParam(r, "*"))
+	// "//a.txt" is a doubled slash, not an absolute path: the path is otherwise as sent.
+	sub := strings.TrimLeft(chi.URLParam(r, "*"), "/")
+	t, err := l.svc.OpenLink(r.Context(), chi.URLParam(r, "token"), sub)
 	if err != nil {
 		l.fail(cw, r, err)
 		return
