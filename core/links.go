@@ -130,7 +130,11 @@ func (s *Service) linkEntry(l store.Link, now time.Time) map[string]any {
 	if l.GroupID != "" {
 		e["group"] = l.GroupID
 	}
-	if l.State(now) == store.LinkActive && linkIDPattern.MatchString(l.ID) {
+	switch id, owuiLink := strings.CutPrefix(l.ID, owuiLinkPrefix); {
+	case l.State(now) != store.LinkActive:
+	case owuiLink:
+		e["url"], e["file_id"] = s.owuiContentURL(id), id
+	case linkIDPattern.MatchString(l.ID):
 		e["url"] = s.linkURL(s.links.TokenFor(l.ID))
 	}
 	return e
@@ -157,10 +161,15 @@ func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) 
 		}
 		id = got
 	}
-	if !linkIDPattern.MatchString(id) && !strings.HasPrefix(id, owuiLinkPrefix) {
-		return Result{}, Errf(NotAFileshedLink, "This id was not made by shed_link_create: %s", shorten(id)).With("link_id", shorten(id))
+	foreign := !linkIDPattern.MatchString(id) && !strings.HasPrefix(id, owuiLinkPrefix)
+	if foreign { // maybe the bare Open WebUI file id of a links.mode openwebui link
+		id = owuiLinkPrefix + id
 	}
 	l, err := s.db.RevokeLink(ctx, id, c.UserID, time.Now())
+	if foreign && errors.Is(err, store.ErrNoLink) {
+		shown := shorten(strings.TrimPrefix(id, owuiLinkPrefix))
+		return Result{}, Errf(NotAFileshedLink, "This id was not made by shed_link_create: %s", shown).With("link_id", shown)
+	}
 	if errors.Is(err, store.ErrNoLink) {
 		return Result{}, Errf(LinkNotFound, "Link not found: %s", id).With("link_id", id)
 	}
