@@ -20,7 +20,7 @@ import (
 type LinkCreateInput struct {
 	ZoneArgs
 	Path         string `json:"path" required:"true" doc:"File or folder to share"`
-	ExpiresHours int64  `json:"expires_hours,omitempty" minimum:"0" doc:"Lifetime in hours (default and max: valves)"`
+	ExpiresHours int64  `json:"expires_hours,omitempty" minimum:"0" doc:"Hours until expiry (omit = server default)"`
 	MaxDownloads int64  `json:"max_downloads,omitempty" minimum:"0" doc:"Downloads allowed (0 = unlimited)"`
 }
 
@@ -206,3 +206,18 @@ var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `(`, 
 	"`", "\\`", "<", `\<`, ">", `\>`, "!", `\!`, "\r", " ", "\n", " ")
 
 func markdownEscape(s string) string { return markdownEscaper.Replace(s) }
+
+// AdminLinks lists the links of user ("" = everyone), newest first, for `fileshed admin
+// links list`.
+func (s *Service) AdminLinks(ctx context.Context, user string) ([]store.Link, error) {
+	return s.db.LinksOf(ctx, user)
+}
+
+// AdminRevokeLink revokes any user's link at once (`fileshed admin links revoke`).
+func (s *Service) AdminRevokeLink(ctx context.Context, id string) (store.Link, error) {
+	l, err := s.db.RevokeLink(ctx, id, "", time.Now())
+	if errors.Is(err, store.ErrNoLink) {
+		return store.Link{}, fmt.Errorf("no link with id %q", id)
+	}
+	return l, err
+}
