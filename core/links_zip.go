@@ -14,6 +14,14 @@ import (
 // during the walk cannot pull in anything else.
 func (t *LinkTarget) WriteZip(ctx context.Context, w io.Writer) error {
 	zw := zip.NewWriter(w)
+	// Why flush early: the download should start at once (the browser shows progress, a
+	// proxy keeps the connection alive), not when the first 4 KiB of output are ready.
+	if err := zw.Flush(); err != nil {
+		return err
+	}
+	if f, ok := w.(interface{ Flush() }); ok {
+		f.Flush()
+	}
 	if err := t.zipDir(ctx, zw, t.Sub, ""); err != nil {
 		return err
 	}

@@ -178,5 +178,8 @@ func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{c}, src)
 }
 
+// Flush sends what is buffered (the zip stream starts at once).
+func (c *countingWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }
+
 // Unwrap lets http.ResponseController reach the server's writer (flush, deadlines).
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
