@@ -39,6 +39,9 @@ func TestLinkLifecycle(t *testing.T) {
 	if got.header.Get("ETag") == "" || got.header.Get("Accept-Ranges") != "bytes" {
 		t.Errorf("no ETag or Accept-Ranges: %v", got.header)
 	}
+	if o := e.get("GET", url, map[string]string{"Origin": "https://chat.example"}); o.header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("CORS (cors.allowed_origins = *): %v", o.header)
+	}
 	if h := e.get("HEAD", url, nil); h.status != 200 || h.body != "" || h.header.Get("Content-Length") != "10" {
 		t.Errorf("HEAD: %d %q %v", h.status, h.body, h.header)
 	}
@@ -55,6 +58,10 @@ func TestLinkLifecycle(t *testing.T) {
 	l0 := links[0].(map[string]any)
 	if l0["state"] != "active" || l0["downloads"].(float64) < 1 || l0["url"] != url || l0["path"] != "report.txt" {
 		t.Errorf("list entry: %v", l0)
+	}
+	m := e.get("GET", e.srv.URL+"/metrics", nil)
+	if !strings.Contains(m.body, `fileshed_link_downloads_total{status="200"} 3`) || !strings.Contains(m.body, "fileshed_link_bytes_total 20\n") {
+		t.Errorf("link metrics not recorded:\n%s", grepLines(m.body, "fileshed_link"))
 	}
 	wantOK(t, e.post("shed_link_delete", map[string]any{"file_id": d["link_id"]}, as("alice")))
 	if g := e.get("GET", url, nil); g.status != http.StatusGone || !strings.Contains(g.header.Get("Content-Type"), "text/html") {
@@ -310,5 +317,52 @@ func TestLinkGroupMember(t *testing.T) {
 	url2 := e2.srv.URL + url[strings.Index(url, "/dl/"):]
 	if g := e2.get("GET", url2, nil); g.status != http.StatusGone {
 		t.Errorf("link of a former member: %d %q", g.status, g.body)
+	}
+}
+
+// grepLines keeps the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestLinkUploadsZone: a link to a chat upload serves the file of that conversation.
+func TestLinkUploadsZone(t *testing.T) {
+	e := startLinks(t, nil)
+	e.write("users/alice/Uploads/chat-7/in.txt", "uploaded")
+	h := as("alice")
+	h["X-OpenWebUI-Chat-Id"] = "chat-7"
+	r := e.post("shed_link_create", map[string]any{"zone": "uploads", "path": "in.txt"}, h)
+	wantOK(t, r)
+	if g := e.get("GET", r.Data["url"].(string), nil); g.status != 200 || g.body != "uploaded" {
+		t.Errorf("uploads link: %d %q", g.status, g.body)
+	}
+}
+
+// TestLinkParallelDownloadsRSSFlat: 10 clients download a large file at once; memory stays
+// flat (the bytes go from the page cache to the sockets, never through a buffer per client).
+// The 1 GiB version is BenchmarkLinkParallelRSS.
+func TestLinkParallelDownloadsRSSFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads 1.25 GiB")
+	}
+	e := startLinks(t, nil)
+	const size = 128 << 20
+	_, url := bigFile(t, e, size)
+	download(t, url, size)
+	resetPeak()
+	before := peakRSS(t)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() { download(t, url, size) })
+	}
+	wg.Wait()
+	if grown := peakRSS(t) - before; grown > 50<<20 {
+		t.Errorf("peak RSS grew by %d MB during 10 parallel downloads", grown>>20)
 	}
 }
