@@ -3,7 +3,6 @@ package owui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -71,22 +70,11 @@ func (c *Client) DeleteFile(ctx context.Context, token, id string) error {
 func (c *Client) send(req *http.Request, token, path string, out any) error {
 	ctx, cancel := context.WithTimeout(req.Context(), c.timeout)
 	defer cancel()
-	req = req.WithContext(ctx)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "fileshed")
-	resp, err := c.http.Do(req)
+	resp, err := c.do(req.WithContext(ctx), token, path, true)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("%w: %s %s: %w", ErrUnavailable, req.Method, path, err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return statusError(resp, path, true)
-	}
 	if out == nil {
 		return nil
 	}
