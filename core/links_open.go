@@ -93,7 +93,10 @@ func (s *Service) openTarget(t *LinkTarget, sub string) error {
 		if sub != "" {
 			return ErrLinkUnknown
 		}
-		f, info, err := openNoBlock(t.zone.Fs, l.Path)
+		// A symlink inside the zone is followed here as it was at creation: the identity
+		// check below is what refuses a swapped file, and the zone's root refuses a
+		// symlink that leaves the zone.
+		f, info, err := openNoBlock(t.zone.Fs, l.Path, true)
 		if err != nil {
 			return ErrLinkGone
 		}
@@ -129,7 +132,7 @@ func (s *Service) openTarget(t *LinkTarget, sub string) error {
 	case fi.IsDir():
 		return nil
 	}
-	f, info, err := openNoBlock(dir, rel)
+	f, info, err := openNoBlock(dir, rel, false)
 	if err != nil {
 		return ErrLinkUnknown
 	}
@@ -140,10 +143,14 @@ func (s *Service) openTarget(t *LinkTarget, sub string) error {
 	return nil
 }
 
-// openNoBlock opens name for reading without following a final symlink and without
-// blocking on a FIFO, and describes the open descriptor.
-func openNoBlock(fsys *confine.Fs, name string) (afero.File, os.FileInfo, error) {
-	f, err := fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+// openNoBlock opens name for reading without blocking on a FIFO (and without following a
+// final symlink unless follow), and describes the open descriptor.
+func openNoBlock(fsys *confine.Fs, name string, follow bool) (afero.File, os.FileInfo, error) {
+	flag := os.O_RDONLY | syscall.O_NONBLOCK
+	if !follow {
+		flag |= syscall.O_NOFOLLOW
+	}
+	f, err := fsys.OpenFile(name, flag, 0)
 	if err != nil {
 		return nil, nil, err
 	}

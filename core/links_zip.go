@@ -64,7 +64,7 @@ func (t *LinkTarget) zipDir(ctx context.Context, zw *zip.Writer, dir, prefix str
 
 // zipFile adds one regular file; a file that vanished or changed type meanwhile is skipped.
 func (t *LinkTarget) zipFile(zw *zip.Writer, rel, name string) error {
-	f, info, err := openNoBlock(t.Dir, rel)
+	f, info, err := openNoBlock(t.Dir, rel, false)
 	if err != nil {
 		return nil
 	}

@@ -366,3 +366,17 @@ func TestLinkParallelDownloadsRSSFlat(t *testing.T) {
 		t.Errorf("peak RSS grew by %d MB during 10 parallel downloads", grown>>20)
 	}
 }
+
+// TestLinkToSymlinkInsideZone: a link made through a symlink that stays in the zone serves
+// its target while the target is unchanged.
+func TestLinkToSymlinkInsideZone(t *testing.T) {
+	e := startLinks(t, nil)
+	e.write("users/alice/Storage/data/real.txt", "real")
+	if err := os.Symlink("real.txt", filepath.Join(e.base, "users/alice/Storage/data/alias.txt")); err != nil {
+		t.Fatal(err)
+	}
+	url := e.link("alice", map[string]any{"zone": "storage", "path": "alias.txt"})["url"].(string)
+	if g := e.get("GET", url, nil); g.status != 200 || g.body != "real" {
+		t.Errorf("%d %q", g.status, g.body)
+	}
+}
