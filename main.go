@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/admin"
+	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -89,26 +90,53 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	defer svc.Close() // deferred first, runs last: the database closes after every call
+	// Every request's context derives from base: cancelling it at the end of the grace
+	// period stops the calls still running (their commands' process groups are killed).
+	base, cancelCalls := context.WithCancel(context.Background())
+	defer cancelCalls()
+	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("fileshed listening", "addr", ln.Addr().String(), "auth_mode", cfg.Auth.Mode, "public_url", cfg.PublicURL())
 	select {
 	case err := <-errc:
 		return err
-	case <-ctx.Done():
+	case <-sigs:
 	}
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ExecTimeoutMax+5)*time.Second)
+	return drain(srv, svc, cancelCalls, sigs, time.Duration(cfg.ShutdownGraceSeconds)*time.Second, log)
+}
+
+// drain stops the server gracefully: readiness off, no new connections, calls in flight
+// get grace to finish; then running commands are killed and the calls get a few seconds to
+// answer. A second signal exits at once.
+func drain(srv *http.Server, svc *core.Service, cancelCalls context.CancelFunc, sigs <-chan os.Signal, grace time.Duration, log *slog.Logger) error {
+	svc.BeginShutdown()
+	log.Info("shutting down", "grace_seconds", grace.Seconds(), "running_commands", svc.RunningCommands())
+	go func() {
+		<-sigs
+		log.Warn("second signal: exiting now")
+		os.Exit(1)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("grace period over: stopping the calls still running", "running_commands", svc.RunningCommands())
+		cancelCalls()
+		final, cancelFinal := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancelFinal()
+		err = srv.Shutdown(final)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

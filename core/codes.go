@@ -43,12 +43,12 @@ var hints = map[Code]string{
 	PathStartsWithZone: "The zone parameter already sets the working directory: drop the zone name from the path",
 	FileNotFound:       "Check the path with shed_tree",
 	FileTooLarge:       "Split the content into smaller parts, or ask an administrator to raise max_file_size_mb",
-	QuotaExceeded:      "Free space with shed_delete (see shed_stats), or ask an administrator to raise the quota",
-	ExecutionError:     "Run shed_maintenance to repair the repository",
+	QuotaExceeded:      "Free space with shed_delete (see shed_info(action='stats')), or ask an administrator to raise the quota",
+	ExecutionError:     "Run shed_info(action='maintenance') to repair the repository",
 	AuthRequired:       "Configure the tool server in Open WebUI with auth type Session (or the bearer key)",
 	AuthInvalid:        "Sign in to Open WebUI again, or check the tool server's key",
 	AuthUnavailable:    "Open WebUI could not verify the session: retry in a moment",
-	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_parameters)",
+	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_info(action='parameters'))",
 	InternalError:      "Retry; if it persists, report the request id to the administrator",
 }
 

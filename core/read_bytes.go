@@ -12,10 +12,10 @@ import (
 // ReadBytesInput is the input of shed_read_bytes.
 type ReadBytesInput struct {
 	ZoneArgs
-	Path         string `json:"path" required:"true" doc:"File to read, relative to the zone (never prefix the zone name)"`
-	OutputFormat string `json:"output_format,omitempty" default:"hex" enum:"hex,base64" doc:"Encoding of content: hex (lowercase, no separators) or base64"`
-	Offset       int64  `json:"offset,omitempty" default:"0" minimum:"0" doc:"First byte to read (0 = start of file)"`
-	Length       int64  `json:"length,omitempty" minimum:"0" doc:"Bytes to read (omit = to the end); capped, see next_offset"`
+	Path         string `json:"path" required:"true"`
+	OutputFormat string `json:"output_format,omitempty" default:"hex" enum:"hex,base64"`
+	Offset       int64  `json:"offset,omitempty" default:"0" minimum:"0"`
+	Length       int64  `json:"length,omitempty" minimum:"0" doc:"Omit = to the end"`
 }
 
 // ReadBytes answers shed_read_bytes (reference §5.6): a contiguous byte range, hex or base64.

@@ -35,6 +35,8 @@ type Service struct {
 	running atomic.Int64
 	// links signs and verifies download-link tokens (links.go).
 	links *linktoken.Signer
+	// draining is set when the server begins to shut down (readiness turns off).
+	draining atomic.Bool
 }
 
 // Options carries the collaborators main wires in.

@@ -20,24 +20,46 @@ import (
 // had some. It runs off the request path: until it reaches an owner, that owner's usage
 // may count a dead reservation (writes are refused slightly early, never late).
 
-// startSweep starts the background sweep; Close stops it and waits.
+// runningMarker exists in the storage directory while a server runs; finding it at start-up
+// means the last server did not stop cleanly (kill -9, power loss), so a write may have died
+// between its quota reservation and its temporary file and left no leftover to find: the
+// sweep then reconciles every owner, not only those with leftovers.
+const runningMarker = ".fileshed-running"
+
+// startSweep starts the background sweep; Close stops it, waits, and removes the marker (a
+// clean stop).
 func (s *Service) startSweep() {
+	marker := filepath.Join(s.base, runningMarker)
+	_, err := os.Stat(marker)
+	crashed := err == nil
+	if f, err := os.Create(marker); err == nil {
+		f.Close()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	s.sweep = func() { cancel(); <-done }
+	complete := false
+	s.sweep = func() {
+		cancel()
+		<-done
+		if complete { // a sweep cut short after a crash must run again at the next start
+			os.Remove(marker)
+		}
+	}
 	go func() {
 		defer close(done)
-		s.sweepAll(ctx)
+		complete = s.sweepAll(ctx, crashed)
 	}()
 }
 
-// sweepAll sweeps the zones of every user and group on disk.
-func (s *Service) sweepAll(ctx context.Context) {
+// sweepAll sweeps the zones of every user and group on disk, and reconciles the usage of
+// every owner with leftovers (of every owner after an unclean stop). It reports whether it
+// went through every owner.
+func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
 	for _, kind := range []string{"user", "group"} {
 		entries, _ := os.ReadDir(filepath.Join(s.base, kind+"s"))
 		for _, e := range entries {
 			if ctx.Err() != nil {
-				return
+				return false
 			}
 			if !e.IsDir() || !ValidID(e.Name()) {
 				continue
@@ -47,11 +69,12 @@ func (s *Service) sweepAll(ctx context.Context) {
 			for _, d := range s.sweepDirs(o) {
 				removed += s.sweepLeftovers(ctx, d)
 			}
-			if removed > 0 {
+			if removed > 0 || crashed {
 				_, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
 			}
 		}
 	}
+	return ctx.Err() == nil
 }
 
 // sweepDirs are the zone roots of o: its zones' data directories (every conversation's

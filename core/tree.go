@@ -21,8 +21,8 @@ type ZoneArgs struct {
 // TreeInput is the input of shed_tree.
 type TreeInput struct {
 	ZoneArgs
-	Path  string `json:"path,omitempty" default:"." doc:"Folder to list, relative to the zone ('.' = zone root; never prefix the zone name)"`
-	Depth int    `json:"depth,omitempty" default:"3" minimum:"0" maximum:"10" doc:"Levels to descend (1-10)"`
+	Path  string `json:"path,omitempty" default:"."`
+	Depth int    `json:"depth,omitempty" default:"3" minimum:"0" maximum:"10" doc:"1-10"`
 }
 
 // treeMaxEntries is the number of entries listed per directory before "... and N more".

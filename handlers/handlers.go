@@ -24,6 +24,8 @@ type Deps struct {
 	Ready func() (ok bool, details map[string]any)
 	// metrics is set by New: every tool call is counted there.
 	metrics *metrics
+	// registry is set by New: every tool's handle, for the merged tools.
+	registry *registry
 }
 
 // New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
@@ -43,6 +45,7 @@ func New(d Deps) (http.Handler, huma.API) {
 			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
 	})
 	d.metrics = newMetrics(d.Service)
+	d.registry = &registry{handles: map[string]handleFunc{}}
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
 	registerFiles(api, d)
@@ -51,6 +54,8 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
 	registerLinks(r, api, d)
+	registerMerged(api, d)
+	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)
 	mountHealth(r, d)
 	mountMetrics(r, d.metrics, d.Service.Config().Metrics.Token)

@@ -380,3 +380,20 @@ func TestLinkToSymlinkInsideZone(t *testing.T) {
 		t.Errorf("%d %q", g.status, g.body)
 	}
 }
+
+// TestLinkMergedTool: the model's shed_link(action) reaches the three link tools.
+func TestLinkMergedTool(t *testing.T) {
+	e := startLinks(t, nil)
+	e.write("users/alice/Storage/data/m.txt", "merged")
+	alice := as("alice")
+	r := e.post("shed_link", map[string]any{"action": "create", "zone": "storage", "path": "m.txt"}, alice)
+	wantOK(t, r)
+	if g := e.get("GET", r.Data["url"].(string), nil); g.body != "merged" {
+		t.Errorf("download %q", g.body)
+	}
+	if l := e.post("shed_link", map[string]any{"action": "list"}, alice); l.Data["count"].(float64) != 1 {
+		t.Errorf("list %v", l.Data)
+	}
+	wantOK(t, e.post("shed_link", map[string]any{"action": "delete", "link_id": r.Data["link_id"]}, alice))
+	wantError(t, e.post("shed_link", map[string]any{"action": "share"}, alice), "INVALID_PARAMETER")
+}

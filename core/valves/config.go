@@ -67,9 +67,15 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
+	// ToolDescriptions replaces the description of model-facing tools (tool name -> text),
+	// for operators who tune prompts.
+	ToolDescriptions map[string]string `yaml:"tool_descriptions"`
 	// MaxBodyMB is the body limit of content-carrying tools in MB (0 = max_file_size_mb + 1);
 	// use MaxBodyBytes for the effective value.
 	MaxBodyMB int `yaml:"max_body_mb" min:"0" max:"1073741824"`
+	// ShutdownGraceSeconds is how long a stopping server lets calls in flight finish before
+	// it kills their commands.
+	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds" min:"1" max:"3600"`
 }
 
 // MetricsConfig is the metrics section.
