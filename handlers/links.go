@@ -19,7 +19,7 @@ func registerLinks(r chi.Router, api huma.API, d Deps) {
 	// The model sees one tool, shed_link(action); the three stay routes of their own.
 	merge(api, d, mergedSpec{name: "shed_link", summary: "Download links",
 		description: "Download links: create (zone, path; show clickable_link to the user), list, delete (link_id)",
-		actions: []mergedAction{{"create", "shed_link_create"}, {"list", "shed_link_list"}, {"delete", "shed_link_delete"}}})
+		actions:     []mergedAction{{"create", "shed_link_create"}, {"list", "shed_link_list"}, {"delete", "shed_link_delete"}}})
 	dl := &linkServer{svc: s, metrics: d.metrics, log: d.Log, base: s.Config().PublicURL()}
 	for _, m := range []string{"GET", "HEAD"} {
 		r.Method(m, "/dl/{token}", dl)
