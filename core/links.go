@@ -29,7 +29,7 @@ type LinkListInput struct{}
 
 // LinkDeleteInput is the input of shed_link_delete; file_id is the original's name.
 type LinkDeleteInput struct {
-	LinkID string `json:"link_id,omitempty" doc:"From shed_link_create or shed_link_list"`
+	LinkID string `json:"link_id,omitempty" doc:"From create or list"`
 	FileID string `json:"file_id,omitempty" doc:"Alias of link_id"`
 }
 
