@@ -44,3 +44,33 @@ func TestAdminLinksListRevoke(t *testing.T) {
 		t.Errorf("list --user someone: %s", out)
 	}
 }
+
+// TestAdminBackupKeepsLinkKey: the key file travels with a backup, so a restored storage
+// still recognises its links (410, not 404 as for a foreign token); they no longer serve,
+// because restored files are new files (new inodes) and a link serves only the file it was
+// made for (README "Download links").
+func TestAdminBackupKeepsLinkKey(t *testing.T) {
+	base, backup, restored := t.TempDir(), filepath.Join(t.TempDir(), "b"), t.TempDir()
+	l := serve(t, base)
+	p := filepath.Join(base, "users/local/Storage/data/a.txt")
+	_ = os.MkdirAll(filepath.Dir(p), 0o700)
+	_ = os.WriteFile(p, []byte("kept"), 0o600)
+	r := l.call(t, "shed_link_create", map[string]any{"zone": "storage", "path": "a.txt"}, "")
+	url, _ := r["data"].(map[string]any)["url"].(string)
+	if code, _, errOut := run(t, base, "backup", backup); code != 0 {
+		t.Fatalf("backup: %s", errOut)
+	}
+	l.close()
+	if code, _, errOut := run(t, restored, "restore", backup); code != 0 {
+		t.Fatalf("restore: %s", errOut)
+	}
+	l2 := serve(t, restored)
+	resp, err := http.Get(l2.srv.URL + url[strings.Index(url, "/dl/"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGone {
+		t.Errorf("link after restore: %d, want 410 (404 = the key was lost)", resp.StatusCode)
+	}
+}
