@@ -22,8 +22,13 @@ func TestAdminLinksListRevoke(t *testing.T) {
 		t.Fatalf("create: %v", r)
 	}
 	url = l.srv.URL + url[strings.Index(url, "/dl/"):] // public_url is the default listen address
+	if resp, err := http.Get(url); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("download: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	code, out, _ := run(t, base, "links", "list")
-	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "active") || !strings.Contains(out, "0/3") {
+	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "active") || !strings.Contains(out, "1/3") {
 		t.Fatalf("list (%d): %s", code, out)
 	}
 	if code, out, _ := run(t, base, "links", "revoke", id); code != 0 || !strings.Contains(out, "revoked "+id) {
@@ -36,6 +41,11 @@ func TestAdminLinksListRevoke(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusGone {
 		t.Errorf("revoked by the admin, the link answers %d", resp.StatusCode)
+	}
+	l.close() // flushes the audit trail
+	if code, out, _ := run(t, base, "audit", "export"); code != 0 || !strings.Contains(out, `"link_download"`) ||
+		!strings.Contains(out, `"a.txt"`) || !strings.Contains(out, `"200"`) {
+		t.Errorf("the download is not in the audit trail:\n%s", out)
 	}
 	if code, _, errOut := run(t, base, "links", "revoke", "nope"); code != 1 || !strings.Contains(errOut, "no link") {
 		t.Errorf("revoke of a missing id: %d %s", code, errOut)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -241,4 +242,12 @@ func (t *LinkTarget) Content() io.ReadSeeker {
 		return f
 	}
 	return t.File
+}
+
+// AuditDownload records one answered download in the audit trail, as the link's creator
+// (whose file it is) with the tool "link_download", the zone-relative path served and the
+// HTTP status as the outcome.
+func (s *Service) AuditDownload(t *LinkTarget, status int) {
+	s.Audit(Caller{UserID: t.Link.Owner, ConvID: "link:" + t.Link.ID[:min(8, len(t.Link.ID))]}, "link_download",
+		t.Link.Zone, path.Join(t.Link.Path, t.Sub), strconv.Itoa(status))
 }

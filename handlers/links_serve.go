@@ -53,6 +53,7 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer t.Close()
+	defer func() { l.svc.AuditDownload(t, cw.status) }()
 	switch {
 	case t.File != nil:
 		l.file(cw, r, t)
