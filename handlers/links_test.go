@@ -49,6 +49,9 @@ func TestLinkLifecycle(t *testing.T) {
 	if cond.status != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", cond.status)
 	}
+	if ims := e.get("HEAD", url, map[string]string{"If-Modified-Since": got.header.Get("Last-Modified")}); ims.status != http.StatusNotModified {
+		t.Errorf("If-Modified-Since: %d", ims.status)
+	}
 	list := e.post("shed_link_list", nil, as("alice"))
 	wantOK(t, list)
 	links, _ := list.Data["links"].([]any)
