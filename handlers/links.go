@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"net/http"
+
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 )
@@ -21,8 +23,14 @@ func registerLinks(r chi.Router, api huma.API, d Deps) {
 		description: "Download links: create (zone, path; show clickable_link to the user), list, delete (link_id)",
 		actions:     []mergedAction{{"create", "shed_link_create"}, {"list", "shed_link_list"}, {"delete", "shed_link_delete"}}})
 	dl := &linkServer{svc: s, metrics: d.metrics, log: d.Log, base: s.Config().PublicURL()}
+	noToken := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		commonHeaders(w.Header())
+		errorPage(w, http.StatusNotFound, "This link does not exist. Check that it was copied whole.")
+	})
 	for _, m := range []string{"GET", "HEAD"} {
 		r.Method(m, "/dl/{token}", dl)
 		r.Method(m, "/dl/{token}/*", dl)
+		r.Method(m, "/dl", noToken)
+		r.Method(m, "/dl/", noToken)
 	}
 }

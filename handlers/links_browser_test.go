@@ -51,6 +51,10 @@ func TestLinkFolderPageInChromium(t *testing.T) {
 	if z := browsertest.Eval[string](b, `document.querySelector("a.zip").getAttribute("href")`); z != url+"?zip" {
 		t.Errorf("zip action %q", z)
 	}
+	// The page's only style sheet is inline, allowed by its hash in the CSP: it must apply.
+	if style := browsertest.Eval[string](b, `getComputedStyle(document.querySelector("a.zip")).borderTopStyle`); style != "solid" {
+		t.Errorf("the page's style did not apply (CSP hash?): border %q", style)
+	}
 	shot := b.Screenshot("links-folder-desktop.png", 1280, 800)
 	b.Screenshot("links-folder-phone.png", 390, 844)
 	if w := browsertest.Eval[int](b, `document.documentElement.scrollWidth - window.innerWidth`); w > 0 {

@@ -140,6 +140,8 @@ func TestLinkTamperedTokens(t *testing.T) {
 		"other deployment":   e.srv.URL + "/dl/" + foreign[strings.LastIndex(foreign, "/")+1:],
 		"truncated":          e.srv.URL + "/dl/" + token[:30],
 		"garbage":            e.srv.URL + "/dl/hello",
+		"no token":           e.srv.URL + "/dl/",
+		"no token, no slash": e.srv.URL + "/dl",
 		"file link sub-path": url + "/x",
 	} {
 		if g := e.get("GET", u, nil); g.status != http.StatusNotFound || !strings.Contains(g.body, "does not exist") {
