@@ -2,6 +2,8 @@
 // sandboxed file workshop. Wiring only: load valves -> core.New -> handlers.New -> serve.
 //
 //	fileshed [flags]            serve (default)
+//	fileshed version            print the version (from the build information)
+//	fileshed help               print the usage
 //	fileshed healthcheck        probe GET /healthz of the configured listen address
 //	fileshed openapi            print the OpenAPI 3.1 document
 //	fileshed valves             print the effective configuration (secrets redacted) and sources
@@ -20,6 +22,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,19 +52,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	for _, a := range args {
+		if cmd == "admin" {
+			break // admin has its own --help
+		}
+		switch a {
+		case "-h", "-help", "--help":
+			cmd = "help"
+		case "--version":
+			cmd = "version"
+		}
+	}
+	switch cmd {
+	case "help":
+		fmt.Fprint(stdout, usageText)
+		return 0
+	case "version":
+		fmt.Fprintln(stdout, versionText())
+		return 0
+	}
 	if cmd == "admin" {
 		// The admin commands parse their own flags; valves come from the environment
 		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
 		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
 		if err != nil {
-			fmt.Fprintln(stderr, "fileshed: configuration:", err)
+			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 			return 2
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
 	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
 	if err != nil {
-		fmt.Fprintln(stderr, "fileshed: configuration:", err)
+		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 		return 2
 	}
 	switch cmd {
@@ -72,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "valves":
 		err = cfg.Report(stdout, src)
 	default:
-		err = fmt.Errorf("unknown command %q (serve, healthcheck, openapi, valves)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, version, help, healthcheck, openapi, valves, admin)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "fileshed:", err)
@@ -86,21 +110,30 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 	if err := checkListen(cfg); err != nil {
 		return err
 	}
+	// Bind first: a port already in use must not leave a fresh storage directory behind.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is already in use (another fileshed?): stop that process "+
+				"or choose another address with --listen or FILESHED_LISTEN", cfg.Listen)
+		}
+		return fmt.Errorf("cannot listen on %s (--listen, FILESHED_LISTEN): %w", cfg.Listen, err)
+	}
+	defer ln.Close()
 	h, _, svc, err := handlers.Build(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer svc.Close() // deferred first, runs last: the database closes after every call
+	defer svc.Close() // runs after drain: the database closes after every call
 	// Every request's context derives from base: cancelling it at the end of the grace
 	// period stops the calls still running (their commands' process groups are killed).
 	base, cancelCalls := context.WithCancel(context.Background())
 	defer cancelCalls()
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second,
+	// Headers must arrive within 10 s and an idle keep-alive connection is closed after 2 min;
+	// request bodies have their own deadline (handlers: limitBodies). No write timeout: a
+	// command may run up to exec_timeout_max.
+	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return base }}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -158,7 +191,9 @@ func checkListen(cfg *valves.Config) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): set auth.mode, or auth.allow_insecure_none: true", cfg.Listen)
+	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): anyone reaching the port would own the workshop. "+
+		"Set FILESHED_AUTH_MODE (auth.mode: session, jwt or headers), or listen on 127.0.0.1 (FILESHED_LISTEN), "+
+		"or accept the risk with FILESHED_AUTH_ALLOW_INSECURE_NONE=true (auth.allow_insecure_none)", cfg.Listen)
 }
 
 func healthcheck(cfg *valves.Config) error {
@@ -199,6 +234,68 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
+}
+
+// envNamesOf lists the environment variables of the valves a configuration error names: a
+// container user sets FILESHED_* variables, not YAML keys.
+func envNamesOf(err error) string {
+	var vars []string
+	for _, name := range valves.Names() {
+		if strings.Contains(err.Error(), name+":") || strings.Contains(err.Error(), name+" ") {
+			vars = append(vars, "FILESHED_"+strings.ToUpper(strings.ReplaceAll(name, ".", "_")))
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	return "\n(environment variables: " + strings.Join(vars, ", ") + "; fileshed valves lists every setting)"
+}
+
+// usageText is the answer to fileshed --help.
+const usageText = `fileshed: a sandboxed file workshop for Open WebUI (an OpenAPI tool server). Linux only.
+
+Usage:
+  fileshed [--flag value ...]    serve (the default command)
+  fileshed version               print the version
+  fileshed valves [flags]        print the effective configuration and where each value comes from
+  fileshed openapi               print the OpenAPI document
+  fileshed healthcheck [flags]   exit 0 when the server at --listen answers /healthz
+  fileshed admin --help          operator commands (quota, locks, audit, backup, restore, verify)
+
+Every setting (valve) is a flag, an environment variable and a key of the YAML file named by
+--config or FILESHED_CONFIG, e.g.:
+  --listen 127.0.0.1:8000         FILESHED_LISTEN
+  --storage-base-path ./data      FILESHED_STORAGE_BASE_PATH
+  --auth-mode session             FILESHED_AUTH_MODE (session, jwt, headers, none)
+  --openwebui-url http://owui:8080  FILESHED_OPENWEBUI_URL
+'fileshed valves' lists them all; README.md explains each.
+`
+
+// versionText is the answer to fileshed version: the API version plus what the Go build
+// recorded (module version, VCS revision and time, toolchain).
+func versionText() string {
+	out := "fileshed " + handlers.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return out + " (no build information) " + runtime.Version()
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		out += " module " + v
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		out += " commit " + rev[:min(len(rev), 12)]
+		if settings["vcs.modified"] == "true" {
+			out += "+dirty"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			out += " (" + t + ")"
+		}
+	}
+	return out + " " + bi.GoVersion + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
 func logLevel(name string) slog.Level {

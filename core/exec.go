@@ -106,10 +106,16 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 	var e *Error
 	switch v.Kind {
 	case sandbox.CommandForbidden:
+		if h := forbiddenHint(v.Arg, z); h != nil {
+			return h
+		}
 		e = Errf(CommandForbidden, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.ArgumentRequired:
 		e = Errf(ArgumentRequired, "%s", v.Reason).With("argument", shorten(v.Arg))
 	case sandbox.CommandNotFound:
+		if h := notFoundHint(v.Arg); h != nil {
+			return h
+		}
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {

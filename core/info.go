@@ -30,7 +30,7 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 		"_info": map[string]any{
 			"network_enabled":        v.NetworkMode != "disabled",
 			"network_upload_allowed": v.NetworkMode == "all",
-			"groups_available":       s.owui != nil || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
+			"groups_available":       s.owui != nil && v.Auth.Mode == "session" || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
 		},
 	}
 	return Result{Data: data, Message: "Current valve configuration"}, nil

@@ -151,7 +151,8 @@ func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) 
 		id = strings.TrimSpace(in.FileID)
 	}
 	if id == "" {
-		return Result{}, Errf(MissingFileID, "link_id parameter is required")
+		return Result{}, Errf(MissingFileID, "link_id parameter is required").
+			WithHint("Give link_id: list your links with shed_link(action='list')")
 	}
 	if i := strings.LastIndex(id, "/dl/"); i >= 0 { // a whole URL: take its token
 		tok, _, _ := strings.Cut(id[i+4:], "/")

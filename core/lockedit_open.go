@@ -99,7 +99,7 @@ const maxEditBytes = 64 << 20
 // LockeditOverwriteInput is the input of shed_lockedit_overwrite.
 type LockeditOverwriteInput struct {
 	LockeditPathArgs
-	Content string `json:"content" required:"true" doc:"New text of the working copy"`
+	Content string `json:"content" required:"true" empty:"value" doc:"New text of the working copy"`
 	Append  bool   `json:"append,omitempty"`
 }
 

@@ -14,11 +14,11 @@ import (
 type PatchBytesInput struct {
 	ZoneArgs
 	Path          string `json:"path" required:"true"`
-	Content       string `json:"content,omitempty" doc:"Bytes in content_format"`
+	Content       string `json:"content" required:"true" empty:"value" doc:"Bytes in content_format"`
 	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex, base64 or raw"`
 	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace"`
-	Offset        int64  `json:"offset,omitempty" default:"-1" minimum:"-1" doc:"Byte offset (at, replace)"`
-	Length        int64  `json:"length,omitempty" default:"-1" minimum:"-1" doc:"Bytes replaced (replace)"`
+	Offset        int64  `json:"offset,omitempty" minimum:"0" absent:"-1" doc:"Byte offset (at, replace)"`
+	Length        int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Bytes replaced (replace)"`
 	Overwrite     bool   `json:"overwrite,omitempty"`
 	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`

@@ -12,10 +12,10 @@ import (
 type PatchTextInput struct {
 	ZoneArgs
 	Path       string `json:"path" required:"true"`
-	Content    string `json:"content,omitempty" doc:"Text to insert or the replacement (\\1, \\g<name> = groups)"`
+	Content    string `json:"content" required:"true" empty:"value" doc:"New text, literal except \\1 or \\g<name> groups"`
 	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
-	Line       int    `json:"line,omitempty" minimum:"0" doc:"1-based line"`
-	EndLine    int    `json:"end_line,omitempty" minimum:"0" doc:"Last line replaced (inclusive)"`
+	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
+	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
 	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
 	RegexFlags string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
 	MatchAll   bool   `json:"match_all,omitempty"`
@@ -60,6 +60,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	switch {
 	case in.Overwrite:
 		w.size, w.body = int64(len(in.Content)), strings.NewReader(in.Content)
+		affected = countLines(in.Content)
 	case e.position == "start" || e.position == "end":
 		content := in.Content
 		if t.exists {

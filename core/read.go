@@ -22,7 +22,7 @@ type ReadInput struct {
 	ZoneArgs
 	Path      string `json:"path" required:"true"`
 	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1"`
-	EndLine   int64  `json:"end_line,omitempty" minimum:"0"`
+	EndLine   int64  `json:"end_line,omitempty" minimum:"1" absent:"0"`
 }
 
 // readChunk is the streaming buffer size: memory per read is this plus the output cap.

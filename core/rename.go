@@ -150,7 +150,7 @@ func renameDest(z *Zone, p string, allowZone bool) (string, error) {
 	if _, isZone := zoneNames[strings.ToLower(first)]; isZone && rest != "" {
 		return "", Errf(PathStartsWithZone, "new_path '%s' starts with zone name '%s'", p, first).
 			With("zone", z.Label).With("path", p).With("first_component", first).
-			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use the bridges (shed_copy_storage_to_documents, shed_move_documents_to_storage), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)
+			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use shed_transfer (action storage_to_documents, documents_to_storage, ...), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)
 	}
 	return rel, nil
 }

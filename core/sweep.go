@@ -7,8 +7,6 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/spf13/afero"
-
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -41,7 +39,7 @@ func (s *Service) startSweep() {
 	s.sweep = func() {
 		cancel()
 		<-done
-		if complete { // a sweep cut short after a crash must run again at the next start
+		if complete || !crashed { // a reconcile cut short after a crash must run again at the next start
 			os.Remove(marker)
 		}
 	}
@@ -95,7 +93,8 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 
 // sweepLeftovers removes the temporary files older than the process under the zone root dir
 // (through the confinement layer: a symlink planted by a command is never followed) and
-// returns how many it removed.
+// returns how many it removed. It reads directories with their entries' types and stats
+// only the temporary-file names, so a pass over a large zone costs one getdents per folder.
 func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	zfs, err := confine.New(dir)
 	if err != nil {
@@ -103,29 +102,46 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	}
 	defer zfs.Close()
 	removed := 0
-	_ = afero.Walk(zfs, "", func(p string, fi fs.FileInfo, err error) error {
+	var walk func(p string)
+	walk = func(p string) {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return
 		}
+		f, err := zfs.Open(p)
 		if err != nil {
-			return nil // unreadable corners are not ours to judge
+			return // unreadable corners are not ours to judge
 		}
-		// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
-		// walking it would revisit another folder (or loop); such names are not ours.
-		if b := path.Base(p); p != "" && b != "." {
-			if c, err := confine.Clean(b); err != nil || c != b {
-				if fi.IsDir() {
-					return filepath.SkipDir
+		lister, ok := f.(interface {
+			ReadDir(int) ([]fs.DirEntry, error)
+		})
+		var entries []fs.DirEntry
+		if ok {
+			entries, _ = lister.ReadDir(-1)
+		}
+		f.Close()
+		for _, e := range entries {
+			name := e.Name()
+			// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
+			// walking it would revisit another folder (or loop); such names are not ours.
+			if c, err := confine.Clean(name); err != nil || c != name {
+				continue
+			}
+			child := path.Join(p, name)
+			switch {
+			case e.IsDir() && confine.IsTempName(name):
+				// A staging folder of an interrupted copy (bridge_copy.go): never renamed into place.
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.RemoveAll(child) == nil {
+					removed++
 				}
-				return nil
+			case e.IsDir():
+				walk(child)
+			case e.Type().IsRegular() && confine.IsTempName(name):
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.Remove(child) == nil {
+					removed++
+				}
 			}
 		}
-		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
-			if zfs.Remove(p) == nil {
-				removed++
-			}
-		}
-		return nil
-	})
+	}
+	walk("")
 	return removed
 }

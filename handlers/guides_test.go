@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,11 +20,6 @@ var argName = regexp.MustCompile(`(?:^|,)\s*([a-z_]+)\s*(?:=\s*("[^"]*"|\[[^\]]*
 // position, ...) is one of its values — so the guides cannot drift from the spec.
 func TestGuidesCallRealTools(t *testing.T) {
 	e := start(t, nil)
-	resp, err := http.Get(e.srv.URL + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var doc struct {
 		Paths map[string]struct {
 			Post struct {
@@ -41,9 +34,7 @@ func TestGuidesCallRealTools(t *testing.T) {
 			Schemas map[string]schema `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	e.spec(&doc)
 	files, err := filepath.Glob("../core/guides/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no guides: %v", err)

@@ -98,6 +98,19 @@ func start(t testing.TB, vars map[string]string) *env {
 	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg, logs: logs}
 }
 
+// spec decodes the server's /openapi.json into doc.
+func (e *env) spec(doc any) {
+	e.t.Helper()
+	resp, err := http.Get(e.srv.URL + "/openapi.json")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(doc); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // lockedBuffer collects a test server's logs (at debug level) for the no-secrets checks.
 type lockedBuffer struct {
 	mu sync.Mutex

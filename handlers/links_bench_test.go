@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,19 +116,7 @@ func BenchmarkLinkDownloadVsNginx(b *testing.B) {
 	b.ReportMetric(best["nginx"].Seconds()/best["fileshed"].Seconds(), "ratio")
 }
 
-// peakRSS is the process's peak resident set size in bytes (VmHWM); resetPeak resets it.
-func peakRSS(b testing.TB) int64 {
-	s, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(s), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	b.Skip("no /proc/self/status")
-	return 0
-}
-
+// resetPeak resets this process's peak RSS (VmHWM) to its current RSS.
 func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // BenchmarkLinkParallelRSS: 10 clients download the 1 GiB file at once; reports the
@@ -139,14 +126,14 @@ func BenchmarkLinkParallelRSS(b *testing.B) {
 	_, url := bigFile(b, e, benchFileSize)
 	download(b, url, benchFileSize)
 	resetPeak()
-	before := peakRSS(b)
+	before := peakRSS(b, os.Getpid())
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() { download(b, url, benchFileSize) })
 	}
 	wg.Wait()
-	b.ReportMetric(float64(peakRSS(b)-before)/(1<<20), "peak-RSS-growth-MB")
+	b.ReportMetric(float64(peakRSS(b, os.Getpid())-before)/(1<<20), "peak-RSS-growth-MB")
 	b.ReportMetric(time.Since(start).Seconds(), "s/10-downloads")
 }
 

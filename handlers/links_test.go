@@ -361,13 +361,13 @@ func TestLinkParallelDownloadsRSSFlat(t *testing.T) {
 	_, url := bigFile(t, e, size)
 	download(t, url, size)
 	resetPeak()
-	before := peakRSS(t)
+	before := peakRSS(t, os.Getpid())
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() { download(t, url, size) })
 	}
 	wg.Wait()
-	if grown := peakRSS(t) - before; grown > 50<<20 {
+	if grown := peakRSS(t, os.Getpid()) - before; grown > 50<<20 {
 		t.Errorf("peak RSS grew by %d MB during 10 parallel downloads", grown>>20)
 	}
 }

@@ -22,7 +22,7 @@ func TestLogsNeverContainSecrets(t *testing.T) {
 	const secret = "jwt-secret-never-logged"
 	j := start(t, map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": key, "FILESHED_AUTH_JWT_SECRET": secret,
 		"FILESHED_METRICS_TOKEN": "metrics-token-never-logged"})
-	good := signJWT(t, "HS256", secret, map[string]any{"sub": "carol-3", "exp": time.Now().Add(time.Hour).Unix()})
+	good := signJWT(t, "HS256", secret, map[string]any{"sub": "carol-3", "iss": "open-webui", "exp": time.Now().Add(time.Hour).Unix()})
 	wantOK(t, j.post("shed_tree", map[string]any{"zone": "storage"}, map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Jwt": good}))
 	j.post("shed_tree", map[string]any{"zone": "storage"}, map[string]string{"Authorization": "Bearer not-the-key", "X-OpenWebUI-User-Jwt": good})
 	bad := signJWT(t, "HS256", "wrong", map[string]any{"sub": "carol-3"})

@@ -1,10 +1,8 @@
 package handlers_test
 
 import (
-	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -59,17 +57,10 @@ func TestMergedToolRefusesMissingAndUnknownAction(t *testing.T) {
 // The spec shows the merged tool with an action enum and hides the tools it stands for.
 func TestMergedToolSpec(t *testing.T) {
 	e := start(t, nil)
-	resp, err := http.Get(e.srv.URL + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var doc struct {
 		Paths map[string]any `json:"paths"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	e.spec(&doc)
 	if doc.Paths["/shed_lockedit"] == nil {
 		t.Fatal("shed_lockedit missing from the spec")
 	}
@@ -102,19 +93,12 @@ func TestMergedInfoAndHelpWithEmptyGuide(t *testing.T) {
 // see (unknown, or an action of a merged tool) refuses to start.
 func TestToolDescriptionsOverride(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_TOOL_DESCRIPTIONS": `{"shed_exec": "Run a command in the team's sandbox."}`})
-	resp, err := http.Get(e.srv.URL + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Description string `json:"description"`
 		} `json:"paths"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	e.spec(&doc)
 	if got := doc.Paths["/shed_exec"]["post"].Description; got != "Run a command in the team's sandbox." {
 		t.Fatalf("description %q", got)
 	}

@@ -15,4 +15,8 @@ func registerMerged(api huma.API, d Deps) {
 		description: "stats: your usage and quotas; parameters: server limits; commands: what shed_exec can run; maintenance: unlock stale, repair",
 		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
 			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
+	merge(api, d, mergedSpec{name: "shed_transfer", summary: "Move or copy between zones",
+		description: "Between zones: action uploads_to_storage|uploads_to_documents (move), storage_to_documents (copy), documents_to_storage (move)",
+		actions: []mergedAction{{"uploads_to_storage", "shed_move_uploads_to_storage"}, {"uploads_to_documents", "shed_move_uploads_to_documents"},
+			{"storage_to_documents", "shed_copy_storage_to_documents"}, {"documents_to_storage", "shed_move_documents_to_storage"}}})
 }

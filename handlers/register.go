@@ -65,11 +65,12 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		Path:         "/" + spec.name,
 		Summary:      spec.summary,
 		Description:  spec.description,
-		MaxBodyBytes: maxBody,
+		MaxBodyBytes: -1, // limitBodies (middleware.go) enforces maxBody and drains what is left
 		// decode validates leniently; huma would validate the raw body as a string.
 		SkipValidateBody: true,
 		Tags:             []string{"fileshed"},
 	}
+	d.limits[op.Path] = maxBody
 	var handle handleFunc = func(ctx context.Context, body []byte) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)

@@ -222,6 +222,7 @@ func (s *server) crashLoop(ctx context.Context, every time.Duration) int {
 type sample struct {
 	at       time.Duration
 	rssKB    int
+	heapMB   float64 // Go heap in use (from /metrics): tells the runtime's growth from a leak
 	fds      int
 	restarts bool
 }
@@ -235,7 +236,7 @@ func (s *server) sample(ctx context.Context, every time.Duration) []sample {
 		pid := s.pid()
 		if pid != 0 {
 			fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-			out = append(out, sample{at: time.Since(start), rssKB: rssKB(pid), fds: len(fds), restarts: pid != last && last != 0})
+			out = append(out, sample{at: time.Since(start), rssKB: rssKB(pid), heapMB: s.heapMB(), fds: len(fds), restarts: pid != last && last != 0})
 			last = pid
 		}
 		select {
@@ -244,6 +245,23 @@ func (s *server) sample(ctx context.Context, every time.Duration) []sample {
 		case <-time.After(every):
 		}
 	}
+}
+
+// heapMB reads go_memstats_heap_inuse_bytes from the server's /metrics (0 if unreachable).
+func (s *server) heapMB() float64 {
+	resp, err := http.Get("http://" + s.addr + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f / (1 << 20)
+		}
+	}
+	return 0
 }
 
 func rssKB(pid int) int {
@@ -264,17 +282,17 @@ func printSamples(ss []sample) {
 	if len(ss) == 0 {
 		return
 	}
-	fmt.Println("server footprint over time (RSS MB / open fds):")
+	fmt.Println("server footprint over time (RSS / Go heap in use / open fds):")
 	step := max(1, len(ss)/12)
 	for i := 0; i < len(ss); i += step {
 		mark := ""
 		if ss[i].restarts {
 			mark = " (after a restart)"
 		}
-		fmt.Printf("  %6s  %6.1f MB  %4d fds%s\n", ss[i].at.Round(time.Second), float64(ss[i].rssKB)/1024, ss[i].fds, mark)
+		fmt.Printf("  %6s  %6.1f MB  %6.1f MB  %4d fds%s\n", ss[i].at.Round(time.Second), float64(ss[i].rssKB)/1024, ss[i].heapMB, ss[i].fds, mark)
 	}
 	last := ss[len(ss)-1]
-	fmt.Printf("  %6s  %6.1f MB  %4d fds (last)\n", last.at.Round(time.Second), float64(last.rssKB)/1024, last.fds)
+	fmt.Printf("  %6s  %6.1f MB  %6.1f MB  %4d fds (last)\n", last.at.Round(time.Second), float64(last.rssKB)/1024, last.heapMB, last.fds)
 }
 
 // stats collects latencies per tool and outcomes by code.

@@ -92,6 +92,8 @@ type AuthConfig struct {
 	APIKey string `yaml:"api_key" secret:"true"`
 	// JWTSecret is the HS256 secret that signs X-OpenWebUI-User-Jwt.
 	JWTSecret string `yaml:"jwt_secret" secret:"true"`
+	// JWTIssuer is the iss claim a forwarded JWT must carry ("" accepts any issuer).
+	JWTIssuer string `yaml:"jwt_issuer"`
 	// AllowInsecureNone allows mode none on a non-loopback listen address.
 	AllowInsecureNone bool `yaml:"allow_insecure_none"`
 	// NoneUserID is the fixed user of mode none.
