@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -23,10 +24,12 @@ type ExecInput struct {
 }
 
 // Exec runs one whitelisted command in a zone (reference §5.1, DESIGN §5): policy first
-// (core/sandbox.Prepare), then the kernel layer (launcher, rlimits, Landlock). success is
-// true when the command ran; data.returncode (and data.ok) say how it ended. In versioned
-// zones a command that may write runs under the repository lock and its changes are
-// committed; the owner's quota is updated from what it changed.
+// (core/sandbox.Prepare), then a command slot (exec_slots.go), then the kernel layer
+// (launcher, rlimits, Landlock). success is true when the command ran; data.returncode
+// (and data.ok) say how it ended. A command that may write runs alone among its owner's
+// writing commands, under the quota watchdog, with the files other conversations have
+// locked protected (exec_locks.go); in versioned zones it runs under the repository lock
+// and its changes are committed; the owner's usage is updated from what it changed.
 func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, error) {
 	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
@@ -47,34 +50,96 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		}
 	}
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
-	// Landlock) changes nothing: no repository lock, no commit, no usage walk.
+	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	if p.changesNothing {
+		release, err := s.acquireSlot(ctx, c.UserID)
+		if err != nil {
+			return Result{}, err
+		}
+		defer release()
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
 	}
+	// The owner's writing commands run one at a time (exec_quota.go); the wait for a slot
+	// comes after, so that queued writers hold no slot.
+	defer s.paths.Lock(execOwnerKey(z))()
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
+	if err != nil {
+		return Result{}, err
+	}
+	defer guard.close()
 	q, err := s.startExecQuota(ctx, z)
 	if err != nil {
 		return Result{}, err
 	}
+	defer q.finish()
 	var data map[string]any
 	var runErr error
+	var rb *rolledBack
+	var fromHead []string
+	var peak int64
 	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
-		// The measurement and the commit happen under the repository lock: no other
-		// writer of a versioned zone runs between them (exec_quota.go).
+		// The measures and the commit happen under the repository lock: no other writer
+		// of a versioned zone runs between them.
 		if err := q.measureBefore(); err != nil {
 			return Change{}, err
 		}
-		data, runErr = s.run(ctx, z, z.Fs, p)
+		runCtx, kill := context.WithCancel(ctx)
+		defer kill()
+		w := q.watch(kill)
+		data, runErr = s.run(runCtx, z, z.Fs, p)
+		w.halt()
 		if data == nil {
 			return Change{}, runErr // refused or not started: nothing changed
 		}
-		return Change{All: true, Measured: q.settle}, nil
+		for _, step := range s.afterCommand(guard) {
+			step(data)
+		}
+		after, err := takeSnapshot(z.Fs.Dir())
+		if err != nil {
+			return Change{}, Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
+		}
+		if peak = max(w.peak.Load(), after.total); w.killed.Load() || q.over(after.total) {
+			undone, head := q.undo(after)
+			rb, fromHead = &undone, head
+			return Change{}, errOverQuota
+		}
+		q.settle()
+		return Change{All: true}, nil
 	})
-	q.finish()
+	if rb != nil {
+		// Outside the repository lock: restoring from HEAD reads the repository.
+		s.restoreFromHead(z, fromHead, rb)
+		q.settle()
+		return Result{}, q.overQuota(in.Cmd, peak, *rb)
+	}
 	if err != nil {
 		return Result{}, err
 	}
 	return execResult(data, runErr)
+}
+
+// errOverQuota is what the change of a command over the quota returns to mutate (nothing
+// is committed); Exec answers QUOTA_EXCEEDED after the rollback.
+var errOverQuota = errors.New("command over quota")
+
+// afterCommand is the list of checks run after a writing command, before its changes are
+// measured and committed, in order; each may undo changes and say so in data. The lock
+// guard puts back the files other conversations hold (data.reverted); group zones add
+// their own check here.
+func (s *Service) afterCommand(guard *lockGuard) []func(data map[string]any) {
+	return []func(map[string]any){
+		func(data map[string]any) {
+			if reverted := guard.restore(); len(reverted) > 0 {
+				data["reverted"] = reverted
+			}
+		},
+	}
 }
 
 // execResult is the answer of a finished command.
@@ -82,14 +147,18 @@ func execResult(data map[string]any, err error) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Data: data, Message: fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])}, nil
+	msg := fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])
+	if r, ok := data["reverted"].([]string); ok {
+		msg += fmt.Sprintf("; %d file(s) locked by another conversation were put back unchanged: %s", len(r), strings.Join(r, ", "))
+	}
+	return Result{Data: data, Message: msg}, nil
 }
 
 // runIn runs in inside dir, a directory of zone z other than its root (the editzone copy
 // of shed_lockedit_exec): the same policy, limits and data as shed_exec, with dir as the
 // working directory and the only writable tree; paths are confined to dir. It neither
 // commits nor walks the quota (the copy is outside the zone's data until saved).
-func (s *Service) runIn(ctx context.Context, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
+func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
 	if in.Cmd == "git" {
 		return nil, Errf(CommandForbidden, "git is not available in an edit copy").With("command", "git").
 			WithHint("Use git with shed_exec in zone='documents'")
@@ -98,6 +167,11 @@ func (s *Service) runIn(ctx context.Context, z *Zone, dir *confine.Fs, in ExecIn
 	if err != nil {
 		return nil, err
 	}
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return s.run(ctx, z, dir, p)
 }
 
