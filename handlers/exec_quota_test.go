@@ -1,9 +1,204 @@
 package handlers_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
+
+// dirSize is the total size of the regular files under dir (names vanishing meanwhile are
+// skipped).
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// tarGz builds a gzipped tar of the given members (name -> content).
+func tarGz(t testing.TB, members [][2]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for _, m := range members {
+		if err := tw.WriteHeader(&tar.Header{Name: m[0], Mode: 0o600, Size: int64(len(m[1])), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(m[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// bomb is 40 members of 3 MB of zeros (~120 MB extracted, ~120 KB packed).
+func bomb(t testing.TB, first ...[2]string) []byte {
+	members := append([][2]string{}, first...)
+	zeros := strings.Repeat("\x00", 3<<20)
+	for i := range 40 {
+		members = append(members, [2]string{fmt.Sprintf("bomb/part%02d.bin", i), zeros})
+	}
+	return tarGz(t, members)
+}
+
+// peakWatch samples the size of dir every millisecond until stop is called, which returns
+// the largest size seen.
+func peakWatch(dir string) (stop func() int64) {
+	var peak atomic.Int64
+	done, quit := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if n := dirSize(dir); n > peak.Load() {
+				peak.Store(n)
+			}
+		}
+	}()
+	return func() int64 { close(quit); <-done; return peak.Load() }
+}
+
+// TestExecTarBombRolledBack (issue 9 finding 2): tar -xzf of 40 × 3 MB into a 10 MB quota
+// is stopped during the command, its files are removed, the answer is QUOTA_EXCEEDED, and
+// the zone and the recorded usage end under the quota.
+func TestExecTarBombRolledBack(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	e.write(execDir+"keep.txt", "mine\n")
+	e.write(execDir+"bomb.tgz", string(bomb(t)))
+	stop := peakWatch(filepath.Join(e.base, execDir))
+	r := runExec(e, execCall{"zone": "storage", "cmd": "tar", "args": []string{"-xzf", "bomb.tgz"}})
+	peak := stop()
+	wantError(t, r, "QUOTA_EXCEEDED")
+	rb, _ := r.Details["rolled_back"].(map[string]any)
+	if rb == nil || rb["removed"].(float64) < 1 {
+		t.Fatalf("rolled_back: %s", r.raw)
+	}
+	if _, err := os.Stat(filepath.Join(e.base, execDir, "bomb")); !os.IsNotExist(err) {
+		t.Fatalf("the extracted folder is still there: %v", err)
+	}
+	limit := int64(10 << 20)
+	if got := diskUsage(t, e, "local"); got > limit {
+		t.Fatalf("zone holds %d bytes after the call, quota %d", got, limit)
+	}
+	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+	if readFile(t, e, execDir+"keep.txt") != "mine\n" {
+		t.Fatal("an earlier file was touched")
+	}
+	t.Logf("peak zone size during the command: %.1f MB (quota 10 MB, overshoot %.1f MB)", float64(peak)/(1<<20), float64(max(0, peak-limit))/(1<<20))
+}
+
+// TestExecTarBombRolledBackFromHead: in Documents the rollback also restores, from the last
+// commit, a file the archive overwrote, and nothing is committed.
+func TestExecTarBombRolledBackFromHead(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	e.write("users/local/Documents/data/bomb.tgz", string(bomb(t, [2]string{"plan.md", "overwritten\n"})))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "plan.md", "content": "v1\n"}, nil))
+	before := history(t, e, ".")
+	r := runExec(e, execCall{"zone": "documents", "cmd": "tar", "args": []string{"-xzf", "bomb.tgz"}})
+	wantError(t, r, "QUOTA_EXCEEDED")
+	if got := readFile(t, e, "users/local/Documents/data/plan.md"); got != "v1\n" {
+		t.Fatalf("plan.md = %q, want the committed v1", got)
+	}
+	if rb := r.Details["rolled_back"].(map[string]any); rb["restored"].(float64) < 1 {
+		t.Fatalf("rolled_back: %s", r.raw)
+	}
+	if after := history(t, e, "."); len(after) != len(before) {
+		t.Fatalf("%d commits after the call, %d before", len(after), len(before))
+	}
+	if got := diskUsage(t, e, "local"); got > 10<<20 {
+		t.Fatalf("zone holds %d bytes after the call", got)
+	}
+	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+}
+
+// TestExecParallelCopiesStayUnderQuota (finding 2): 10 parallel cp of a 5 MB file into a
+// 10 MB quota never leave the zone above the quota.
+func TestExecParallelCopiesStayUnderQuota(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	src := make([]byte, 5<<20)
+	_, _ = rand.Read(src)
+	e.write(execDir+"src.bin", string(src))
+	var wg sync.WaitGroup
+	replies := make([]reply, 10)
+	for i := range replies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i] = runExec(e, execCall{"zone": "storage", "cmd": "cp", "args": []string{"src.bin", fmt.Sprintf("copy%d.bin", i)}})
+		}()
+	}
+	wg.Wait()
+	for _, r := range replies {
+		if !r.Success && r.Error != "QUOTA_EXCEEDED" {
+			t.Errorf("unexpected: %s", r.raw)
+		}
+	}
+	if got := diskUsage(t, e, "local"); got > 10<<20 {
+		t.Fatalf("zone holds %.1f MB after the calls, quota 10 MB", float64(got)/(1<<20))
+	}
+	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+}
+
+// TestExecParallelAppendsLoseNothing (finding 3): 20 parallel sed -i appends to one file in
+// Storage all land.
+func TestExecParallelAppendsLoseNothing(t *testing.T) {
+	e := start(t, nil)
+	e.write(execDir+"log.txt", "start\n")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runExec(e, execCall{"zone": "storage", "cmd": "sed", "args": []string{"-i", fmt.Sprintf("$a line %d", i), "log.txt"}})
+			if !r.Success || r.Data["returncode"] != 0.0 {
+				t.Errorf("append %d: %s", i, r.raw)
+			}
+		}()
+	}
+	wg.Wait()
+	got := readFile(t, e, execDir+"log.txt")
+	for i := range 20 {
+		if !strings.Contains(got, fmt.Sprintf("line %d\n", i)) {
+			t.Errorf("line %d lost", i)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != 21 {
+		t.Fatalf("%d lines, want 21:\n%s", n, got)
+	}
+}
 
 // BenchmarkExecWrite is the round trip of a writing command (sed -i on a 1 KB file) in
 // Storage and in Documents (commit included), beside the reader cat in Storage: what the
@@ -13,12 +208,15 @@ func BenchmarkExecWrite(b *testing.B) {
 	e.write(execDir+"k.txt", strings.Repeat("x", 1023)+"\n")
 	e.write("users/local/Documents/data/k.txt", strings.Repeat("x", 1023)+"\n")
 	post := poster(b, e, "shed_exec")
+	sed := func(zone string) func(int) {
+		return func(i int) {
+			post(`{"zone":"` + zone + `","cmd":"sed","args":["-i","s/^./` + string(rune('a'+i%26)) + `/","k.txt"]}`)
+		}
+	}
 	ops := []timed{
 		{"cat", func(int) { post(`{"zone":"storage","cmd":"cat","args":["k.txt"]}`) }},
-		{"sed-storage", func(i int) { post(`{"zone":"storage","cmd":"sed","args":["-i","s/^./` + string(rune('a'+i%26)) + `/","k.txt"]}`) }},
-		{"sed-documents", func(i int) {
-			post(`{"zone":"documents","cmd":"sed","args":["-i","s/^./` + string(rune('a'+i%26)) + `/","k.txt"]}`)
-		}},
+		{"sed-storage", sed("storage")},
+		{"sed-documents", sed("documents")},
 	}
 	for _, op := range ops {
 		op.call(0)
