@@ -51,23 +51,19 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 	}
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
 	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
-	if p.changesNothing {
-		release, err := s.acquireSlot(ctx, c.UserID)
-		if err != nil {
-			return Result{}, err
-		}
-		defer release()
-		data, err := s.run(ctx, z, z.Fs, p)
-		return execResult(data, err)
-	}
-	// The owner's writing commands run one at a time (exec_quota.go); the wait for a slot
-	// comes after, so that queued writers hold no slot.
-	defer s.paths.Lock(execOwnerKey(z))()
+	// The slot comes first: a user's commands waiting for their turn count against their
+	// share too, so one user never holds more than exec_max_per_user calls in the server.
 	release, err := s.acquireSlot(ctx, c.UserID)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
+	if p.changesNothing {
+		data, err := s.run(ctx, z, z.Fs, p)
+		return execResult(data, err)
+	}
+	// The owner's writing commands run one at a time (exec_quota.go).
+	defer s.paths.Lock(execOwnerKey(z))()
 	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
 	if err != nil {
 		return Result{}, err
