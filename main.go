@@ -90,7 +90,7 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 		return err
 	}
 	defer svc.Close()
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := handlers.NewServer(cfg.Listen, h, handlers.DefaultTimeouts(cfg))
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
