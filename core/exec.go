@@ -105,13 +105,15 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 			rb, fromHead = &undone, head
 			return Change{}, errOverQuota
 		}
-		q.settle()
+		q.settle(after)
 		return Change{All: true}, nil
 	})
 	if rb != nil {
 		// Outside the repository lock: restoring from HEAD reads the repository.
 		s.restoreFromHead(z, fromHead, rb)
-		q.settle()
+		if after, err := takeSnapshot(z.Fs.Dir()); err == nil {
+			q.settle(after)
+		}
 		return Result{}, q.overQuota(in.Cmd, peak, *rb)
 	}
 	if err != nil {

@@ -23,6 +23,9 @@ import (
 // compared afterwards with a copy taken before and put back when the command changed,
 // replaced or removed it; data.reverted lists them.
 
+// guardPrefix names the folders of the copies, beside the zone's data.
+const guardPrefix = ".exec-guard-"
+
 // lockGuard protects the files of a zone locked by other conversations during one command.
 type lockGuard struct {
 	z *Zone
@@ -52,6 +55,13 @@ func (s *Service) guardLocks(ctx context.Context, c Caller, z *Zone, operands []
 	if z.ReadOnly {
 		return nil, nil
 	}
+	// Copies left by a crash: the owner's writing commands run one at a time, so no other
+	// guard of this zone is in use now.
+	if old, _ := filepath.Glob(filepath.Join(z.space, guardPrefix+"*")); len(old) > 0 {
+		for _, d := range old {
+			_ = os.RemoveAll(d)
+		}
+	}
 	locks, err := s.othersLocks(ctx, c, z)
 	if err != nil || len(locks) == 0 {
 		return nil, err
@@ -62,7 +72,7 @@ func (s *Service) guardLocks(ctx context.Context, c Caller, z *Zone, operands []
 				WithHint("Another conversation is editing %s (shed_lockedit_open): wait for it, or use shed_force_unlock", op)
 		}
 	}
-	g := &lockGuard{z: z, dir: filepath.Join(z.space, ".exec-guard-"+rand.Text()), copies: map[string]string{}}
+	g := &lockGuard{z: z, dir: filepath.Join(z.space, guardPrefix+rand.Text()), copies: map[string]string{}}
 	if err := os.Mkdir(g.dir, 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot protect the locked files").Because(err)
 	}

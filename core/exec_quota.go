@@ -96,16 +96,12 @@ func (q *execQuota) remaining(size int64) int64 {
 	return q.limit - q.used - (size - q.before.total)
 }
 
-// settle measures the zone after the command (or its rollback) and records the difference
-// in the owner's usage.
-func (q *execQuota) settle() {
-	after, err := takeSnapshot(q.z.Fs.Dir())
-	if err != nil {
-		// Why ignore: the command already ran; the drift is repaired by shed_maintenance's
-		// reconcile.
-		return
-	}
+// settle records in the owner's usage the difference between the snapshot before the
+// command and after, a measure of the zone taken after the command (or its rollback).
+func (q *execQuota) settle(after snapshot) {
 	if d := after.total - q.before.total; d != 0 {
+		// Why ignore the error: the command already ran; drift is repaired by
+		// shed_maintenance's reconcile.
 		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
