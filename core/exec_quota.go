@@ -157,13 +157,12 @@ func takeSnapshot(root string) (snapshot, error) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
 		e := entry{dir: d.IsDir(), other: !d.IsDir() && !d.Type().IsRegular(), ctime: ctimeOf(info)}
 		if d.Type().IsRegular() {
 			e.size = info.Size()
 			s.total += e.size
 		}
-		s.entries[filepath.ToSlash(rel)] = e
+		s.entries[p[len(root)+1:]] = e // below root: root + "/" + rel
 		return nil
 	})
 	return s, err
