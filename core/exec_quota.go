@@ -3,10 +3,12 @@ package core
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
-	"path/filepath"
-	"syscall"
+	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Quota for commands (DESIGN §5): a command may write anything inside its zone, so its
@@ -133,45 +135,63 @@ type snapshot struct {
 	total   int64
 }
 
-// takeSnapshot walks root without following symbolic links. Names that vanish during the
+// takeSnapshot walks root without following symbolic links, one directory descriptor per
+// level: names are read with getdents and only regular files are stat'ed, relative to
+// their directory (fstatat), so no path is resolved twice. Names that vanish during the
 // walk (a command still running) are skipped.
 func takeSnapshot(root string) (snapshot, error) {
 	s := snapshot{entries: map[string]entry{}}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d == nil && p == root {
-				return fs.SkipAll // the zone does not exist yet
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if p == root {
-			return nil
-		}
-		info, err := d.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		e := entry{dir: d.IsDir(), other: !d.IsDir() && !d.Type().IsRegular(), ctime: ctimeOf(info)}
-		if d.Type().IsRegular() {
-			e.size = info.Size()
-			s.total += e.size
-		}
-		s.entries[p[len(root)+1:]] = e // below root: root + "/" + rel
-		return nil
-	})
-	return s, err
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return s, nil // the zone does not exist yet
+	}
+	if err != nil {
+		return s, &fs.PathError{Op: "open", Path: root, Err: err}
+	}
+	return s, s.walk(fd, root, "")
 }
 
-// ctimeOf is the inode change time (set by the kernel on every change, unlike mtime).
-func ctimeOf(fi fs.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+// walk adds the names below the directory open as dirfd (the host path abs, zone-relative
+// prefix ending in "/" or empty) and closes dirfd.
+func (s *snapshot) walk(dirfd int, abs, prefix string) error {
+	dir := os.NewFile(uintptr(dirfd), abs)
+	defer dir.Close()
+	for {
+		names, err := dir.ReadDir(1024)
+		for _, d := range names {
+			name := d.Name()
+			rel := prefix + name
+			switch {
+			case d.IsDir():
+				s.entries[rel] = entry{dir: true}
+				fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+					continue // replaced meanwhile
+				}
+				if err != nil {
+					return &fs.PathError{Op: "open", Path: rel, Err: err}
+				}
+				if err := s.walk(fd, abs+"/"+name, rel+"/"); err != nil {
+					return err
+				}
+			case d.Type().IsRegular():
+				var st unix.Stat_t
+				if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+					continue
+				} else if err != nil {
+					return &fs.PathError{Op: "stat", Path: rel, Err: err}
+				}
+				s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
+				s.total += st.Size
+			default:
+				s.entries[rel] = entry{other: true}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return fi.ModTime()
 }
