@@ -155,7 +155,8 @@ func execResult(data map[string]any, err error) (Result, error) {
 // runIn runs in inside dir, a directory of zone z other than its root (the editzone copy
 // of shed_lockedit_exec): the same policy, limits and data as shed_exec, with dir as the
 // working directory and the only writable tree; paths are confined to dir. It neither
-// commits nor walks the quota (the copy is outside the zone's data until saved).
+// commits nor counts usage (the copy is outside the zone's data until saved), but the
+// quota watchdog stops a command that writes more than the owner's remaining quota.
 func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
 	if in.Cmd == "git" {
 		return nil, Errf(CommandForbidden, "git is not available in an edit copy").With("command", "git").
@@ -170,7 +171,30 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 		return nil, err
 	}
 	defer release()
-	return s.run(ctx, z, dir, p)
+	if p.changesNothing {
+		return s.run(ctx, z, dir, p)
+	}
+	// The copy's folder is not in the quota until saved, but its disk is: the watchdog
+	// holds it to the owner's remaining quota as in the zone.
+	left, err := s.remainingQuota(ctx, z)
+	if err != nil {
+		return nil, err
+	}
+	before, err := takeSnapshot(dir.Dir())
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot measure the edit copy").Because(err)
+	}
+	runCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	w := watchGrowth(dir.Dir(), before.total, left, kill)
+	data, err := s.run(runCtx, z, dir, p)
+	w.halt()
+	if w.killed.Load() {
+		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the %s left in the quota and was stopped", in.Cmd, humanMB(left)).
+			With("command", in.Cmd).With("remaining", left).
+			WithHint("The working copy may be partly changed: shed_lockedit_cancel, then shed_lockedit_open to start over")
+	}
+	return data, err
 }
 
 // violation maps a policy refusal to the catalogue; its texts never hold host paths.

@@ -31,6 +31,12 @@ import (
 // fileLimit is the largest file a command may write: the owner's remaining quota,
 // at most max_file_size_mb.
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
+	left, err := s.remainingQuota(ctx, z)
+	return min(left, int64(s.cfg.MaxFileSizeMB)<<20), err
+}
+
+// remainingQuota is what the zone's owner may still add (0 when over the quota).
+func (s *Service) remainingQuota(ctx context.Context, z *Zone) (int64, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
@@ -38,7 +44,7 @@ func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 	if err != nil {
 		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
-	return max(0, min(s.limit(z.Owner)-used, int64(s.cfg.MaxFileSizeMB)<<20)), nil
+	return max(0, s.limit(z.Owner)-used), nil
 }
 
 // execOwnerKey serialises the writing commands of one owner (s.paths).
@@ -91,11 +97,6 @@ func (q *execQuota) measureBefore() error {
 func (q *execQuota) over(size int64) bool {
 	growth := size - q.before.total
 	return growth > 0 && q.used+growth > q.limit
-}
-
-// remaining is the growth the command may still add to a zone of size bytes.
-func (q *execQuota) remaining(size int64) int64 {
-	return q.limit - q.used - (size - q.before.total)
 }
 
 // settle records in the owner's usage the difference between the snapshot before the

@@ -37,14 +37,19 @@ type watchdog struct {
 // watch starts the watchdog of the command that q measures; kill stops the command. Call
 // halt when the command has ended.
 func (q *execQuota) watch(kill func()) *watchdog {
+	return watchGrowth(q.z.Fs.Dir(), q.before.total, q.limit-q.used, kill)
+}
+
+// watchGrowth starts a watchdog that calls kill when the regular files under dir, before
+// bytes when the command started, grow by more than budget bytes.
+func watchGrowth(dir string, before, budget int64, kill func()) *watchdog {
 	w := &watchdog{stop: make(chan struct{}), done: make(chan struct{})}
-	w.peak.Store(q.before.total)
-	dir := q.z.Fs.Dir()
+	w.peak.Store(before)
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(watchTick)
 		defer t.Stop()
-		fsBase, size := fsUsed(dir), q.before.total
+		fsBase, size := fsUsed(dir), before
 		lastWalk, walkTook := time.Now(), time.Duration(0)
 		for {
 			select {
@@ -53,7 +58,7 @@ func (q *execQuota) watch(kill func()) *watchdog {
 			case <-t.C:
 			}
 			now := fsUsed(dir)
-			if now-fsBase <= q.remaining(size) && time.Since(lastWalk) < max(watchWalkEvery, 10*walkTook) {
+			if now-fsBase <= budget-(size-before) && time.Since(lastWalk) < max(watchWalkEvery, 10*walkTook) {
 				continue
 			}
 			t0 := time.Now()
@@ -66,7 +71,7 @@ func (q *execQuota) watch(kill func()) *watchdog {
 			if size > w.peak.Load() {
 				w.peak.Store(size)
 			}
-			if q.over(size) {
+			if growth := size - before; growth > 0 && growth > budget {
 				w.killed.Store(true)
 				kill()
 				return

@@ -114,6 +114,9 @@ func TestExecTarBombRolledBack(t *testing.T) {
 		t.Fatal("an earlier file was touched")
 	}
 	t.Logf("peak zone size during the command: %.1f MB (quota 10 MB, overshoot %.1f MB)", float64(peak)/(1<<20), float64(max(0, peak-limit))/(1<<20))
+	if peak > 16<<20 {
+		t.Fatalf("peak %d bytes: the watchdog did not stop the command", peak)
+	}
 }
 
 // TestExecTarBombRolledBackFromHead: in Documents the rollback also restores, from the last
@@ -139,6 +142,27 @@ func TestExecTarBombRolledBackFromHead(t *testing.T) {
 	}
 	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
 		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+}
+
+// TestLockeditExecBombStopped: the copy's folder of shed_lockedit_exec is not in the quota
+// until saved, but the watchdog holds it to the remaining quota all the same.
+func TestLockeditExecBombStopped(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	e.write(execDir+"bomb.tgz", string(bomb(t)))
+	a := conv("chat-a")
+	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "bomb.tgz"}, a))
+	editzone := filepath.Join(e.base, "users/local/Storage/editzone")
+	stop := peakWatch(editzone)
+	r := e.post("shed_lockedit_exec", map[string]any{"zone": "storage", "path": "bomb.tgz", "cmd": "tar", "args": []string{"-xzf", "."}}, a)
+	peak := stop()
+	wantError(t, r, "QUOTA_EXCEEDED")
+	if got := dirSize(editzone); got > 1<<20 {
+		t.Fatalf("the editzone holds %d bytes after the call", got)
+	}
+	t.Logf("peak editzone size during the command: %.1f MB (10 MB left in the quota)", float64(peak)/(1<<20))
+	if peak > 16<<20 {
+		t.Fatalf("peak %d bytes: the watchdog did not stop the command", peak)
 	}
 }
 
