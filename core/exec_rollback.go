@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"golang.org/x/sys/unix"
 	"maps"
 	"os"
 	"path"
@@ -52,6 +53,13 @@ func (rb rolledBack) details(versioned bool) map[string]any {
 // the repository lock is released).
 func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 	z, before := q.z, q.before
+	// Names are used as the command wrote them (a backslash or an NFD name is one name
+	// here, which the path rules of z.Fs would rewrite): os.Root keeps them in the zone.
+	root, err := os.OpenRoot(z.Fs.Dir())
+	if err != nil {
+		return rb, nil
+	}
+	defer root.Close()
 	names := slices.Sorted(maps.Keys(after.entries))
 	var removedDir string
 	for _, p := range names {
@@ -64,7 +72,7 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 		}
 		switch {
 		case !existed:
-			if z.Fs.RemoveAll(p) == nil {
+			if root.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 				if now.dir {
 					removedDir = p
@@ -74,7 +82,7 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 		case z.Versioned && (now.size != old.size || !now.ctime.Before(q.start.Add(-ctimeSlack))):
 			fromHead = append(fromHead, p)
 		case !z.Versioned && now.size > old.size:
-			if truncateTo(q, p, old.size) {
+			if truncateTo(root, p, old.size) {
 				rb.truncated = append(rb.truncated, p)
 			}
 		}
@@ -97,8 +105,8 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 }
 
 // truncateTo cuts the regular file p of the zone back to size bytes.
-func truncateTo(q *execQuota, p string, size int64) bool {
-	f, err := q.z.Fs.OpenFile(p, os.O_WRONLY, 0)
+func truncateTo(root *os.Root, p string, size int64) bool {
+	f, err := root.OpenFile(p, os.O_WRONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}

@@ -91,7 +91,9 @@ func peakWatch(dir string) (stop func() int64) {
 func TestExecTarBombRolledBack(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	e.write(execDir+"keep.txt", "mine\n")
-	e.write(execDir+"bomb.tgz", string(bomb(t)))
+	// Names that the zone's path rules would rewrite (a backslash, NFD) are removed too.
+	e.write(execDir+"bomb.tgz", string(bomb(t, [2]string{`back\slash.bin`, strings.Repeat("x", 2<<20)},
+		[2]string{"cafe\u0301.bin", strings.Repeat("y", 2<<20)})))
 	stop := peakWatch(filepath.Join(e.base, execDir))
 	r := runExec(e, execCall{"zone": "storage", "cmd": "tar", "args": []string{"-xzf", "bomb.tgz"}})
 	peak := stop()
@@ -100,8 +102,10 @@ func TestExecTarBombRolledBack(t *testing.T) {
 	if rb == nil || rb["removed"].(float64) < 1 {
 		t.Fatalf("rolled_back: %s", r.raw)
 	}
-	if _, err := os.Stat(filepath.Join(e.base, execDir, "bomb")); !os.IsNotExist(err) {
-		t.Fatalf("the extracted folder is still there: %v", err)
+	for _, name := range []string{"bomb", `back\slash.bin`, "cafe\u0301.bin"} {
+		if _, err := os.Lstat(filepath.Join(e.base, execDir, name)); !os.IsNotExist(err) {
+			t.Fatalf("%q is still there: %v", name, err)
+		}
 	}
 	limit := int64(10 << 20)
 	if got := diskUsage(t, e, "local"); got > limit {
