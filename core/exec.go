@@ -49,8 +49,6 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 			return Result{}, err
 		}
 	}
-	// A command that cannot write (uploads, or a reader run with the zone read-only under
-	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	// The slot comes first: a user's commands waiting for their turn count against their
 	// share too, so one user never holds more than exec_max_per_user calls in the server.
 	release, err := s.acquireSlot(ctx, c.UserID)
@@ -58,6 +56,8 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		return Result{}, err
 	}
 	defer release()
+	// A command that cannot write (uploads, or a reader run with the zone read-only under
+	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	if p.changesNothing {
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
@@ -129,7 +129,8 @@ var errOverQuota = errors.New("command over quota")
 // afterCommand is the list of checks run after a writing command, before its changes are
 // measured and committed, in order; each may undo changes and say so in data. The lock
 // guard puts back the files other conversations hold (data.reverted); group zones add
-// their own check here.
+// their own check here (what the command changed: the execQuota's snapshot before it and
+// its start time, against a snapshot taken now).
 func (s *Service) afterCommand(guard *lockGuard) []func(data map[string]any) {
 	return []func(map[string]any){
 		func(data map[string]any) {
