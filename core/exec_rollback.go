@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -60,10 +59,9 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 		return rb, nil
 	}
 	defer root.Close()
-	names := slices.Sorted(maps.Keys(after.entries))
-	var removedDir string
-	for _, p := range names {
-		if removedDir != "" && strings.HasPrefix(p, removedDir+"/") {
+	removedDirs := map[string]bool{}
+	for _, p := range slices.Sorted(maps.Keys(after.entries)) {
+		if underAny(p, removedDirs) {
 			continue // went with its folder
 		}
 		now, old, existed := after.entries[p], before.entries[p], false
@@ -75,7 +73,7 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 			if root.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 				if now.dir {
-					removedDir = p
+					removedDirs[p] = true
 				}
 			}
 		case now.dir || now.other:
@@ -102,6 +100,16 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 	}
 	slices.Sort(rb.lost)
 	return rb, fromHead
+}
+
+// underAny reports whether a parent folder of p is in dirs.
+func underAny(p string, dirs map[string]bool) bool {
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		if dirs[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // truncateTo cuts the regular file p of the zone back to size bytes.
