@@ -149,6 +149,27 @@ func TestExecTarBombRolledBackFromHead(t *testing.T) {
 	}
 }
 
+// TestExecSparseFilesRolledBack: sparse files take no blocks, so the file system's used
+// space does not see them; the walk after the command does (the quota counts sizes).
+func TestExecSparseFilesRolledBack(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	e.write(execDir+"keep.txt", "mine\n")
+	r := runExec(e, execCall{"zone": "storage", "cmd": "truncate", "args": []string{"-s", "4M", "a", "b", "c"}})
+	wantError(t, r, "QUOTA_EXCEEDED")
+	if rb := r.Details["rolled_back"].(map[string]any); rb["removed"] != 3.0 {
+		t.Fatalf("rolled_back: %s", r.raw)
+	}
+	if got := diskUsage(t, e, "local"); got != 5 || usage(t, e, "local") != 5 {
+		t.Fatalf("disk %d, recorded %d: want only keep.txt", got, usage(t, e, "local"))
+	}
+	// Within the quota the same command runs.
+	r = runExec(e, execCall{"zone": "storage", "cmd": "truncate", "args": []string{"-s", "3M", "a", "b", "c"}})
+	wantOK(t, r)
+	if used := usage(t, e, "local"); used != 9<<20+5 {
+		t.Fatalf("recorded %d", used)
+	}
+}
+
 // TestLockeditExecBombStopped: the copy's folder of shed_lockedit_exec is not in the quota
 // until saved, but the watchdog holds it to the remaining quota all the same.
 func TestLockeditExecBombStopped(t *testing.T) {
