@@ -49,3 +49,32 @@ func buildLauncher(b *testing.B) {
 	}
 	b.Cleanup(func() { os.Remove(dst) })
 }
+
+// BenchmarkLaunchCost is issue 18's launch target: the launch cost of shed_exec cat — its
+// round trip minus a process-free round trip (shed_tree of an empty zone) — against a bare
+// fork+exec of cat from Go (os/exec), all interleaved in one run, with every sandbox layer on
+// (Landlock, seccomp, subreaper launcher) through the small launcher. launch-ratio is the
+// target (≤ 2). Run:
+//
+//	FILESHED_SKIP_CATALOGUE=1 go test -run '^$' -bench BenchmarkLaunchCost -benchtime 300x ./handlers/
+func BenchmarkLaunchCost(b *testing.B) {
+	buildLauncher(b)
+	e := start(b, nil)
+	e.write(execDir+"k.txt", strings.Repeat("x", 1023)+"\n")
+	cat := poster(b, e, "shed_exec")
+	tree := poster(b, e, "shed_tree")
+	bin, err := osexec.LookPath("cat")
+	if err != nil {
+		b.Skip("cat not installed (coreutils)")
+	}
+	file := filepath.Join(e.base, execDir, "k.txt")
+	p50 := latencies(b,
+		timed{"exec", func(int) { cat(`{"zone":"storage","cmd":"cat","args":["k.txt"]}`) }},
+		timed{"tree", func(int) { tree(`{"zone":"documents"}`) }},
+		timed{"bare", func(int) {
+			if err := osexec.Command(bin, file).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}})
+	b.ReportMetric(float64(p50[0]-p50[1])/float64(p50[2]), "launch-ratio")
+}
