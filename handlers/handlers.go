@@ -50,6 +50,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerFilesRead(api, d)
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
+	registerSQLite(api, d)
 	openapi.Finish(api)
 	mountHealth(r, d)
 	mountMetrics(r, d.metrics, d.Service.Config().Metrics.Token)

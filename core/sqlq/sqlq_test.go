@@ -1,0 +1,72 @@
+package sqlq_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fileshed/fileshed/core/sqlq"
+)
+
+var lim = sqlq.Limits{Rows: 100, Bytes: 1 << 20, Cell: 1000, Blob: 16}
+
+func open(t *testing.T, dir string, o sqlq.Options) *sqlq.DB {
+	t.Helper()
+	d, err := sqlq.Open(context.Background(), filepath.Join(dir, "t.db"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func run(t *testing.T, d *sqlq.DB, q string, args ...any) (*sqlq.Answer, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s, err := sqlq.Single(q)
+	if err != nil {
+		return nil, err
+	}
+	return d.Run(ctx, s, args, lim, nil)
+}
+
+func TestGuardRails(t *testing.T) {
+	dir := t.TempDir()
+	d := open(t, dir, sqlq.Options{Create: true, JournalMode: "wal"})
+	if _, err := run(t, d, "CREATE TABLE t(a INTEGER, b TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	forbidden := map[string]string{
+		"ATTACH '/etc/passwd' AS x":          "ATTACH",
+		"ATTACH 'other.db' AS x":             "ATTACH",
+		"VACUUM INTO '" + dir + "/x.db'":     "",
+		"SELECT load_extension('/lib/x.so')": "function load_extension",
+		"PRAGMA writable_schema=1":           "PRAGMA writable_schema",
+		"PRAGMA temp_store_directory='/tmp'": "PRAGMA temp_store_directory",
+		"PRAGMA user_version=3":              "PRAGMA user_version",
+		"PRAGMA database_list":               "PRAGMA database_list",
+	}
+	for q, what := range forbidden {
+		_, err := run(t, d, q)
+		var fe *sqlq.ForbiddenError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: want a ForbiddenError, got %v", q, err)
+			continue
+		}
+		if what != "" && fe.What != what {
+			t.Errorf("%s: denied %q, want %q", q, fe.What, what)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
+		t.Fatal("VACUUM INTO wrote a file")
+	}
+	for _, q := range []string{"PRAGMA table_info(t)", "PRAGMA user_version", "PRAGMA integrity_check", "SELECT * FROM pragma_table_info('t')"} {
+		if _, err := run(t, d, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
