@@ -172,13 +172,13 @@ func (s *Service) sqlTimeout() time.Duration {
 	return time.Duration(s.cfg.ExecTimeoutDefault) * time.Second
 }
 
-// withDB opens the database and runs fn. Read-only (d.roErr set), the file is opened with
+// withDB opens the database and runs fn with a context bounded by the SQL timeout. Read-only (d.roErr set), the file is opened with
 // mode=ro and nothing else happens. Otherwise the file's writers are serialised, the
 // database may grow only as far as the owner's quota and max_file_size_mb allow (SQLite
 // refuses the write past that: SQLITE_FULL), the real change of the file and its journals
 // is settled after, and in versioned zones the file is checkpointed, closed and committed
 // when it changed.
-func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message string, fn func(*sqlq.DB) error) (created bool, err error) {
+func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message string, fn func(context.Context, *sqlq.DB) error) (created bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.sqlTimeout())
 	defer cancel()
 	opts := sqlq.Options{BusyMillis: 5000}
@@ -193,7 +193,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 			return false, s.sqlError(err, d)
 		}
 		defer db.Close()
-		return false, s.sqlError(fn(db), d)
+		return false, s.sqlError(fn(ctx, db), d)
 	}
 	z := d.z
 	unlock := s.lockPath(z, d.rel)
@@ -213,7 +213,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		return false, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
 	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
-	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner)-used, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size)
+	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
+	// has to shrink to pass (at least one page: a new database without room stays empty).
+	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner)-used, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
 	_, err = s.mutateFile(c, z, "shed_sqlite", message, func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
 			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
@@ -224,7 +226,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		if err != nil {
 			return Change{}, s.sqlError(err, d)
 		}
-		runErr := fn(db)
+		runErr := fn(ctx, db)
 		if runErr == nil && z.Versioned {
 			runErr = db.Checkpoint(context.WithoutCancel(ctx))
 		}
@@ -284,6 +286,13 @@ func (s *Service) sqlError(err error, d *dbFile) error {
 func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	msg := s.scrub(se.Error(), d)
 	e := Errf(DBError, "SQLite query failed: %s", msg).With("path", d.shown).Because(se)
+	if strings.Contains(msg, "unsafe use of") {
+		// trusted_schema=OFF: a view, trigger or default in the file calls a function
+		// that is not marked innocuous; SQLite refuses it before the authorizer sees it.
+		return Errf(SQLForbidden, "The database's schema calls a function that is refused here: %s", msg).
+			With("operation", "function in a view or trigger").With("path", d.shown).Because(se).
+			WithHint("Query the tables directly instead of the view or trigger that calls it")
+	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_FULL:
 		return Errf(QuotaExceeded, "The database would grow past the quota or max_file_size_mb").With("path", d.shown).Because(se).
@@ -413,7 +422,7 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	if out != nil {
 		each = out.row
 	}
-	_, err = s.withDB(ctx, c, d, "shed_sqlite: "+shorten(oneLine(stmt)), func(db *sqlq.DB) error {
+	_, err = s.withDB(ctx, c, d, "shed_sqlite: "+shorten(oneLine(stmt)), func(ctx context.Context, db *sqlq.DB) error {
 		var err error
 		ans, err = db.Run(ctx, stmt, args, lim, each)
 		return err

@@ -23,7 +23,7 @@ var named = map[string]encoding.Encoding{
 	"latin-1": charmap.ISO8859_1, "latin1": charmap.ISO8859_1, "iso-8859-1": charmap.ISO8859_1, "iso8859-1": charmap.ISO8859_1,
 	"cp1252": charmap.Windows1252, "windows-1252": charmap.Windows1252,
 	"iso-8859-15": charmap.ISO8859_15, "latin-9": charmap.ISO8859_15,
-	"utf-16": unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM),
+	"utf-16":   unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM),
 	"utf-16le": unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM),
 	"utf-16be": unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM),
 }

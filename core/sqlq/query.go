@@ -33,7 +33,7 @@ type Answer struct {
 	// ReturnsRows is false for statements without result columns (writes, DDL).
 	ReturnsRows bool
 	// Truncated is true when rows were left out (Rows or Bytes reached).
-	Truncated bool
+	Truncated    bool
 	RowsAffected int64
 	LastInsertID int64
 }
