@@ -43,10 +43,10 @@ func (d *DB) Import(ctx context.Context, open func() (io.ReadCloser, error), o I
 		return nil, d.denied(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	rep := plan.rep
 	if err := d.prepareTable(ctx, tx, o, plan); err != nil {
 		return nil, err
 	}
+	rep := plan.rep
 	for i, t := range plan.types {
 		rep.Types[i] = t.String()
 	}
@@ -201,9 +201,10 @@ func widen(types []colType, rec []string, nums numbers) {
 	}
 }
 
-var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var nonIdent = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 
-// sanitize makes a header cell a plain identifier: runs of other characters become "_".
+// sanitize makes a header cell a plain identifier (letters, digits, "_"): runs of other
+// characters become "_".
 func sanitize(h string) string {
 	s := strings.Trim(nonIdent.ReplaceAllString(strings.TrimSpace(h), "_"), "_")
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
