@@ -67,7 +67,7 @@ func (o *csvOut) row(cols []string, vals []any) error {
 	if !o.header {
 		o.header = true
 		if err := o.w.Write(cols); err != nil {
-			return err
+			return o.tooLarge(err)
 		}
 	}
 	rec := make([]string, len(vals))
@@ -75,7 +75,16 @@ func (o *csvOut) row(cols []string, vals []any) error {
 		rec[i] = sqlq.Text(v)
 	}
 	o.rows++
-	return o.w.Write(rec)
+	return o.tooLarge(o.w.Write(rec))
+}
+
+// tooLarge turns the refusal of countingWriter into FILE_TOO_LARGE.
+func (o *csvOut) tooLarge(err error) error {
+	if errors.Is(err, errCSVTooLarge) {
+		return Errf(FileTooLarge, "The CSV export would be over the %d MB limit", o.count.max>>20).
+			With("output_csv", o.shown).WithHint("Export fewer rows or columns (WHERE, LIMIT), or in several files")
+	}
+	return err
 }
 
 // discard removes the temporary file.
@@ -92,10 +101,9 @@ func (s *Service) finishCSVOut(ctx context.Context, c Caller, o *csvOut, d *dbFi
 		}
 	}
 	o.w.Flush()
-	if err := o.w.Error(); err != nil {
-		if errors.Is(err, errCSVTooLarge) {
-			return Result{}, Errf(FileTooLarge, "The CSV export would be over the %d MB limit", s.cfg.MaxFileSizeMB).
-				With("output_csv", o.shown).WithHint("Export fewer rows or columns (WHERE, LIMIT), or in several files")
+	if err := o.tooLarge(o.w.Error()); err != nil {
+		if _, ok := AsError(err); ok {
+			return Result{}, err
 		}
 		return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
 	}
