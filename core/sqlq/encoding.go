@@ -38,7 +38,7 @@ type decoder struct {
 
 // pickEncoding resolves the encoding parameter, or detects it from the file's first bytes
 // when empty: a BOM wins (utf-8-sig, utf-16), then utf-8 when the sample is valid UTF-8
-// (a character cut at the end of the sample does not count), else cp1252 when the sample
+// (a character cut at the end of a full sample does not count), else cp1252 when the sample
 // holds bytes 0x80-0x9F (Windows' quotes, euro sign), else latin-1.
 func pickEncoding(name string, sample []byte) (decoder, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
@@ -63,7 +63,7 @@ func pickEncoding(name string, sample []byte) (decoder, error) {
 		return decoder{name: "utf-8-sig", bom: true}, nil
 	case bytes.HasPrefix(sample, []byte{0xFF, 0xFE}), bytes.HasPrefix(sample, []byte{0xFE, 0xFF}):
 		return decoder{name: "utf-16", enc: unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)}, nil
-	case validUTF8Prefix(sample):
+	case utf8.Valid(sample) || len(sample) >= sampleSize && validUTF8Prefix(sample):
 		return decoder{name: "utf-8"}, nil
 	case hasC1(sample):
 		return decoder{name: "cp1252", enc: charmap.Windows1252}, nil
