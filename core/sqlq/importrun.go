@@ -2,7 +2,8 @@ package sqlq
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -10,9 +11,16 @@ import (
 	"strings"
 )
 
-// Import loads the CSV that open returns (called twice: one pass infers the column
-// types, the second inserts) into o.Table, in one transaction: the table is created,
-// replaced or appended to as o.IfExists says, or nothing changes.
+// sampleRecords is how many records the first pass reads to infer the column types.
+const sampleRecords = 5000
+
+// Import loads the CSV that open returns into o.Table, in one transaction: the table is
+// created, replaced or appended to as o.IfExists says, or nothing changes. A first pass
+// reads a sample to infer the column types; the second streams every record into the
+// table. A later value that does not fit its column's type (a word in a column of
+// numbers, "007" among integers) rolls the transaction back, the types are inferred from
+// the whole file, and the load runs again: the declared types are always right, and a
+// clean file is read about once.
 func (d *DB) Import(ctx context.Context, open func() (io.ReadCloser, error), o ImportOptions) (*ImportReport, error) {
 	if o.MaxRecord <= 0 {
 		o.MaxRecord = 16 << 20
@@ -25,92 +33,217 @@ func (d *DB) Import(ctx context.Context, open func() (io.ReadCloser, error), o I
 		return nil, &CSVError{Kind: CSVBadOption, Msg: fmt.Sprintf("decimal must be '.' or ',', got %q", o.Decimal)}
 	}
 	nums := numbers{comma: o.Decimal == ","}
-	plan, err := infer(open, o, nums)
-	if err != nil {
-		return nil, err
-	}
-	dateCols := map[int]bool{}
-	for _, c := range o.DateColumns {
-		i := plan.index(c)
-		if i < 0 {
-			return nil, &CSVError{Kind: CSVBadOption, Msg: fmt.Sprintf("date column %q is not a column of the CSV (columns: %s)", c, strings.Join(plan.rep.Columns, ", "))}
+	sample := sampleRecords
+	for {
+		p, err := infer(open, o, nums, sample)
+		if err != nil {
+			return nil, err
 		}
-		dateCols[i] = true
-		plan.types[i] = typeText
+		if err := p.dateColumns(o.DateColumns); err != nil {
+			return nil, err
+		}
+		var rep *ImportReport
+		err = d.conn.Raw(func(dc any) error {
+			c, ok := dc.(rawConn)
+			if !ok {
+				return errors.New("sqlq: the driver connection cannot execute")
+			}
+			rep, err = d.load(ctx, c, open, o, p, nums, dt)
+			return err
+		})
+		if errors.Is(err, errRetype) && sample > 0 {
+			sample = 0 // the whole file, this time
+			continue
+		}
+		if err != nil {
+			return nil, d.denied(err)
+		}
+		return rep, nil
 	}
-	tx, err := d.conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, d.denied(err)
+}
+
+// rawConn is what Import needs of the driver's connection: the insert loop runs on it
+// directly (database/sql's per-call bookkeeping doubled the cost of an import).
+type rawConn interface {
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.ConnPrepareContext
+}
+
+// errRetype says a value did not fit the type inferred from the sample.
+var errRetype = errors.New("a value does not fit the inferred column type")
+
+// load is the second pass, inside one transaction on c.
+func (d *DB) load(ctx context.Context, c rawConn, open func() (io.ReadCloser, error), o ImportOptions, p *plan, nums numbers, dt dates) (_ *ImportReport, err error) {
+	exec := func(q string) error {
+		_, err := c.ExecContext(ctx, q, nil)
+		return err
 	}
-	defer func() { _ = tx.Rollback() }()
-	if err := d.prepareTable(ctx, tx, o, plan); err != nil {
+	if err := d.internal(func() error { return exec("PRAGMA cache_size=-32768") }); err != nil {
 		return nil, err
 	}
-	rep := plan.rep
-	for i, t := range plan.types {
+	if err := exec("BEGIN IMMEDIATE"); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = exec("ROLLBACK")
+		}
+	}()
+	if err := prepareTable(ctx, c, o, p); err != nil {
+		return nil, err
+	}
+	rep := p.rep
+	rep.Types = make([]string, len(p.types))
+	for i, t := range p.types {
 		rep.Types[i] = t.String()
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(plan.types)), ",")
-	ins, err := tx.PrepareContext(ctx, fmt.Sprintf("INSERT INTO %s VALUES (%s)", quoteIdent(o.Table), ph))
+	n := len(p.types)
+	batch := max(1, min(insertBatch, 32766/n))
+	many, err := prepareInsert(ctx, c, o.Table, n, batch)
 	if err != nil {
-		return nil, d.denied(err)
+		return nil, err
 	}
-	defer ins.Close()
+	defer many.Close()
+	one, err := prepareInsert(ctx, c, o.Table, n, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer one.Close()
 	f, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	src, err := newSource(f, o, &plan.enc, plan.delim)
+	src, err := newSource(f, o, &p.enc, p.delim)
 	if err != nil {
 		return nil, err
 	}
+	skipped := func(line int) error {
+		if rep.SkippedCount++; len(rep.SkippedLines) < 10 {
+			rep.SkippedLines = append(rep.SkippedLines, line)
+		}
+		if rep.SkippedCount > maxSkipped {
+			return &CSVError{Kind: CSVParse, Line: line, Msg: fmt.Sprintf("more than %d malformed records (first at line %d)", maxSkipped, rep.SkippedLines[0])}
+		}
+		return nil
+	}
 	if o.HasHeader {
-		if _, _, err := src.next(0, func(int) error { return nil }); err != nil {
+		if _, _, err := src.next(0, skipped); err != nil {
 			return nil, err
 		}
 	}
-	args := make([]any, len(plan.types))
+	args := make([]driver.NamedValue, batch*n)
+	for i := range args {
+		args[i].Ordinal = i + 1
+	}
+	// Why not ctx for each insert: the driver starts a watcher goroutine per call with a
+	// cancellable context (a third of the import's time); the deadline is checked per batch.
+	flush := func(rows int) error {
+		if rows == batch {
+			_, err := many.(driver.StmtExecContext).ExecContext(context.Background(), args)
+			return err
+		}
+		for r := range rows {
+			row := args[r*n : (r+1)*n]
+			for i := range row {
+				row[i].Ordinal = i + 1
+			}
+			if _, err := one.(driver.StmtExecContext).ExecContext(context.Background(), row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	pending := 0
 	for {
-		rec, _, err := src.next(len(plan.types), func(int) error { return nil })
+		rec, _, err := src.next(n, skipped)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		for i, t := range plan.types {
+		row := args[pending*n : (pending+1)*n]
+		for i, t := range p.types {
 			switch {
 			case i >= len(rec) || naValues[rec[i]]:
-				args[i] = nil
-			case dateCols[i]:
+				row[i].Value = nil
+			case p.dates[i]:
 				if v, ok := dt.parse(rec[i]); ok {
-					args[i] = v
+					row[i].Value = v
 				} else {
-					args[i] = rec[i]
+					row[i].Value = rec[i]
 					rep.DateFailures++
 				}
+			case t == typeText:
+				row[i].Value = rec[i]
 			default:
-				args[i] = nums.value(t, rec[i])
+				v, ok := nums.value(t, rec[i])
+				if !ok {
+					return nil, errRetype
+				}
+				row[i].Value = v
 			}
 		}
-		if _, err := ins.ExecContext(ctx, args...); err != nil {
-			return nil, d.denied(err)
-		}
 		rep.Rows++
+		if pending++; pending == batch {
+			if err := flush(pending); err != nil {
+				return nil, err
+			}
+			pending = 0
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, d.denied(err)
+	if err := flush(pending); err != nil {
+		return nil, err
+	}
+	if err := exec("COMMIT"); err != nil {
+		return nil, err
 	}
 	return &rep, nil
+}
+
+// insertBatch is how many rows one INSERT statement carries.
+const insertBatch = 64
+
+// prepareInsert prepares an INSERT of rows rows of n values.
+func prepareInsert(ctx context.Context, c rawConn, table string, n, rows int) (driver.Stmt, error) {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+	q := fmt.Sprintf("INSERT INTO %s VALUES %s", quoteIdent(table), strings.TrimSuffix(strings.Repeat(row+",", rows), ","))
+	st, err := c.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := st.(driver.StmtExecContext); !ok {
+		st.Close()
+		return nil, errors.New("sqlq: the driver statement cannot execute")
+	}
+	return st, nil
 }
 
 // plan is what the first pass learnt.
 type plan struct {
 	rep   ImportReport
 	types []colType
+	dates []bool
 	enc   decoder
 	delim rune
+}
+
+// dateColumns marks the date columns (TEXT: ISO dates).
+func (p *plan) dateColumns(names []string) error {
+	p.dates = make([]bool, len(p.types))
+	for _, c := range names {
+		i := p.index(c)
+		if i < 0 {
+			return &CSVError{Kind: CSVBadOption, Msg: fmt.Sprintf("date column %q is not a column of the CSV (columns: %s)", c, strings.Join(p.rep.Columns, ", "))}
+		}
+		p.dates[i], p.types[i] = true, typeText
+	}
+	return nil
 }
 
 func (p *plan) index(col string) int {
@@ -122,8 +255,9 @@ func (p *plan) index(col string) int {
 	return -1
 }
 
-// infer is the first pass: encoding, delimiter, columns, types, malformed records.
-func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers) (*plan, error) {
+// infer is the first pass: encoding, delimiter, columns, and the types of the first
+// limit records (0: all).
+func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers, limit int) (*plan, error) {
 	f, err := open()
 	if err != nil {
 		return nil, err
@@ -135,18 +269,19 @@ func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers) (*
 	}
 	p := &plan{enc: src.enc, delim: src.delim}
 	p.rep.Encoding, p.rep.Delimiter = src.enc.name, string(src.delim)
+	bad := 0
 	skipped := func(line int) error {
-		if p.rep.SkippedCount++; len(p.rep.SkippedLines) < 10 {
-			p.rep.SkippedLines = append(p.rep.SkippedLines, line)
+		if bad++; bad > maxSkipped {
+			return &CSVError{Kind: CSVParse, Line: line, Msg: fmt.Sprintf("more than %d malformed records", maxSkipped)}
 		}
-		if p.rep.SkippedCount > maxSkipped {
-			return &CSVError{Kind: CSVParse, Line: line, Msg: fmt.Sprintf("more than %d malformed records (first at line %d)", maxSkipped, p.rep.SkippedLines[0])}
+		if bad == 1 {
+			p.rep.SkippedLines = []int{line}
 		}
 		return nil
 	}
 	first, _, err := src.next(0, skipped)
 	if err == io.EOF {
-		return nil, emptyOrBroken(p, "CSV file is empty (no data rows)")
+		return nil, emptyOrBroken(p, bad)
 	}
 	if err != nil {
 		return nil, err
@@ -155,7 +290,7 @@ func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers) (*
 		return nil, &CSVError{Kind: CSVTooWide, Columns: len(first), Msg: fmt.Sprintf("CSV has too many columns (%d)", len(first))}
 	}
 	p.types = make([]colType, len(first))
-	var rows int64
+	rows := 0
 	if o.HasHeader {
 		p.rep.Columns = headerNames(first)
 	} else {
@@ -166,7 +301,7 @@ func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers) (*
 		widen(p.types, first, nums)
 		rows++
 	}
-	for {
+	for limit == 0 || rows < limit {
 		rec, _, err := src.next(len(p.types), skipped)
 		if err == io.EOF {
 			break
@@ -178,19 +313,19 @@ func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers) (*
 		rows++
 	}
 	if rows == 0 {
-		return nil, emptyOrBroken(p, "CSV file is empty (no data rows)")
+		return nil, emptyOrBroken(p, bad)
 	}
-	p.rep.Types = make([]string, len(p.types))
+	p.rep.SkippedLines = nil
 	return p, nil
 }
 
 // emptyOrBroken is the error of a CSV without a single good record: a parse error when
 // records were left out, else CSV_EMPTY.
-func emptyOrBroken(p *plan, msg string) error {
-	if p.rep.SkippedCount > 0 {
+func emptyOrBroken(p *plan, bad int) error {
+	if bad > 0 {
 		return &CSVError{Kind: CSVParse, Line: p.rep.SkippedLines[0], Msg: fmt.Sprintf("no well-formed record (first malformed at line %d)", p.rep.SkippedLines[0])}
 	}
-	return &CSVError{Kind: CSVEmpty, Msg: msg}
+	return &CSVError{Kind: CSVEmpty, Msg: "CSV file is empty (no data rows)"}
 }
 
 func widen(types []colType, rec []string, nums numbers) {
@@ -233,10 +368,10 @@ func headerNames(h []string) []string {
 
 // prepareTable applies if_exists: refuse, drop and create, create, or check that the
 // existing table takes the CSV's columns (its types then decide the conversion).
-func (d *DB) prepareTable(ctx context.Context, tx *sql.Tx, o ImportOptions, p *plan) error {
-	cols, types, err := tableColumns(ctx, tx, o.Table)
+func prepareTable(ctx context.Context, c rawConn, o ImportOptions, p *plan) error {
+	cols, types, err := tableColumns(ctx, c, o.Table)
 	if err != nil {
-		return d.denied(err)
+		return err
 	}
 	exists := len(cols) > 0
 	switch {
@@ -251,8 +386,8 @@ func (d *DB) prepareTable(ctx context.Context, tx *sql.Tx, o ImportOptions, p *p
 		}
 		return nil
 	case exists && o.IfExists == "replace":
-		if _, err := tx.ExecContext(ctx, "DROP TABLE "+quoteIdent(o.Table)); err != nil {
-			return d.denied(err)
+		if _, err := c.ExecContext(ctx, "DROP TABLE "+quoteIdent(o.Table), nil); err != nil {
+			return err
 		}
 	case exists:
 		return ErrTableExists
@@ -261,8 +396,8 @@ func (d *DB) prepareTable(ctx context.Context, tx *sql.Tx, o ImportOptions, p *p
 	for i, t := range p.types {
 		defs[i] = quoteIdent(p.rep.Columns[i]) + " " + t.String()
 	}
-	_, err = tx.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s (%s)", quoteIdent(o.Table), strings.Join(defs, ", ")))
-	return d.denied(err)
+	_, err = c.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s (%s)", quoteIdent(o.Table), strings.Join(defs, ", ")), nil)
+	return err
 }
 
 // affinity is how the values of a CSV column are bound into an existing column.
@@ -275,21 +410,25 @@ func affinity(decl string, inferred colType) colType {
 }
 
 // tableColumns lists the columns of table and their declared types (none: no table).
-func tableColumns(ctx context.Context, tx *sql.Tx, table string) ([]string, []string, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?)", table)
+func tableColumns(ctx context.Context, c rawConn, table string) ([]string, []string, error) {
+	rows, err := c.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?)", []driver.NamedValue{{Ordinal: 1, Value: table}})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	var names, types []string
-	for rows.Next() {
-		var n, t string
-		if err := rows.Scan(&n, &t); err != nil {
+	vals := make([]driver.Value, 2)
+	for {
+		if err := rows.Next(vals); err == io.EOF {
+			break
+		} else if err != nil {
 			return nil, nil, err
 		}
+		n, _ := vals[0].(string)
+		t, _ := vals[1].(string)
 		names, types = append(names, n), append(types, t)
 	}
-	return names, types, rows.Err()
+	return names, types, nil
 }
 
 func quoteIdent(s string) string {

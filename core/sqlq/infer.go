@@ -33,7 +33,9 @@ type numbers struct {
 // number normalises s to Go's number syntax, or says it is not a number. Integers with a
 // leading zero ("007", zip codes) are not numbers: their zeros matter.
 func (n numbers) number(s string) (string, bool) {
-	s = strings.TrimSpace(s)
+	if len(s) > 0 && (s[0] == ' ' || s[len(s)-1] == ' ' || s[0] == '\t') {
+		s = strings.TrimSpace(s)
+	}
 	if n.comma {
 		s = strings.ReplaceAll(s, " ", "")
 		if !grouped(s, '.', ',') {
@@ -64,21 +66,37 @@ func grouped(s string, sep, dec byte) bool {
 	return true
 }
 
-// plainNumber checks [+-]digits[.digits][e[+-]digits] (no hex, no inf, no underscores).
+// plainNumber checks [+-]digits[.digits][e[+-]digits] (no hex, no inf, no underscores;
+// at least one digit before the exponent), and refuses integers with a leading zero.
 func plainNumber(s string) bool {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	if hasExp {
-		exp = strings.TrimLeft(exp, "+-")
-		if exp == "" || strings.Trim(exp, "0123456789") != "" {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	start, digits, dot, exp := i, 0, false, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot && !exp:
+			dot = true
+		case (c == 'e' || c == 'E') && !exp && digits > 0:
+			exp = true
+			if i+1 < len(s) && (s[i+1] == '+' || s[i+1] == '-') {
+				i++
+			}
+			if i+1 >= len(s) {
+				return false
+			}
+		default:
 			return false
 		}
 	}
-	ip, fp, _ := strings.Cut(mant, ".")
-	if ip == "" && fp == "" || strings.Trim(ip, "0123456789") != "" || strings.Trim(fp, "0123456789") != "" {
+	if digits == 0 {
 		return false
 	}
-	return !(len(ip) > 1 && ip[0] == '0' && !strings.Contains(mant, ".") && !hasExp)
+	return dot || exp || len(s)-start == 1 || s[start] != '0'
 }
 
 // classify widens t with one non-NA value.
@@ -101,19 +119,19 @@ func (n numbers) classify(t colType, s string) colType {
 	return typeText
 }
 
-// value converts a non-NA cell of a column of type t.
-func (n numbers) value(t colType, s string) any {
-	if t == typeText {
-		return s
+// value converts a non-NA cell of a column of type INTEGER or REAL; false when it does
+// not fit the type.
+func (n numbers) value(t colType, s string) (any, bool) {
+	v, ok := n.number(s)
+	if !ok {
+		return nil, false
 	}
-	v, _ := n.number(s)
 	if t == typeInteger {
-		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return i
-		}
+		i, err := strconv.ParseInt(v, 10, 64)
+		return i, err == nil
 	}
-	f, _ := strconv.ParseFloat(v, 64)
-	return f
+	f, err := strconv.ParseFloat(v, 64)
+	return f, err == nil
 }
 
 // dates parses the cells of date columns into ISO 8601 text ("2024-03-01", or

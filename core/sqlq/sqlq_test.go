@@ -3,8 +3,11 @@ package sqlq_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +71,43 @@ func TestGuardRails(t *testing.T) {
 		if _, err := run(t, d, q); err != nil {
 			t.Errorf("%s: %v", q, err)
 		}
+	}
+}
+
+// TestImportBatchesAndRetype: rows go in by batches (and a tail); a value past the
+// sample that does not fit the inferred type restarts the load with types from the whole
+// file, so nothing is converted wrongly ("007" stays text).
+func TestImportBatchesAndRetype(t *testing.T) {
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("a,b,c\n")
+	for i := range 7001 {
+		a, b := fmt.Sprint(i), fmt.Sprint(i+1)
+		if i == 6500 {
+			a = "x"
+		}
+		if i == 7000 {
+			b = "007"
+		}
+		fmt.Fprintf(&sb, "%s,%s,%d.5\n", a, b, i)
+	}
+	p := filepath.Join(dir, "r.csv")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, dir, sqlq.Options{Create: true})
+	rep, err := d.Import(context.Background(), func() (io.ReadCloser, error) { return os.Open(p) }, sqlq.ImportOptions{Table: "r", IfExists: "fail", HasHeader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 7001 || strings.Join(rep.Types, ",") != "TEXT,TEXT,REAL" {
+		t.Fatalf("report: %+v", rep)
+	}
+	a, err := run(t, d, "SELECT count(*), sum(c), (SELECT b FROM r WHERE rowid = 7001), (SELECT typeof(a) FROM r WHERE rowid = 1) FROM r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := a.Rows[0]; row[0] != int64(7001) || row[1] != 7001*7000/2+7001*0.5 || row[2] != "007" || row[3] != "text" {
+		t.Fatalf("rows: %v", row)
 	}
 }
