@@ -28,7 +28,7 @@ type SQLiteInput struct {
 	Limit       int      `json:"limit,omitempty" default:"-1" doc:"Rows to return (default 10; 0 = the maximum)"`
 	OutputCSV   string   `json:"output_csv,omitempty" doc:"Write ALL result rows to this CSV file"`
 	ImportCSV   string   `json:"import_csv,omitempty" doc:"CSV to import (shed_help csv_to_sqlite)"`
-	Table       string   `json:"table,omitempty" doc:"Table to import into"`
+	Table       string   `json:"table,omitempty"`
 	IfExists    string   `json:"if_exists,omitempty" default:"fail" enum:"fail,replace,append"`
 	Delimiter   string   `json:"delimiter,omitempty" doc:"Default: detected (, ; tab |)"`
 	Encoding    string   `json:"encoding,omitempty" doc:"Default: detected (utf-8, cp1252, latin-1)"`
@@ -139,7 +139,7 @@ func (d *dbFile) check() error {
 		head := make([]byte, 16)
 		n, _ := io.ReadFull(f, head)
 		_ = f.Close()
-		if string(head[:n]) != "SQLite format 3\x00" {
+		if string(head[:n]) != sqliteMagic {
 			return Errf(DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
 				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +81,15 @@ func TestSQLiteQuota(t *testing.T) {
 		t.Fatal("a refused export left a file")
 	}
 	wantError(t, sq(e, "q.db", map[string]any{"query": "SELECT 1", "output_csv": "../x.csv"}), "PATH_ESCAPE")
+}
+
+// TestSQLiteFileType: shed_file_type recognises a database and points to shed_sqlite.
+func TestSQLiteFileType(t *testing.T) {
+	e := start(t, nil)
+	wantOK(t, sq(e, "a.db", map[string]any{"query": "CREATE TABLE t(a)"}))
+	r := e.post("shed_file_type", map[string]any{"zone": "storage", "path": "a.db"}, nil)
+	wantOK(t, r)
+	if r.Data["mime"] != "application/vnd.sqlite3" || r.Data["magic"] != "SQLite database" || !strings.Contains(r.Message, "shed_sqlite") {
+		t.Fatalf("file type: %s", r.raw)
+	}
 }
