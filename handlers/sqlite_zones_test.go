@@ -93,3 +93,17 @@ func TestSQLiteFileType(t *testing.T) {
 		t.Fatalf("file type: %s", r.raw)
 	}
 }
+
+// TestSQLiteGuide: the csv_to_sqlite guide is served by shed_help and listed.
+func TestSQLiteGuide(t *testing.T) {
+	e := start(t, nil)
+	r := e.post("shed_help", map[string]any{"howto": "csv_to_sqlite"}, nil)
+	wantOK(t, r)
+	if !strings.Contains(r.Data["help"].(string), "if_exists") {
+		t.Fatalf("guide: %s", r.raw)
+	}
+	r = e.post("shed_help", nil, nil)
+	if _, ok := r.Data["howtos"].(map[string]any)["csv_to_sqlite"]; !ok {
+		t.Fatalf("not listed: %s", r.raw)
+	}
+}
