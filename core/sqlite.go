@@ -181,7 +181,9 @@ func (s *Service) sqlTimeout() time.Duration {
 func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message string, fn func(context.Context, *sqlq.DB) error) (created bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.sqlTimeout())
 	defer cancel()
-	opts := sqlq.Options{BusyMillis: 5000}
+	// A lock held by another writer (a shed_exec sqlite3) is waited for up to half the
+	// timeout, so that the answer is "busy", not a timeout.
+	opts := sqlq.Options{BusyMillis: int(min(5*time.Second, s.sqlTimeout()/2).Milliseconds())}
 	if d.roErr != nil {
 		if !d.before.exists {
 			return false, Errf(FileNotFound, "Database not found: %s", d.shown).With("path", d.shown).With("zone", d.z.Label).

@@ -109,13 +109,7 @@ func TestSQLiteUploadsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	up := func(args map[string]any) reply {
-		body := map[string]any{"zone": "uploads", "path": "up.db"}
-		for k, v := range args {
-			body[k] = v
-		}
-		return e.post("shed_sqlite", body, nil)
-	}
+	up := func(args map[string]any) reply { return sqIn(e, "uploads", "up.db", args) }
 	wantOK(t, up(map[string]any{"query": "SELECT * FROM t"}))
 	wantError(t, up(map[string]any{"query": "DELETE FROM t"}), "ZONE_FORBIDDEN")
 	wantError(t, up(map[string]any{"query": "SELECT * FROM t", "output_csv": "out.csv"}), "ZONE_READONLY")
@@ -232,4 +226,24 @@ func TestSQLiteConcurrentWriters(t *testing.T) {
 	if r.Data["rows"].([]any)[0].([]any)[0] != "ok" {
 		t.Fatalf("integrity: %s", r.raw)
 	}
+}
+
+// TestSQLiteBusy: a write lock held by another program is a clear busy error, not a hang.
+func TestSQLiteBusy(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
+	seedDB(t, e, 1)
+	db := rawDB(t, filepath.Join(e.base, zoneDir, "app.db"))
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("BEGIN IMMEDIATE; INSERT INTO t(name) VALUES ('held')"); err != nil {
+		t.Fatal(err)
+	}
+	r := sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name) VALUES ('x')"})
+	wantError(t, r, "DB_ERROR")
+	if !strings.Contains(r.Hint, "retry") {
+		t.Fatalf("hint: %s", r.raw)
+	}
+	if _, err := db.Exec("COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name) VALUES ('x')"}))
 }

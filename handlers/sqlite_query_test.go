@@ -10,7 +10,13 @@ import (
 // sq calls shed_sqlite in the storage zone with extra arguments.
 func sq(e *env, path string, args map[string]any) reply {
 	e.t.Helper()
-	body := map[string]any{"zone": "storage", "path": path}
+	return sqIn(e, "storage", path, args)
+}
+
+// sqIn calls shed_sqlite in a zone with extra arguments.
+func sqIn(e *env, zone, path string, args map[string]any) reply {
+	e.t.Helper()
+	body := map[string]any{"zone": zone, "path": path}
 	for k, v := range args {
 		body[k] = v
 	}

@@ -13,13 +13,7 @@ import (
 // export is committed too.
 func TestSQLiteDocumentsCommits(t *testing.T) {
 	e := start(t, nil)
-	doc := func(args map[string]any) reply {
-		body := map[string]any{"zone": "documents", "path": "db/app.db"}
-		for k, v := range args {
-			body[k] = v
-		}
-		return e.post("shed_sqlite", body, nil)
-	}
+	doc := func(args map[string]any) reply { return sqIn(e, "documents", "db/app.db", args) }
 	wantOK(t, doc(map[string]any{"query": "CREATE TABLE t(a TEXT)"}))
 	wantOK(t, doc(map[string]any{"query": "INSERT INTO t VALUES ('x'), ('y, \"z\"')"}))
 	wantOK(t, doc(map[string]any{"query": "SELECT * FROM t"}))
