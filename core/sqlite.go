@@ -147,6 +147,17 @@ func (d *dbFile) check() error {
 	return nil
 }
 
+// notItself refuses a CSV path (param) that is the database or one of its journals.
+func (d *dbFile) notItself(rel, param string) error {
+	for _, suffix := range append([]string{""}, journals...) {
+		if rel == d.rel+suffix {
+			return Errf(InvalidParameter, "'%s' is the database itself: %s", param, rel).With("parameter", param).
+				WithHint("Use another file name for the CSV, e.g. 'export.csv'")
+		}
+	}
+	return nil
+}
+
 // state measures the database and its journals now.
 func (d *dbFile) state() fileState {
 	var st fileState
@@ -394,6 +405,10 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 				WithHint("Use 'storage' or 'documents' zone for CSV export")
 		}
 		if out, err = s.newCSVOut(ctx, c, z, in.OutputCSV); err != nil {
+			return Result{}, err
+		}
+		if err := d.notItself(out.rel, "output_csv"); err != nil {
+			out.discard()
 			return Result{}, err
 		}
 		defer out.discard()

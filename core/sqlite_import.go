@@ -42,6 +42,9 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 	if err != nil {
 		return Result{}, err
 	}
+	if err := d.notItself(csvRel, "import_csv"); err != nil {
+		return Result{}, err
+	}
 	open := func() (io.ReadCloser, error) {
 		f, _, err := openRegular(z, csvRel, in.ImportCSV, func(z *Zone, p string) error {
 			return Errf(NotAFile, "Path is a directory, not a file: %s", p).With("path", p).With("zone", z.Label)

@@ -125,6 +125,10 @@ func TestSQLiteErrors(t *testing.T) {
 	wantError(t, sq(e, "notes.txt", map[string]any{"query": "SELECT 1"}), "DB_ERROR")
 	wantError(t, sq(e, "storage/app.db", map[string]any{"query": "SELECT 1"}), "PATH_STARTS_WITH_ZONE")
 	wantError(t, sq(e, ".", map[string]any{"query": "SELECT 1"}), "NOT_A_FILE")
+	// The database cannot be its own CSV.
+	wantError(t, sq(e, "app.db", map[string]any{"query": "SELECT 1", "output_csv": "app.db"}), "INVALID_PARAMETER")
+	wantError(t, sq(e, "app.db", map[string]any{"import_csv": "./app.db", "table": "x"}), "INVALID_PARAMETER")
+	wantError(t, sq(e, "app.db", map[string]any{"query": "SELECT 1", "output_csv": "app.db-wal"}), "INVALID_PARAMETER")
 	// A new database is created with its folders on a write.
 	wantOK(t, sq(e, "sub/dir/new.db", map[string]any{"query": "CREATE TABLE x(a)"}))
 	if _, err := os.Stat(filepath.Join(e.base, zoneDir, "sub/dir/new.db")); err != nil {

@@ -35,7 +35,7 @@ func (d *DB) Import(ctx context.Context, open func() (io.ReadCloser, error), o I
 	nums := numbers{comma: o.Decimal == ","}
 	sample := sampleRecords
 	for {
-		p, err := infer(open, o, nums, sample)
+		p, err := infer(ctx, open, o, nums, sample)
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +257,7 @@ func (p *plan) index(col string) int {
 
 // infer is the first pass: encoding, delimiter, columns, and the types of the first
 // limit records (0: all).
-func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers, limit int) (*plan, error) {
+func infer(ctx context.Context, open func() (io.ReadCloser, error), o ImportOptions, nums numbers, limit int) (*plan, error) {
 	f, err := open()
 	if err != nil {
 		return nil, err
@@ -310,7 +310,9 @@ func infer(open func() (io.ReadCloser, error), o ImportOptions, nums numbers, li
 			return nil, err
 		}
 		widen(p.types, rec, nums)
-		rows++
+		if rows++; rows%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	if rows == 0 {
 		return nil, emptyOrBroken(p, bad)
