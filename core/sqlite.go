@@ -189,7 +189,7 @@ func (s *Service) sqlTimeout() time.Duration {
 // refuses the write past that: SQLITE_FULL), the real change of the file and its journals
 // is settled after, and in versioned zones the file is checkpointed, closed and committed
 // when it changed.
-func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message string, fn func(context.Context, *sqlq.DB) error) (created bool, err error) {
+func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message string, fn func(context.Context, *sqlq.DB) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.sqlTimeout())
 	defer cancel()
 	// A lock held by another writer (a shed_exec sqlite3) is waited for up to half the
@@ -197,38 +197,39 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	opts := sqlq.Options{BusyMillis: int(min(5*time.Second, s.sqlTimeout()/2).Milliseconds())}
 	if d.roErr != nil {
 		if !d.before.exists {
-			return false, Errf(FileNotFound, "Database not found: %s", d.shown).With("path", d.shown).With("zone", d.z.Label).
+			return Errf(FileNotFound, "Database not found: %s", d.shown).With("path", d.shown).With("zone", d.z.Label).
 				WithHint("Check the path with shed_tree (read-only here: a new database cannot be created)")
 		}
 		opts.ReadOnly = true
 		db, err := sqlq.Open(ctx, d.host, opts)
 		if err != nil {
-			return false, s.sqlError(err, d)
+			return s.sqlError(err, d)
 		}
 		defer db.Close()
-		return false, s.sqlError(fn(ctx, db), d)
+		return s.sqlError(fn(ctx, db), d)
 	}
 	z := d.z
 	unlock := s.lockPath(z, d.rel)
 	defer unlock()
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return false, Errf(InternalError, "Cannot read the quota").Because(err)
+		return Errf(InternalError, "Cannot read the quota").Because(err)
 	}
 	r, err := s.reserve(ctx, z, -1, 0)
 	if err != nil {
-		return false, err
+		return err
 	}
 	d.before = d.state() // under the file's lock
 	delta := int64(0)
 	defer func() { r.Settle(ctx, delta) }()
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return false, Errf(InternalError, "Cannot read the quota").Because(err)
+		return Errf(InternalError, "Cannot read the quota").Because(err)
 	}
 	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
 	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
 	// has to shrink to pass (at least one page: a new database without room stays empty).
 	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner)-used, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
+	created := false
 	_, err = s.mutateFile(c, z, "shed_sqlite", message, func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
 			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
@@ -241,7 +242,10 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		}
 		runErr := fn(ctx, db)
 		if runErr == nil && z.Versioned {
-			runErr = db.Checkpoint(context.WithoutCancel(ctx))
+			// Why the error is ignored: the change is done in SQLite; a checkpoint that
+			// another open connection (a running sqlite3) blocks only leaves the newest
+			// pages in the WAL, and the commit takes the file as it is.
+			_ = db.Checkpoint(context.WithoutCancel(ctx))
 		}
 		closeErr := db.Close()
 		after := d.state()
@@ -258,7 +262,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	if err == nil && created {
 		err = s.recordGroupFiles(ctx, c, z, "", d.rel)
 	}
-	return created, err
+	return err
 }
 
 // sqlError maps what sqlq and SQLite answered to the catalogue (messages never carry a
@@ -439,7 +443,7 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	if out != nil {
 		each = out.row
 	}
-	_, err = s.withDB(ctx, c, d, "shed_sqlite: "+shorten(oneLine(stmt)), func(ctx context.Context, db *sqlq.DB) error {
+	err = s.withDB(ctx, c, d, "shed_sqlite: "+shorten(oneLine(stmt)), func(ctx context.Context, db *sqlq.DB) error {
 		var err error
 		ans, err = db.Run(ctx, stmt, args, lim, each)
 		return err

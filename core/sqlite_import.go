@@ -70,7 +70,7 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 	opts := sqlq.ImportOptions{Table: in.Table, IfExists: ifExists, Delimiter: in.Delimiter, Encoding: in.Encoding,
 		HasHeader: in.HasHeader, SkipRows: in.SkipRows, DateColumns: in.DateColumns, DateFormat: in.DateFormat, Decimal: in.Decimal}
 	var rep *sqlq.ImportReport
-	_, err = s.withDB(ctx, c, d, fmt.Sprintf("shed_sqlite: import %s into %s", csvRel, in.Table), func(ctx context.Context, db *sqlq.DB) error {
+	err = s.withDB(ctx, c, d, fmt.Sprintf("shed_sqlite: import %s into %s", csvRel, in.Table), func(ctx context.Context, db *sqlq.DB) error {
 		var err error
 		rep, err = db.Import(ctx, open, opts)
 		return err
