@@ -172,6 +172,12 @@ func (d *dbFile) state() fileState {
 	return st
 }
 
+// exists reports whether a host path exists (without following a final symlink).
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
 // changed reports whether the database file differs from the start of the call.
 func (d *dbFile) changed(now fileState) bool {
 	b := d.before
@@ -201,12 +207,18 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 				WithHint("Check the path with shed_tree (read-only here: a new database cannot be created)")
 		}
 		opts.ReadOnly = true
+		left := !exists(d.host+"-wal") && !exists(d.host+"-shm")
 		db, err := sqlq.Open(ctx, d.host, opts)
 		if err != nil {
 			return s.sqlError(err, d)
 		}
-		defer db.Close()
-		return s.sqlError(fn(ctx, db), d)
+		err = fn(ctx, db)
+		_ = db.Close()
+		if left && (exists(d.host+"-wal") || exists(d.host+"-shm")) {
+			// Why the error is ignored: the files are harmless leftovers of the read.
+			_ = sqlq.Tidy(context.WithoutCancel(ctx), d.host)
+		}
+		return s.sqlError(err, d)
 	}
 	z := d.z
 	unlock := s.lockPath(z, d.rel)

@@ -93,6 +93,11 @@ func TestSQLiteReadOnlyValve(t *testing.T) {
 	if string(before) != string(after) {
 		t.Fatal("the database changed in read-only mode")
 	}
+	for _, j := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(p + j); err == nil {
+			t.Errorf("the read-only reads left %s behind", j)
+		}
+	}
 	// A missing database is not created.
 	wantError(t, sq(e, "new.db", map[string]any{"query": "SELECT 1"}), "FILE_NOT_FOUND")
 	// Imports still work (the original's rule).

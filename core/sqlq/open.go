@@ -143,6 +143,20 @@ func (d *DB) Checkpoint(ctx context.Context) error {
 	})
 }
 
+// Tidy removes the -wal and -shm files that a read-only connection to a WAL database
+// leaves behind (it may not delete them): a read-write connection that runs one read of
+// the schema, then closes, deletes them the way SQLite does when the last connection
+// closes, under SQLite's own locks (so never while another connection uses them).
+func Tidy(ctx context.Context, path string) error {
+	d, err := Open(ctx, path, Options{})
+	if err != nil {
+		return err
+	}
+	var n int64
+	err = d.conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n)
+	return errors.Join(err, d.Close())
+}
+
 // internal runs fn with the authorizer in internal mode (our own statements).
 func (d *DB) internal(fn func() error) error {
 	d.auth.mu.Lock()
