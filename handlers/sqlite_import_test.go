@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +171,29 @@ func TestSQLiteImportHostile(t *testing.T) {
 	// Nothing but q was created by all of this.
 	if got := col(t, e, "d.db", "SELECT group_concat(name) FROM sqlite_master"); got[0] != "q" {
 		t.Fatalf("tables: %v", got)
+	}
+}
+
+// TestSQLiteImportTimeout: an import longer than the timeout is stopped (TIMEOUT) and
+// rolled back: no table, the server still serves.
+func TestSQLiteImportTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 70 MB CSV")
+	}
+	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
+	p := filepath.Join(e.base, zoneDir, "huge.csv")
+	must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	f, err := os.Create(p)
+	must(t, err)
+	w := bufio.NewWriter(f)
+	w.WriteString("a,b,c,d\n")
+	for i := range 1_500_000 {
+		fmt.Fprintf(w, "%d,text %d,%d.5,x\n", i, i, i)
+	}
+	must(t, w.Flush())
+	must(t, f.Close())
+	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "huge.csv", "table": "h"}), "TIMEOUT")
+	if got := col(t, e, "d.db", "SELECT count(*) FROM sqlite_master"); got[0] != 0.0 {
+		t.Fatalf("tables after the timeout: %v", got)
 	}
 }
