@@ -477,6 +477,10 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 		data["limit_applied"] = lim.Rows
 		msg = fmt.Sprintf("Showing the first %d row(s); more exist. Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
 			len(ans.Rows), s.cfg.SQLiteRowsMax)
+		if len(ans.Rows) < lim.Rows {
+			msg = fmt.Sprintf("Showing the first %d row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
+				len(ans.Rows), lim.Bytes)
+		}
 	}
 	return Result{Data: data, Message: msg}, nil
 }

@@ -111,3 +111,29 @@ func TestImportBatchesAndRetype(t *testing.T) {
 		t.Fatalf("rows: %v", row)
 	}
 }
+
+// TestReadOnly: a read-only open refuses every write in the authorizer (Write denials),
+// temporary tables included, and reads work.
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir, sqlq.Options{Create: true})
+	if _, err := run(t, w, "CREATE TABLE t(a)"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	d, err := sqlq.Open(context.Background(), filepath.Join(dir, "t.db"), sqlq.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, q := range []string{"INSERT INTO t VALUES (1)", "CREATE TEMP TABLE x(a)", "DROP TABLE t", "CREATE INDEX i ON t(a)"} {
+		_, err := run(t, d, q)
+		var fe *sqlq.ForbiddenError
+		if !errors.As(err, &fe) || !fe.Write {
+			t.Errorf("%s: want a write denial, got %v", q, err)
+		}
+	}
+	if a, err := run(t, d, "SELECT count(*) FROM t"); err != nil || a.Rows[0][0] != int64(0) {
+		t.Fatalf("read: %v %v", a, err)
+	}
+}
