@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# Build: static binary, no cgo (modernc SQLite is pure Go).
-FROM golang:1.26-bookworm AS build
+# Base images are pinned by digest (refresh: docker buildx imagetools inspect <image:tag>).
+# Build: static binaries, no cgo (modernc SQLite is pure Go).
+FROM golang:1.26-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
@@ -8,20 +9,25 @@ COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/fileshed . \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/fileshed-sandbox ./cmd/fileshed-sandbox
 
-# Runtime: debian-slim with the whitelisted command tools, tini as PID 1, non-root user.
-FROM debian:bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends tini ca-certificates git zip unzip jq gawk sed \
-      sqlite3 file xxd bsdextrautils bzip2 xz-utils zstd lz4 curl \
- && rm -rf /var/lib/apt/lists/* \
+# Runtime: Debian slim with the command tools the whitelist promises (one list, in
+# deploy/image-tools.sh, which CI also runs on the host before its smoke test), tini as PID 1,
+# a non-root user.
+FROM debian:bookworm-slim@sha256:3783cc01769c7b2b1b83a5c5ad96c815348e28ed7da68e2e3687004faa906251
+COPY deploy/image-tools.sh /tmp/image-tools.sh
+RUN sh /tmp/image-tools.sh --slim && rm /tmp/image-tools.sh \
  && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin fileshed \
  && mkdir -p /data && chown fileshed:fileshed /data
 # The small launcher beside the server starts commands faster than re-executing the server.
 COPY --from=build /out/fileshed /out/fileshed-sandbox /usr/local/bin/
 USER fileshed
+# Listening on 0.0.0.0 needs an authentication mode: set FILESHED_AUTH_MODE (session with
+# FILESHED_OPENWEBUI_URL, or api_key/jwt/headers); see README "Running with Docker".
 ENV FILESHED_LISTEN=0.0.0.0:8000 \
     FILESHED_STORAGE_BASE_PATH=/data
 VOLUME /data
 EXPOSE 8000
+# Commands are killed after the shutdown grace; docker stop must wait a little longer:
+# run with --stop-timeout 35 (compose: stop_grace_period: 35s).
+STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s CMD ["fileshed", "healthcheck"]
 ENTRYPOINT ["/usr/bin/tini", "--", "fileshed"]

@@ -2,6 +2,8 @@
 // sandboxed file workshop. Wiring only: load valves -> core.New -> handlers.New -> serve.
 //
 //	fileshed [flags]            serve (default)
+//	fileshed version            print the version (from the build information)
+//	fileshed help               print the usage
 //	fileshed healthcheck        probe GET /healthz of the configured listen address
 //	fileshed openapi            print the OpenAPI 3.1 document
 //	fileshed valves             print the effective configuration (secrets redacted) and sources
@@ -20,10 +22,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/fileshed/fileshed/admin"
+	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -46,19 +52,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	for _, a := range args {
+		if cmd == "admin" {
+			break // admin has its own --help
+		}
+		switch a {
+		case "-h", "-help", "--help":
+			cmd = "help"
+		case "--version":
+			cmd = "version"
+		}
+	}
+	switch cmd {
+	case "help":
+		fmt.Fprint(stdout, usageText)
+		return 0
+	case "version":
+		fmt.Fprintln(stdout, versionText())
+		return 0
+	}
 	if cmd == "admin" {
 		// The admin commands parse their own flags; valves come from the environment
 		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
 		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
 		if err != nil {
-			fmt.Fprintln(stderr, "fileshed: configuration:", err)
+			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 			return 2
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
 	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
 	if err != nil {
-		fmt.Fprintln(stderr, "fileshed: configuration:", err)
+		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
 		return 2
 	}
 	switch cmd {
@@ -71,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "valves":
 		err = cfg.Report(stdout, src)
 	default:
-		err = fmt.Errorf("unknown command %q (serve, healthcheck, openapi, valves)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, version, help, healthcheck, openapi, valves, admin)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "fileshed:", err)
@@ -85,30 +110,66 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 	if err := checkListen(cfg); err != nil {
 		return err
 	}
+	// Bind first: a port already in use must not leave a fresh storage directory behind.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is already in use (another fileshed?): stop that process "+
+				"or choose another address with --listen or FILESHED_LISTEN", cfg.Listen)
+		}
+		return fmt.Errorf("cannot listen on %s (--listen, FILESHED_LISTEN): %w", cfg.Listen, err)
+	}
+	defer ln.Close()
 	h, _, svc, err := handlers.Build(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer svc.Close() // runs after drain: the database closes after every call
+	// Every request's context derives from base: cancelling it at the end of the grace
+	// period stops the calls still running (their commands' process groups are killed).
+	base, cancelCalls := context.WithCancel(context.Background())
+	defer cancelCalls()
+	// Headers must arrive within 10 s and an idle keep-alive connection is closed after 2 min;
+	// request bodies have their own deadline (handlers: limitBodies). No write timeout: a
+	// command may run up to exec_timeout_max.
+	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("fileshed listening", "addr", ln.Addr().String(), "auth_mode", cfg.Auth.Mode, "public_url", cfg.PublicURL())
 	select {
 	case err := <-errc:
 		return err
-	case <-ctx.Done():
+	case <-sigs:
 	}
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ExecTimeoutMax+5)*time.Second)
+	return drain(srv, svc, cancelCalls, sigs, time.Duration(cfg.ShutdownGraceSeconds)*time.Second, log)
+}
+
+// drain stops the server gracefully: readiness off, no new connections, calls in flight
+// get grace to finish; then running commands are killed and the calls get a few seconds to
+// answer. A second signal exits at once.
+func drain(srv *http.Server, svc *core.Service, cancelCalls context.CancelFunc, sigs <-chan os.Signal, grace time.Duration, log *slog.Logger) error {
+	svc.BeginShutdown()
+	log.Info("shutting down", "grace_seconds", grace.Seconds(), "running_commands", svc.RunningCommands())
+	go func() {
+		<-sigs
+		log.Warn("second signal: exiting now")
+		os.Exit(1)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("grace period over: stopping the calls still running", "running_commands", svc.RunningCommands())
+		cancelCalls()
+		final, cancelFinal := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancelFinal()
+		err = srv.Shutdown(final)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -130,7 +191,9 @@ func checkListen(cfg *valves.Config) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): set auth.mode, or auth.allow_insecure_none: true", cfg.Listen)
+	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): anyone reaching the port would own the workshop. "+
+		"Set FILESHED_AUTH_MODE (auth.mode: session, jwt or headers), or listen on 127.0.0.1 (FILESHED_LISTEN), "+
+		"or accept the risk with FILESHED_AUTH_ALLOW_INSECURE_NONE=true (auth.allow_insecure_none)", cfg.Listen)
 }
 
 func healthcheck(cfg *valves.Config) error {
@@ -171,6 +234,68 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
+}
+
+// envNamesOf lists the environment variables of the valves a configuration error names: a
+// container user sets FILESHED_* variables, not YAML keys.
+func envNamesOf(err error) string {
+	var vars []string
+	for _, name := range valves.Names() {
+		if strings.Contains(err.Error(), name+":") || strings.Contains(err.Error(), name+" ") {
+			vars = append(vars, "FILESHED_"+strings.ToUpper(strings.ReplaceAll(name, ".", "_")))
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	return "\n(environment variables: " + strings.Join(vars, ", ") + "; fileshed valves lists every setting)"
+}
+
+// usageText is the answer to fileshed --help.
+const usageText = `fileshed: a sandboxed file workshop for Open WebUI (an OpenAPI tool server). Linux only.
+
+Usage:
+  fileshed [--flag value ...]    serve (the default command)
+  fileshed version               print the version
+  fileshed valves [flags]        print the effective configuration and where each value comes from
+  fileshed openapi               print the OpenAPI document
+  fileshed healthcheck [flags]   exit 0 when the server at --listen answers /healthz
+  fileshed admin --help          operator commands (quota, locks, audit, backup, restore, verify)
+
+Every setting (valve) is a flag, an environment variable and a key of the YAML file named by
+--config or FILESHED_CONFIG, e.g.:
+  --listen 127.0.0.1:8000         FILESHED_LISTEN
+  --storage-base-path ./data      FILESHED_STORAGE_BASE_PATH
+  --auth-mode session             FILESHED_AUTH_MODE (session, jwt, headers, none)
+  --openwebui-url http://owui:8080  FILESHED_OPENWEBUI_URL
+'fileshed valves' lists them all; README.md explains each.
+`
+
+// versionText is the answer to fileshed version: the API version plus what the Go build
+// recorded (module version, VCS revision and time, toolchain).
+func versionText() string {
+	out := "fileshed " + handlers.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return out + " (no build information) " + runtime.Version()
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		out += " module " + v
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		out += " commit " + rev[:min(len(rev), 12)]
+		if settings["vcs.modified"] == "true" {
+			out += "+dirty"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			out += " (" + t + ")"
+		}
+	}
+	return out + " " + bi.GoVersion + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
 func logLevel(name string) slog.Level {

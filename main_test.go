@@ -134,3 +134,69 @@ func TestBinaryEndToEnd(t *testing.T) {
 		t.Fatalf("logs: %s", logs.String())
 	}
 }
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		for _, want := range []string{"Usage:", "fileshed version", "fileshed valves", "FILESHED_", "--listen", "Linux"} {
+			if !strings.Contains(out.String(), want) {
+				t.Fatalf("%v: help lacks %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		if !strings.HasPrefix(out.String(), "fileshed ") || !strings.Contains(out.String(), "go1.") {
+			t.Fatalf("%v: %q", args, out.String())
+		}
+	}
+}
+
+// TestPortInUse: a port already taken is a clear error naming the variable to change, and
+// leaves no fresh storage directory behind (the listener is bound before storage is made).
+func TestPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	data := filepath.Join(t.TempDir(), "data")
+	var out, errb bytes.Buffer
+	code := run([]string{"--listen", ln.Addr().String(), "--storage-base-path", data}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "already in use") || !strings.Contains(errb.String(), "FILESHED_LISTEN") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Fatalf("storage directory created although the server could not start: %v", err)
+	}
+}
+
+// TestInsecureNoneNamesEnvironment: a container user sets FILESHED_* variables, so the
+// refusal of mode none on 0.0.0.0 names them, not only the valve keys.
+func TestInsecureNoneNamesEnvironment(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, &out, &errb)
+	for _, want := range []string{"FILESHED_AUTH_MODE", "FILESHED_AUTH_ALLOW_INSECURE_NONE=true", "auth.allow_insecure_none"} {
+		if code == 0 || !strings.Contains(errb.String(), want) {
+			t.Fatalf("exit %d, stderr lacks %q: %q", code, want, errb.String())
+		}
+	}
+}
+
+// TestConfigErrorsNameEnvironment: a valve error names the FILESHED_* variable to set.
+func TestConfigErrorsNameEnvironment(t *testing.T) {
+	t.Setenv("FILESHED_AUTH_MODE", "jwt")
+	var out, errb bytes.Buffer
+	code := run([]string{"--storage-base-path", t.TempDir()}, &out, &errb)
+	for _, want := range []string{"auth.jwt_secret", "FILESHED_AUTH_JWT_SECRET", "FILESHED_AUTH_API_KEY"} {
+		if code != 2 || !strings.Contains(errb.String(), want) {
+			t.Fatalf("exit %d, stderr lacks %q: %q", code, want, errb.String())
+		}
+	}
+}

@@ -5,9 +5,15 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/core/valves"
+	"github.com/fileshed/fileshed/handlers"
 )
 
 var updateReadme = flag.Bool("update-readme", false, "rewrite the generated tables of README.md")
@@ -56,18 +62,64 @@ func valvesTable(yaml []byte) string {
 // TestReadmeValvesTable keeps README.md's valves table equal to valves.yaml
 // (go test . -update-readme rewrites it).
 func TestReadmeValvesTable(t *testing.T) {
+	checkReadmeSection(t, "valves", valvesTable(defaultValves))
+}
+
+// TestReadmeOperationsTable keeps README.md's list of tools equal to the spec the model
+// sees: every model-facing tool with its description, and the original tools a merged tool
+// stands for (they stay routes of their own).
+func TestReadmeOperationsTable(t *testing.T) {
+	checkReadmeSection(t, "operations", operationsTable(t))
+}
+
+func operationsTable(t *testing.T) string {
+	t.Helper()
+	cfg, _, err := valves.Load(defaultValves, []string{"--storage-base-path", t.TempDir()}, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, api, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	paths := api.OpenAPI().Paths
+	names := make([]string, 0, len(paths))
+	for p := range paths {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("| tool | what it does |\n| --- | --- |\n")
+	for _, p := range names {
+		op := paths[p].Post
+		desc := strings.ReplaceAll(op.Description, "|", "\\|")
+		if actions, ok := op.Extensions["x-fileshed-actions"].([]map[string]string); ok {
+			parts := make([]string, 0, len(actions))
+			for _, a := range actions {
+				parts = append(parts, fmt.Sprintf("`%s` (`%s`)", a["action"], a["tool"]))
+			}
+			desc += "<br>actions: " + strings.Join(parts, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", op.OperationID, desc)
+	}
+	return b.String()
+}
+
+// checkReadmeSection compares the text between README.md's <!-- name:start --> and
+// <!-- name:end --> markers with want, and rewrites it under -update-readme.
+func checkReadmeSection(t *testing.T, name, want string) {
+	t.Helper()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const start, end = "<!-- valves:start -->\n", "<!-- valves:end -->"
+	start, end := "<!-- "+name+":start -->\n", "<!-- "+name+":end -->"
 	i, j := bytes.Index(readme, []byte(start)), bytes.Index(readme, []byte(end))
 	if i < 0 || j < i {
-		t.Fatal("README.md lacks the valves markers")
+		t.Fatalf("README.md lacks the %s markers", name)
 	}
-	want := valvesTable(defaultValves)
-	got := string(readme[i+len(start) : j])
-	if got == want {
+	if string(readme[i+len(start):j]) == want {
 		return
 	}
 	if *updateReadme {
@@ -77,5 +129,5 @@ func TestReadmeValvesTable(t *testing.T) {
 		}
 		return
 	}
-	t.Fatal("README.md's valves table differs from valves.yaml: run go test . -update-readme")
+	t.Fatalf("README.md's %s table differs from the source: run go test . -update-readme", name)
 }

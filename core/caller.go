@@ -23,17 +23,18 @@ type Caller struct {
 	token string
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // ValidID reports whether s can be used as one path segment for a user or group id:
-// letters, digits, '-' and '_', 1 to 64 characters (UUIDs pass; "..", "", "a/b" do not).
+// letters, digits, '-' and '_', 1 to 64 characters, starting with a letter or digit so that
+// no id reads as a command option (UUIDs pass; "..", "", "a/b", "-rf" do not).
 func ValidID(s string) bool { return idPattern.MatchString(s) }
 
 // NewCaller validates the user id and sanitises the conversation id.
 func NewCaller(userID, name, email, role, convID string, groups []string, token string) (Caller, error) {
 	if !ValidID(userID) {
 		return Caller{}, Errf(InvalidUser, "User ID format is invalid").
-			WithHint("User ids must be 1-64 letters, digits, '-' or '_'")
+			WithHint("User ids must be 1-64 letters, digits, '-' or '_', starting with a letter or digit")
 	}
 	return Caller{UserID: userID, Name: name, Email: email, Role: role,
 		ConvID: SanitizeConvID(convID), Groups: groups, token: token}, nil
@@ -55,8 +56,11 @@ func SanitizeConvID(id string) string {
 		return id
 	}
 	s := convUnsafe.ReplaceAllString(id, "_")
-	if len(s) > 47 {
-		s = s[:47]
+	if len(s) > 46 {
+		s = s[:46]
+	}
+	if c := s[0]; c == '-' || c == '_' {
+		s = "c" + s // never an option-like directory name
 	}
 	sum := sha256.Sum256([]byte(id))
 	return s + "-" + hex.EncodeToString(sum[:8])

@@ -16,7 +16,7 @@ func init() {
 		NotAFile:        "The path is a directory: give a file path (see shed_tree)",
 		FileExists:      "Choose another destination, or delete it first with shed_delete",
 		PatternNotFound: "Check the pattern (RE2 syntax) against the file with shed_read, or use line=N",
-		ProtectedPath:   "This path is protected and cannot be deleted",
+		ProtectedPath:   "This path is protected (the zone root, .git): name a file or folder inside it, see shed_tree",
 		InvalidMode:     "Use to='unix' (LF) or to='dos' (CRLF)",
 		InvalidFormat:   "The file is not in the expected format: check it with shed_file_type",
 	})

@@ -12,10 +12,10 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		FileLocked:    "Another conversation is editing this file: wait for its shed_lockedit_save/shed_lockedit_cancel, or use shed_force_unlock / shed_maintenance",
-		NotInEditMode: "Use shed_lockedit_open() first. Note: shed_lockedit_save() closes edit mode",
-		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_force_unlock breaks an abandoned lock",
-		LockError:     "Retry in a moment; if it persists, run shed_maintenance or report it to the administrator",
+		FileLocked:    "Another conversation is editing this file: wait for its shed_lockedit action save or cancel, or use shed_lockedit(action='force_unlock') or shed_info(action='maintenance')",
+		NotInEditMode: "Use shed_lockedit(action='open') first. Note: action 'save' closes edit mode",
+		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_lockedit(action='force_unlock') breaks an abandoned lock",
+		LockError:     "Retry in a moment; if it persists, run shed_info(action='maintenance') or report it to the administrator",
 		ZoneForbidden: "This operation does not accept that zone: see the tool description for the allowed zones",
 	})
 }

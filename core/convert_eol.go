@@ -10,7 +10,7 @@ import (
 // ConvertEOLInput is the input of shed_convert_eol.
 type ConvertEOLInput struct {
 	ZoneArgs
-	Path string `json:"path" required:"true" doc:"Text file relative to the zone"`
+	Path string `json:"path" required:"true"`
 	To   string `json:"to,omitempty" default:"unix" enum:"unix,dos,lf,crlf" doc:"unix (LF) or dos (CRLF)"`
 }
 

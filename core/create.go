@@ -8,10 +8,10 @@ import (
 // CreateFileInput is the input of shed_create_file.
 type CreateFileInput struct {
 	ZoneArgs
-	Path          string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name); parents are created"`
-	Content       string `json:"content,omitempty" doc:"The whole content, written exactly (no newline added)"`
-	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes" doc:"text (UTF-8) or bytes (content encoded as content_format)"`
-	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"Encoding of content when file_type='bytes'"`
+	Path          string `json:"path" required:"true"`
+	Content       string `json:"content,omitempty" doc:"Whole content, written as sent"`
+	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes" doc:"text or bytes"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex, base64 or raw (file_type=bytes)"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 }
 

@@ -14,7 +14,7 @@ import (
 // DeleteInput is the input of shed_delete.
 type DeleteInput struct {
 	ZoneArgs
-	Path    string `json:"path" required:"true" doc:"File or folder to delete, relative to the zone (folders are deleted with their content)"`
+	Path    string `json:"path" required:"true"`
 	Message string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 }
 

@@ -12,14 +12,14 @@ import (
 // ExecInput is the input of shed_exec (reference §5.1). shed_lockedit_exec reuses it.
 type ExecInput struct {
 	ZoneArgs
-	Cmd       string   `json:"cmd" required:"true" doc:"Command name only, e.g. 'grep' (no shell: pipes and redirections do not exist)"`
-	Args      []string `json:"args,omitempty" doc:"Arguments, one per item, e.g. ['-n', 'TODO', 'notes.txt']; paths are relative to the zone"`
-	Timeout   int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds; 0 = exec_timeout_default; capped at exec_timeout_max"`
-	MaxOutput int      `json:"max_output,omitempty" default:"-1" minimum:"-1" doc:"Characters kept per stream (head+tail); -1 = max_output_default, 0 = max_output_absolute"`
+	Cmd       string   `json:"cmd" required:"true" doc:"Command name only, e.g. grep (no shell, no pipes)"`
+	Args      []string `json:"args,omitempty" doc:"One per argument, e.g. ['-n','TODO','a.txt']"`
+	Timeout   int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds (0 = default)"`
+	MaxOutput int      `json:"max_output,omitempty" default:"-1" minimum:"-1" doc:"Chars kept per stream (-1 = default)"`
 	// StdoutFile and StderrFile are zone-relative files written atomically when the command ends.
-	StdoutFile             string `json:"stdout_file,omitempty" doc:"Save stdout to this file in the zone instead of returning it"`
-	StderrFile             string `json:"stderr_file,omitempty" doc:"Save stderr to this file in the zone"`
-	RedirectStderrToStdout bool   `json:"redirect_stderr_to_stdout,omitempty" doc:"Merge stderr into stdout"`
+	StdoutFile             string `json:"stdout_file,omitempty" doc:"Save stdout to this file instead"`
+	StderrFile             string `json:"stderr_file,omitempty"`
+	RedirectStderrToStdout bool   `json:"redirect_stderr_to_stdout,omitempty"`
 }
 
 // Exec runs one whitelisted command in a zone (reference §5.1, DESIGN §5): policy first
@@ -106,10 +106,16 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 	var e *Error
 	switch v.Kind {
 	case sandbox.CommandForbidden:
+		if h := forbiddenHint(v.Arg, z); h != nil {
+			return h
+		}
 		e = Errf(CommandForbidden, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.ArgumentRequired:
 		e = Errf(ArgumentRequired, "%s", v.Reason).With("argument", shorten(v.Arg))
 	case sandbox.CommandNotFound:
+		if h := notFoundHint(v.Arg); h != nil {
+			return h
+		}
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {

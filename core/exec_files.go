@@ -73,7 +73,7 @@ func (s *Service) finishSink(k *sink, z *Zone, name, param string, data map[stri
 	case r.over:
 		return Errf(QuotaExceeded, "%s would exceed the remaining quota (%s): not written", param, humanMB(limit)).
 			With("path", name).With("remaining", limit).
-			WithHint("Free space with shed_delete (see shed_stats), or limit the output (e.g. head -c)")
+			WithHint("Free space with shed_delete (see shed_info(action='stats')), or limit the output (e.g. head -c)")
 	case r.err != nil:
 		return pathError(r.err, z, name)
 	}

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"path"
 	"path/filepath"
 	"time"
 
@@ -198,13 +197,14 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 	if p.in.RedirectStderrToStdout {
 		data["stderr"] = ""
 	}
+	addShellHint(data, args, res.ExitCode)
 	var fileErr error
 	if outSink != nil {
-		data["stdout"] = "[Output written to " + path.Base(p.stdoutFile) + "]"
+		data["stdout"] = "[Output written to " + p.stdoutFile + "]"
 		fileErr = s.finishSink(outSink, z, p.in.StdoutFile, "stdout_file", data, fileLimit)
 	}
 	if errSink != nil {
-		data["stderr"] = "[Errors written to " + path.Base(p.stderrFile) + "]"
+		data["stderr"] = "[Errors written to " + p.stderrFile + "]"
 		if err := s.finishSink(errSink, z, p.in.StderrFile, "stderr_file", data, fileLimit); fileErr == nil {
 			fileErr = err
 		}

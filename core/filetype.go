@@ -18,7 +18,7 @@ import (
 // FileTypeInput is the input of shed_file_type.
 type FileTypeInput struct {
 	ZoneArgs
-	Path string `json:"path" required:"true" doc:"File or folder, relative to the zone ('.' = zone root)"`
+	Path string `json:"path" required:"true"`
 }
 
 // magics are the original's signatures, checked in this order (reference §5.23).

@@ -12,7 +12,7 @@ var guideFiles embed.FS
 
 // HelpInput is the input of shed_help.
 type HelpInput struct {
-	Howto string `json:"howto,omitempty" doc:"Guide to read: leave empty for the quick reference and the list of guides; 'full' for everything"`
+	Howto string `json:"howto,omitempty" doc:"Guide name, or \"\" for the quick reference"`
 }
 
 // guides maps a topic to its text; the first line of each file is "# topic: description".

@@ -10,9 +10,9 @@ import (
 // HexdumpInput is the input of shed_hexdump.
 type HexdumpInput struct {
 	ZoneArgs
-	Path   string `json:"path" required:"true" doc:"File to dump, relative to the zone (never prefix the zone name)"`
-	Offset int64  `json:"offset,omitempty" default:"0" doc:"First byte (negative = 0)"`
-	Length int64  `json:"length,omitempty" default:"256" doc:"Bytes to show, clamped to 1-4096"`
+	Path   string `json:"path" required:"true"`
+	Offset int64  `json:"offset,omitempty" default:"0"`
+	Length int64  `json:"length,omitempty" default:"256" doc:"1-4096"`
 }
 
 // hexdumpMax is the original's largest dump (reference §5.25).

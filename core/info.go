@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -81,7 +83,38 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		}
 		data["groups"] = lines
 	}
-	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used", humanMB(used), s.cfg.QuotaPerUserMB)}, nil
+	for _, label := range []string{"uploads", "storage", "documents"} {
+		u := data[label].(zoneUsage)
+		data[label] = map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
+			"percent_of_quota": percent(u.SizeBytes, limit)}
+	}
+	locks, err := s.db.LocksByUser(ctx, c.UserID)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot list your locks").Because(err)
+	}
+	data["locks"] = lockLines(locks, c.ConvID)
+	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used, %d open lock(s)", humanMB(used), s.cfg.QuotaPerUserMB, len(locks))}, nil
+}
+
+// maxStatLocks bounds the locks shed_stats lists (the count is always exact).
+const maxStatLocks = 50
+
+// lockLines renders the caller's open locked edits: zone, path, age, and whether this
+// conversation holds it (only that conversation can save it).
+func lockLines(locks []store.Lock, convID string) map[string]any {
+	items := make([]map[string]any, 0, min(len(locks), maxStatLocks))
+	for _, l := range locks[:min(len(locks), maxStatLocks)] {
+		zone := "storage"
+		switch {
+		case strings.HasPrefix(l.ZoneKey, "group:"):
+			zone = l.ZoneKey
+		case strings.HasSuffix(l.ZoneKey, ":documents"):
+			zone = "documents"
+		}
+		items = append(items, map[string]any{"zone": zone, "path": l.Path, "since": l.Since.UTC().Format(time.RFC3339),
+			"this_conversation": l.ConvID == convID})
+	}
+	return map[string]any{"count": len(locks), "items": items}
 }
 
 // usageOf is an owner's accounted usage and quota, in bytes.
@@ -97,11 +130,16 @@ func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit int64
 
 // usageLine renders used/limit as shed_stats shows them.
 func usageLine(used, limit int64) map[string]any {
+	return map[string]any{"used_bytes": used, "limit_bytes": limit, "usage_percent": percent(used, limit)}
+}
+
+// percent renders part/whole as "12.5%" (0% for an unlimited whole).
+func percent(part, whole int64) string {
 	pct := 0.0
-	if limit > 0 {
-		pct = float64(used) * 100 / float64(limit)
+	if whole > 0 {
+		pct = float64(part) * 100 / float64(whole)
 	}
-	return map[string]any{"used_bytes": used, "limit_bytes": limit, "usage_percent": fmt.Sprintf("%.1f%%", pct)}
+	return fmt.Sprintf("%.1f%%", pct)
 }
 
 // walkUsage sums regular files under dir without following symlinks; a missing dir is empty.

@@ -24,7 +24,7 @@ import (
 // LockeditPathArgs are the arguments shared by the locked-edit tools.
 type LockeditPathArgs struct {
 	ZoneArgs
-	Path string `json:"path" required:"true" doc:"File to edit, relative to the zone (never prefix the zone name)"`
+	Path string `json:"path" required:"true"`
 }
 
 // zoneKey is the stable key of a zone's space in the locks table: locks in Storage and
@@ -97,9 +97,9 @@ func (s *Service) requireHolder(ctx context.Context, c Caller, z *Zone, ez *conf
 		return s.fileLocked(z, p, l)
 	}
 	if _, err := ez.Stat(p); err == nil {
-		return Errf(NotInEditMode, "The lock on %s was released (shed_force_unlock or shed_maintenance); your working copy was kept but cannot be saved", p).
+		return Errf(NotInEditMode, "The lock on %s was released (shed_lockedit(action='force_unlock') or shed_info(action='maintenance')); your working copy was kept but cannot be saved", p).
 			With("path", p).With("zone", z.Label).With("working_copy_kept", true).
-			WithHint("Call shed_lockedit_open again (it copies the current file, discarding the kept working copy) or shed_lockedit_cancel to discard it")
+			WithHint("Call shed_lockedit(action='open') again (it copies the current file, discarding the kept working copy) or action 'cancel' to discard it")
 	}
 	return notInEditMode(z, p)
 }

@@ -12,9 +12,9 @@ import (
 // LockeditExecInput is the input of shed_lockedit_exec.
 type LockeditExecInput struct {
 	LockeditPathArgs
-	Cmd     string   `json:"cmd" required:"true" doc:"Command name only, e.g. 'sed' (no shell)"`
-	Args    []string `json:"args,omitempty" doc:"Arguments; '.' stands for the working copy, e.g. ['-i', 's/a/b/', '.']"`
-	Timeout int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds; 0 = exec_timeout_default; capped at exec_timeout_max"`
+	Cmd     string   `json:"cmd" required:"true" doc:"Command name (no shell)"`
+	Args    []string `json:"args,omitempty" doc:"'.' = the working copy"`
+	Timeout int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds (0 = default)"`
 }
 
 // execBoxPrefix names the private folder a working copy is moved into while a command

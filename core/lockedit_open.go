@@ -99,8 +99,8 @@ const maxEditBytes = 64 << 20
 // LockeditOverwriteInput is the input of shed_lockedit_overwrite.
 type LockeditOverwriteInput struct {
 	LockeditPathArgs
-	Content string `json:"content" required:"true" doc:"New text of the working copy (or text to append)"`
-	Append  bool   `json:"append,omitempty" doc:"Append to the working copy instead of replacing it"`
+	Content string `json:"content" required:"true" empty:"value" doc:"New text of the working copy"`
+	Append  bool   `json:"append,omitempty"`
 }
 
 // LockeditOverwrite answers shed_lockedit_overwrite (reference §5.11): replace or append to

@@ -13,7 +13,7 @@ import (
 // LockeditSaveInput is the input of shed_lockedit_save.
 type LockeditSaveInput struct {
 	LockeditPathArgs
-	Message string `json:"message,omitempty" doc:"Commit message in versioned zones (default: generated)"`
+	Message string `json:"message,omitempty" doc:"Commit message"`
 }
 
 // LockeditSave answers shed_lockedit_save (reference §5.12): replace the original with the
@@ -124,9 +124,9 @@ func (s *Service) LockeditCancel(ctx context.Context, c Caller, in LockeditCance
 
 // ForceUnlockInput is the input of shed_force_unlock: zone or group, group first.
 type ForceUnlockInput struct {
-	Zone            string `json:"zone,omitempty" enum:"storage,documents,group" doc:"Zone of the file: storage, documents (or give group)"`
-	Path            string `json:"path" required:"true" doc:"Locked file, relative to the zone"`
-	Group           string `json:"group,omitempty" doc:"Group id or name: the file is in that group's zone (takes precedence over zone)"`
+	Zone            string `json:"zone,omitempty" enum:"storage,documents,group" doc:"storage, documents or group"`
+	Path            string `json:"path" required:"true"`
+	Group           string `json:"group,omitempty" doc:"Group id or name (zone=group)"`
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
 }
 

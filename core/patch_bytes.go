@@ -13,13 +13,13 @@ import (
 // PatchBytesInput is the input of shed_patch_bytes.
 type PatchBytesInput struct {
 	ZoneArgs
-	Path          string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name)"`
-	Content       string `json:"content,omitempty" doc:"The bytes, encoded as content_format says"`
-	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex (spaces allowed), base64, or raw (UTF-8 text)"`
-	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace" doc:"start, end, at (insert at offset) or replace (length bytes at offset)"`
-	Offset        int64  `json:"offset,omitempty" default:"-1" minimum:"-1" doc:"Byte offset for at/replace (0 = first byte; -1 = not given)"`
-	Length        int64  `json:"length,omitempty" default:"-1" minimum:"-1" doc:"Bytes replaced at offset (position=replace; -1 = not given)"`
-	Overwrite     bool   `json:"overwrite,omitempty" doc:"Replace the whole file with content"`
+	Path          string `json:"path" required:"true"`
+	Content       string `json:"content" required:"true" empty:"value" doc:"Bytes in content_format"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex, base64 or raw"`
+	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace"`
+	Offset        int64  `json:"offset,omitempty" minimum:"0" absent:"-1" doc:"Byte offset (at, replace)"`
+	Length        int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Bytes replaced (replace)"`
+	Overwrite     bool   `json:"overwrite,omitempty"`
 	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 }

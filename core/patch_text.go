@@ -11,15 +11,15 @@ import (
 // PatchTextInput is the input of shed_patch_text.
 type PatchTextInput struct {
 	ZoneArgs
-	Path       string `json:"path" required:"true" doc:"File path relative to the zone (never prefix the zone name)"`
-	Content    string `json:"content,omitempty" doc:"UTF-8 text to insert, or the replacement (\\1 or \\g<name> insert regex groups)"`
-	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace" doc:"Where: start, end, before/after a line, or replace"`
-	Line       int    `json:"line,omitempty" minimum:"0" doc:"1-based line for before/after/replace"`
-	EndLine    int    `json:"end_line,omitempty" minimum:"0" doc:"Last line replaced (position=replace), inclusive"`
-	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex instead of line: lines matching it (before/after), or the text to replace"`
-	RegexFlags string `json:"regex_flags,omitempty" doc:"i (ignore case), m (multi-line), s (dot matches newline)"`
-	MatchAll   bool   `json:"match_all,omitempty" doc:"Every match instead of the first"`
-	Overwrite  bool   `json:"overwrite,omitempty" doc:"Replace the whole file with content (creates it if missing)"`
+	Path       string `json:"path" required:"true"`
+	Content    string `json:"content" required:"true" empty:"value" doc:"New text, literal except \\1 or \\g<name> groups"`
+	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
+	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
+	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
+	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
+	RegexFlags string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
+	MatchAll   bool   `json:"match_all,omitempty"`
+	Overwrite  bool   `json:"overwrite,omitempty"`
 	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 }
@@ -60,6 +60,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	switch {
 	case in.Overwrite:
 		w.size, w.body = int64(len(in.Content)), strings.NewReader(in.Content)
+		affected = countLines(in.Content)
 	case e.position == "start" || e.position == "end":
 		content := in.Content
 		if t.exists {

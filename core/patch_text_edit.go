@@ -164,8 +164,7 @@ func joinLines(head []string, block string, tail []string, eol, text string, atE
 }
 
 // replacePattern substitutes the first (or every) match of the pattern in the whole text.
-// content is a template: \1 .. \99, \g<1> and \g<name> insert groups, \\ is a backslash;
-// any other backslash is literal (so "C:\new\dir" works, unlike the original).
+// content is literal except group references (see parseTemplate).
 func (e textEdit) replacePattern(text, content string) (string, int, int, error) {
 	limit := 1
 	if e.matchAll {
@@ -175,10 +174,7 @@ func (e textEdit) replacePattern(text, content string) (string, int, int, error)
 	if len(found) == 0 {
 		return "", 0, 0, patternNotFound(e.pattern)
 	}
-	tmpl, err := parseTemplate(content, e.re)
-	if err != nil {
-		return "", 0, 0, err
-	}
+	tmpl := parseTemplate(content, e.re)
 	var b strings.Builder
 	prev := 0
 	for _, m := range found {
@@ -202,20 +198,22 @@ type piece struct {
 	group int // -1 for literal text
 }
 
-// parseTemplate reads a Python-style replacement template (see replacePattern).
-func parseTemplate(t string, re *regexp.Regexp) ([]piece, error) {
+// parseTemplate reads a replacement: every byte is literal except \N (N = 1..99, the
+// longest number naming a group of re), \g<N> (0 = the whole match) and \g<name> that name
+// a group re defines. "\\" stays two backslashes, and "C:\new\dir", "\n", "$1", "\0" or a
+// reference to a group the pattern lacks are written as sent: a model replacing C, LaTeX or
+// a Windows path gets the bytes it sent (the original expanded Python escapes).
+func parseTemplate(t string, re *regexp.Regexp) []piece {
 	var out []piece
 	var lit strings.Builder
-	flush := func() {
+	ref := func(g int) {
 		if lit.Len() > 0 {
 			out = append(out, piece{text: lit.String(), group: -1})
 			lit.Reset()
 		}
+		out = append(out, piece{group: g})
 	}
-	bad := func(ref string) error {
-		return Errf(InvalidParameter, "Invalid group reference %s in content", ref).With("reference", ref).
-			WithHint("The pattern has %d group(s); use \\1 or \\g<name> for an existing group, or \\\\ for a backslash", re.NumSubexp())
-	}
+	n := re.NumSubexp()
 	for i := 0; i < len(t); i++ {
 		if t[i] != '\\' || i+1 == len(t) {
 			lit.WriteByte(t[i])
@@ -224,42 +222,42 @@ func parseTemplate(t string, re *regexp.Regexp) ([]piece, error) {
 		next := t[i+1]
 		switch {
 		case next == '\\':
-			lit.WriteByte('\\')
+			lit.WriteString(`\\`)
 			i++
-		case next >= '0' && next <= '9':
-			j := i + 2
-			if j < len(t) && t[j] >= '0' && t[j] <= '9' {
-				j++
+			continue
+		case next >= '1' && next <= '9':
+			if i+2 < len(t) && t[i+2] >= '0' && t[i+2] <= '9' {
+				if g, _ := strconv.Atoi(t[i+1 : i+3]); g <= n {
+					ref(g)
+					i += 2
+					continue
+				}
 			}
-			g, _ := strconv.Atoi(t[i+1 : j])
-			if g > re.NumSubexp() {
-				return nil, bad(t[i:j])
+			if g := int(next - '0'); g <= n {
+				ref(g)
+				i++
+				continue
 			}
-			flush()
-			out = append(out, piece{group: g})
-			i = j - 1
 		case next == 'g' && i+2 < len(t) && t[i+2] == '<':
-			end := strings.IndexByte(t[i+3:], '>')
-			if end < 0 {
-				return nil, bad(t[i:])
+			if end := strings.IndexByte(t[i+3:], '>'); end >= 0 {
+				name := t[i+3 : i+3+end]
+				g, err := strconv.Atoi(name)
+				if err != nil {
+					g = re.SubexpIndex(name)
+				}
+				if g >= 0 && g <= n && name != "" {
+					ref(g)
+					i += 3 + end
+					continue
+				}
 			}
-			name := t[i+3 : i+3+end]
-			g, err := strconv.Atoi(name)
-			if err != nil {
-				g = re.SubexpIndex(name)
-			}
-			if g < 0 || g > re.NumSubexp() {
-				return nil, bad(`\g<` + name + `>`)
-			}
-			flush()
-			out = append(out, piece{group: g})
-			i += 3 + end
-		default:
-			lit.WriteByte('\\')
 		}
+		lit.WriteByte('\\')
 	}
-	flush()
-	return out, nil
+	if lit.Len() > 0 {
+		out = append(out, piece{text: lit.String(), group: -1})
+	}
+	return out
 }
 
 // patternNotFound is PATTERN_NOT_FOUND for pattern.

@@ -20,9 +20,9 @@ import (
 // ReadInput is the input of shed_read.
 type ReadInput struct {
 	ZoneArgs
-	Path      string `json:"path" required:"true" doc:"File to read, relative to the zone (never prefix the zone name)"`
-	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1" doc:"First line to return (1 = first line)"`
-	EndLine   int64  `json:"end_line,omitempty" minimum:"0" doc:"Last line to return, inclusive (omit = to the end)"`
+	Path      string `json:"path" required:"true"`
+	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1"`
+	EndLine   int64  `json:"end_line,omitempty" minimum:"1" absent:"0"`
 }
 
 // readChunk is the streaming buffer size: memory per read is this plus the output cap.

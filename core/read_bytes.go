@@ -12,10 +12,10 @@ import (
 // ReadBytesInput is the input of shed_read_bytes.
 type ReadBytesInput struct {
 	ZoneArgs
-	Path         string `json:"path" required:"true" doc:"File to read, relative to the zone (never prefix the zone name)"`
-	OutputFormat string `json:"output_format,omitempty" default:"hex" enum:"hex,base64" doc:"Encoding of content: hex (lowercase, no separators) or base64"`
-	Offset       int64  `json:"offset,omitempty" default:"0" minimum:"0" doc:"First byte to read (0 = start of file)"`
-	Length       int64  `json:"length,omitempty" minimum:"0" doc:"Bytes to read (omit = to the end); capped, see next_offset"`
+	Path         string `json:"path" required:"true"`
+	OutputFormat string `json:"output_format,omitempty" default:"hex" enum:"hex,base64"`
+	Offset       int64  `json:"offset,omitempty" default:"0" minimum:"0"`
+	Length       int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Omit = to the end"`
 }
 
 // ReadBytes answers shed_read_bytes (reference §5.6): a contiguous byte range, hex or base64.
@@ -33,10 +33,6 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 		return Result{}, Errf(InvalidParameter, "Offset must be >= 0").With("offset", in.Offset).
 			WithHint("offset counts from the start of the file; for the last N bytes use offset = total_size - N (size from shed_file_type)")
 	}
-	if in.Length < 0 {
-		return Result{}, Errf(InvalidParameter, "Length must be >= 0").With("length", in.Length).
-			WithHint("Use length=N for N bytes, or omit it to read to the end")
-	}
 	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, readDirError)
 	if err != nil {
 		return Result{}, err
@@ -49,7 +45,7 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 	want := int64(0)
 	if in.Offset < size {
 		want = size - in.Offset
-		if in.Length > 0 {
+		if in.Length >= 0 { // -1: not given (a negative length sent is refused by the decoder)
 			want = min(want, in.Length)
 		}
 	}

@@ -12,9 +12,9 @@ import (
 // RenameInput is the input of shed_rename.
 type RenameInput struct {
 	ZoneArgs
-	OldPath   string `json:"old_path" required:"true" doc:"File or folder to move, relative to the zone"`
-	NewPath   string `json:"new_path" required:"true" doc:"Destination in the same zone (missing folders are created)"`
-	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace an existing destination file (never a folder)"`
+	OldPath   string `json:"old_path" required:"true"`
+	NewPath   string `json:"new_path" required:"true"`
+	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace an existing file"`
 	Message   string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 }
 

@@ -15,8 +15,8 @@ import (
 // HistoryInput is the input of shed_history.
 type HistoryInput struct {
 	ZoneArgs
-	Path  string `json:"path,omitempty" default:"." doc:"File or folder whose history to list ('.' = the whole zone)"`
-	Limit int    `json:"limit,omitempty" default:"20" minimum:"1" maximum:"1000" doc:"Most recent versions to list (1-1000)"`
+	Path  string `json:"path,omitempty" default:"."`
+	Limit int    `json:"limit,omitempty" default:"20" minimum:"1" maximum:"1000" doc:"1-1000"`
 }
 
 // History answers shed_history (our addition): the commits that changed a path in a
@@ -60,9 +60,9 @@ func (s *Service) History(ctx context.Context, c Caller, in HistoryInput) (Resul
 // RestoreInput is the input of shed_restore.
 type RestoreInput struct {
 	ZoneArgs
-	Path    string `json:"path" required:"true" doc:"File to restore, relative to the zone"`
-	Version string `json:"version" required:"true" doc:"Version to restore: a commit hash from shed_history (4+ hex digits), HEAD~N or HEAD^"`
-	Message string `json:"message,omitempty" doc:"Commit message (default: generated)"`
+	Path    string `json:"path" required:"true"`
+	Version string `json:"version" required:"true" doc:"Commit hash or HEAD~N"`
+	Message string `json:"message,omitempty" doc:"Commit message"`
 }
 
 // Restore answers shed_restore (our addition): write the content a file had at an earlier

@@ -32,6 +32,8 @@ type Service struct {
 	audit       auditor
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
+	// draining is set when the server begins to shut down (readiness turns off).
+	draining atomic.Bool
 }
 
 // Options carries the collaborators main wires in.

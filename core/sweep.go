@@ -7,8 +7,6 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/spf13/afero"
-
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -20,24 +18,46 @@ import (
 // had some. It runs off the request path: until it reaches an owner, that owner's usage
 // may count a dead reservation (writes are refused slightly early, never late).
 
-// startSweep starts the background sweep; Close stops it and waits.
+// runningMarker exists in the storage directory while a server runs; finding it at start-up
+// means the last server did not stop cleanly (kill -9, power loss), so a write may have died
+// between its quota reservation and its temporary file and left no leftover to find: the
+// sweep then reconciles every owner, not only those with leftovers.
+const runningMarker = ".fileshed-running"
+
+// startSweep starts the background sweep; Close stops it, waits, and removes the marker (a
+// clean stop).
 func (s *Service) startSweep() {
+	marker := filepath.Join(s.base, runningMarker)
+	_, err := os.Stat(marker)
+	crashed := err == nil
+	if f, err := os.Create(marker); err == nil {
+		f.Close()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	s.sweep = func() { cancel(); <-done }
+	complete := false
+	s.sweep = func() {
+		cancel()
+		<-done
+		if complete { // a sweep cut short after a crash must run again at the next start
+			os.Remove(marker)
+		}
+	}
 	go func() {
 		defer close(done)
-		s.sweepAll(ctx)
+		complete = s.sweepAll(ctx, crashed)
 	}()
 }
 
-// sweepAll sweeps the zones of every user and group on disk.
-func (s *Service) sweepAll(ctx context.Context) {
+// sweepAll sweeps the zones of every user and group on disk, and reconciles the usage of
+// every owner with leftovers (of every owner after an unclean stop). It reports whether it
+// went through every owner.
+func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
 	for _, kind := range []string{"user", "group"} {
 		entries, _ := os.ReadDir(filepath.Join(s.base, kind+"s"))
 		for _, e := range entries {
 			if ctx.Err() != nil {
-				return
+				return false
 			}
 			if !e.IsDir() || !ValidID(e.Name()) {
 				continue
@@ -47,11 +67,12 @@ func (s *Service) sweepAll(ctx context.Context) {
 			for _, d := range s.sweepDirs(o) {
 				removed += s.sweepLeftovers(ctx, d)
 			}
-			if removed > 0 {
+			if removed > 0 || crashed {
 				_, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
 			}
 		}
 	}
+	return ctx.Err() == nil
 }
 
 // sweepDirs are the zone roots of o: its zones' data directories (every conversation's
@@ -72,7 +93,8 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 
 // sweepLeftovers removes the temporary files older than the process under the zone root dir
 // (through the confinement layer: a symlink planted by a command is never followed) and
-// returns how many it removed.
+// returns how many it removed. It reads directories with their entries' types and stats
+// only the temporary-file names, so a pass over a large zone costs one getdents per folder.
 func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	zfs, err := confine.New(dir)
 	if err != nil {
@@ -80,29 +102,41 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	}
 	defer zfs.Close()
 	removed := 0
-	_ = afero.Walk(zfs, "", func(p string, fi fs.FileInfo, err error) error {
+	var walk func(p string)
+	walk = func(p string) {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return
 		}
+		f, err := zfs.Open(p)
 		if err != nil {
-			return nil // unreadable corners are not ours to judge
+			return // unreadable corners are not ours to judge
 		}
-		// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
-		// walking it would revisit another folder (or loop); such names are not ours.
-		if b := path.Base(p); p != "" && b != "." {
-			if c, err := confine.Clean(b); err != nil || c != b {
-				if fi.IsDir() {
-					return filepath.SkipDir
+		lister, ok := f.(interface {
+			ReadDir(int) ([]fs.DirEntry, error)
+		})
+		var entries []fs.DirEntry
+		if ok {
+			entries, _ = lister.ReadDir(-1)
+		}
+		f.Close()
+		for _, e := range entries {
+			name := e.Name()
+			// Why: Clean would read a name such as `a\..` (made by a command) as a path, and
+			// walking it would revisit another folder (or loop); such names are not ours.
+			if c, err := confine.Clean(name); err != nil || c != name {
+				continue
+			}
+			child := path.Join(p, name)
+			switch {
+			case e.IsDir():
+				walk(child)
+			case e.Type().IsRegular() && confine.IsTempName(name):
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.Remove(child) == nil {
+					removed++
 				}
-				return nil
 			}
 		}
-		if fi.Mode().IsRegular() && confine.IsTempName(p) && fi.ModTime().Before(s.started) {
-			if zfs.Remove(p) == nil {
-				removed++
-			}
-		}
-		return nil
-	})
+	}
+	walk("")
 	return removed
 }

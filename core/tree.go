@@ -21,8 +21,8 @@ type ZoneArgs struct {
 // TreeInput is the input of shed_tree.
 type TreeInput struct {
 	ZoneArgs
-	Path  string `json:"path,omitempty" default:"." doc:"Folder to list, relative to the zone ('.' = zone root; never prefix the zone name)"`
-	Depth int    `json:"depth,omitempty" default:"3" minimum:"0" maximum:"10" doc:"Levels to descend (1-10)"`
+	Path  string `json:"path,omitempty" default:"."`
+	Depth int    `json:"depth,omitempty" default:"3" minimum:"1" maximum:"10" doc:"1-10"`
 }
 
 // treeMaxEntries is the number of entries listed per directory before "... and N more".
@@ -38,7 +38,7 @@ func (s *Service) Tree(ctx context.Context, c Caller, in TreeInput) (Result, err
 	defer z.Close()
 	if in.Depth < 0 {
 		return Result{}, Errf(InvalidParameter, "Depth must be non-negative").With("depth", in.Depth).
-			WithHint("Use depth between 0 and 10")
+			WithHint("Use depth between 1 and 10")
 	}
 	depth := min(max(in.Depth, 1), 10)
 	rel := ""

@@ -15,7 +15,7 @@ id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbi
 mkdir -p "$work/data" && chown "$user:" "$work/data"
 port=$(( 20000 + RANDOM % 20000 ))
 url="http://127.0.0.1:$port"
-( cd "$work" && exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
+( cd "$work" && exec setpriv --reuid "$user" --regid "$user" --clear-groups -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
     FILESHED_STORAGE_BASE_PATH="$work/data" FILESHED_LISTEN="127.0.0.1:$port" \
     "$work/fileshed" ) >"$work/log" 2>&1 &
 pid=$!
@@ -32,19 +32,21 @@ call() { # tool, body, jq filter that must be true
     echo "smoke: $1 ok"
   fi
 }
-call shed_help '{}' '.success'
+call shed_help '{"howto":""}' '.success'
 call shed_create_file '{"zone":"storage","path":"a/hello.txt","content":"hello\n"}' '.success'
 call shed_read '{"zone":"storage","path":"a/hello.txt"}' '.success and (.data.content|test("hello"))'
 call shed_exec '{"zone":"storage","cmd":"grep","args":["-c","hello","a/hello.txt"]}' '.success and .data.returncode == 0'
 call shed_create_file '{"zone":"documents","path":"plan.md","content":"v1\n"}' '.success'
 call shed_history '{"zone":"documents","path":"plan.md"}' '.success and (.data.entries|length) >= 1'
-call shed_lockedit_open '{"zone":"documents","path":"plan.md"}' '.success'
-call shed_lockedit_overwrite '{"zone":"documents","path":"plan.md","content":"v2\n"}' '.success'
-call shed_lockedit_save '{"zone":"documents","path":"plan.md"}' '.success'
-call shed_stats '{}' '.success'
-call shed_allowed_commands '{}' '.success and (.data.storage.missing|length) == 0'
+call shed_lockedit '{"action":"open","zone":"documents","path":"plan.md"}' '.success'
+call shed_lockedit '{"action":"overwrite","zone":"documents","path":"plan.md","content":"v2\n"}' '.success'
+call shed_lockedit '{"action":"save","zone":"documents","path":"plan.md"}' '.success'
+call shed_read '{"zone":"documents","path":"plan.md"}' '.success and (.data.content|test("v2"))'
+call shed_info '{"action":"stats"}' '.success'
+# The image's package list and the whitelist agree: nothing the whitelist names is missing.
+call shed_info '{"action":"commands"}' '.success and .data.summary.missing == 0'
 curl -fs "$url/readyz" >/dev/null || { echo "smoke: /readyz not ready"; curl -s "$url/readyz"; fail=1; }
-curl -fs "$url/metrics" | grep -q fileshed_tool_calls_total || { echo "smoke: /metrics"; fail=1; }
+curl -fs "$url/metrics" -o "$work/metrics" && grep -q fileshed_tool_calls_total "$work/metrics" || { echo "smoke: /metrics"; fail=1; }
 owner=$(stat -c %U "$work/data/users/local/Storage/data/a/hello.txt")
 [ "$owner" = "$user" ] || { echo "smoke: files owned by $owner, want $user"; fail=1; }
 

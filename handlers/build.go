@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -36,5 +38,9 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 		return nil, nil, nil, err
 	}
 	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
+	if unknown := unknownTools(api, cfg.ToolDescriptions); len(unknown) > 0 {
+		svc.Close()
+		return nil, nil, nil, fmt.Errorf("tool_descriptions names tools the model does not see: %s (model-facing tools are listed in /openapi.json)", strings.Join(unknown, ", "))
+	}
 	return h, api, svc, nil
 }

@@ -12,13 +12,23 @@ import (
 )
 
 // field is one JSON argument of a tool input struct (embedded structs are flattened).
+//
+// Tags read besides json, required and default:
+//   - empty:"value": "" is a value (content), not "absent".
+//   - absent:"-1": the value the field takes when the argument is absent, kept out of the
+//     spec; a value sent must then be >= the minimum tag, so a sentinel is never a value
+//     a model can send (line=0, offset=-1 are INVALID_PARAMETER, not "not given").
 type field struct {
-	name     string
-	index    []int
-	required bool
-	def      string
-	hasDef   bool
-	kind     reflect.Kind
+	name      string
+	index     []int
+	required  bool
+	def       string
+	hasDef    bool
+	emptyOK   bool
+	absent    string
+	hasAbsent bool
+	minimum   int64
+	kind      reflect.Kind
 }
 
 // fieldsOf lists the JSON arguments of an input type, in declaration order.
@@ -38,7 +48,10 @@ func fieldsOf(t reflect.Type) []field {
 			continue
 		}
 		def, hasDef := f.Tag.Lookup("default")
-		out = append(out, field{name: name, index: []int{i}, required: f.Tag.Get("required") == "true", def: def, hasDef: hasDef, kind: f.Type.Kind()})
+		absent, hasAbsent := f.Tag.Lookup("absent")
+		minimum, _ := strconv.ParseInt(f.Tag.Get("minimum"), 10, 64)
+		out = append(out, field{name: name, index: []int{i}, required: f.Tag.Get("required") == "true", def: def, hasDef: hasDef,
+			emptyOK: f.Tag.Get("empty") == "value", absent: absent, hasAbsent: hasAbsent, minimum: minimum, kind: f.Type.Kind()})
 	}
 	return out
 }
@@ -62,9 +75,10 @@ func usage(tool string, fields []field) string {
 }
 
 // decode fills dst (a pointer to an input struct) from a JSON object the lenient way
-// models need: unknown keys ignored; null and "" mean absent (then the default applies);
-// numbers and booleans given as strings are coerced; a JSON array sent as a string is parsed.
-// Anything else is INVALID_PARAMETER, a missing required argument MISSING_PARAMETER.
+// models need: unknown keys ignored; null and "" mean absent (then the default applies),
+// except "" for a field tagged empty:"value"; numbers and booleans given as strings are
+// coerced; a JSON array sent as a string is parsed. Anything else is INVALID_PARAMETER, a
+// missing required argument MISSING_PARAMETER.
 func decode(body []byte, dst any, fields []field) error {
 	raw := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(body)) > 0 {
@@ -76,30 +90,56 @@ func decode(body []byte, dst any, fields []field) error {
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
 		msg, present := raw[f.name]
-		if present && isAbsent(msg) {
+		if present && isAbsent(msg, f.emptyOK) {
 			present = false
 		}
 		if !present {
 			if f.required {
-				return core.Errf(core.MissingParameter, "Parameter '%s' is required", f.name).With("parameter", f.name)
+				return core.Errf(core.MissingParameter, "Parameter '%s' is required", f.name).With("parameter", f.name).
+					WithHint("Add the argument %s and call again (usage lists every argument)", f.name)
 			}
-			if f.hasDef {
-				if err := setFromString(fv, f.def); err != nil {
+			def, hasDef := f.def, f.hasDef
+			if f.hasAbsent {
+				def, hasDef = f.absent, true
+			}
+			if hasDef {
+				if err := setFromString(fv, def); err != nil {
 					panic(fmt.Sprintf("bad default tag on %s: %v", f.name, err)) // a programming error caught by tests
 				}
 			}
 			continue
 		}
 		if err := setValue(fv, msg); err != nil {
-			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name)
+			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name).
+				WithHint("Send %s as %s", f.name, kindText(fv.Kind()))
+		}
+		if f.hasAbsent && fv.CanInt() && fv.Int() < f.minimum {
+			return core.Errf(core.InvalidParameter, "Parameter '%s' must be >= %d (got %d)", f.name, f.minimum, fv.Int()).
+				With("parameter", f.name).With(f.name, fv.Int()).
+				WithHint("Give %s >= %d, or leave %s out", f.name, f.minimum, f.name)
 		}
 	}
 	return nil
 }
 
-func isAbsent(m json.RawMessage) bool {
+// kindText names a JSON type with an example, for hints.
+func kindText(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "an integer, e.g. 3"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return `an array, e.g. ["-n", "notes.txt"]`
+	}
+	return `a string, e.g. "notes.txt"`
+}
+
+// isAbsent reports whether an argument's JSON value means "not given": null, and "" unless
+// the empty string is a value for the field.
+func isAbsent(m json.RawMessage, emptyOK bool) bool {
 	s := string(bytes.TrimSpace(m))
-	return s == "null" || s == `""`
+	return s == "null" || (s == `""` && !emptyOK)
 }
 
 // setValue decodes one JSON value into fv with the coercions of decode.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -26,16 +27,28 @@ type Envelope struct {
 func (e Envelope) MarshalJSON() ([]byte, error) {
 	type plain Envelope
 	if e.Success {
-		return json.Marshal(plain(e))
+		return marshal(plain(e))
 	}
 	details := e.Details
 	if details == nil {
 		details = map[string]any{}
 	}
-	return json.Marshal(struct {
+	return marshal(struct {
 		plain
 		Details map[string]any `json:"details"`
 	}{plain(e), details})
+}
+
+// marshal is json.Marshal without HTML escaping: a model reads `a -> b` and `<div>`, not
+// `a -\u003e b` (tokens spent, and code copied back wrong).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // statusFor is the HTTP status of an error code: 200 for domain errors (the model reads
@@ -63,6 +76,10 @@ func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 	if !ok || e.Code == core.InternalError {
 		log.Error("internal error", "request_id", reqID, "err", err)
 		e = core.Errf(core.InternalError, "Internal error (request id %s)", reqID).With("request_id", reqID)
+	} else if e.Code == core.AuthUnavailable {
+		// Every caller is refused while Open WebUI cannot be reached: the operator must see
+		// why at the default level (the cause names the URL path and status, never a token).
+		log.Warn("Open WebUI could not verify the caller", "request_id", reqID, "code", e.Code, "cause", e.Err)
 	} else if e.Err != nil {
 		log.Debug("operation failed", "request_id", reqID, "code", e.Code, "cause", e.Err)
 	}
@@ -77,7 +94,8 @@ func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 func writeEnvelope(w http.ResponseWriter, status int, env Envelope) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(env)
+	b, _ := marshal(env)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // writeError writes the envelope of err outside huma.
@@ -98,6 +116,17 @@ func (e *statusError) GetStatus() int { return e.status }
 
 func init() {
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		for _, err := range errs {
+			if tl, ok := err.(*bodyTooLargeError); ok { // limitBodies stopped the body
+				_, env := failure(slog.Default(), "", tl.coreError())
+				return &statusError{status: http.StatusRequestEntityTooLarge, Envelope: env}
+			}
+		}
+		if status == http.StatusRequestTimeout { // limitBodies' read deadline passed
+			_, env := failure(slog.Default(), "", core.Errf(core.InvalidParameter, "The request body did not arrive in time").
+				WithHint("Send the whole JSON body at once, then wait for the answer"))
+			return &statusError{status: http.StatusRequestTimeout, Envelope: env}
+		}
 		code := core.InvalidParameter
 		switch {
 		case status == http.StatusRequestEntityTooLarge:

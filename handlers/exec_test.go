@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 const execDir = "users/local/Storage/data/"
@@ -20,6 +22,7 @@ type execCall map[string]any
 
 func runExec(e *env, body execCall) reply {
 	e.t.Helper()
+	testtool.Require(e.t, fmt.Sprint(body["cmd"]))
 	return e.post("shed_exec", body, nil)
 }
 
@@ -207,7 +210,7 @@ func TestExecOutputFiles(t *testing.T) {
 	e.write(execDir+"a.txt", "alpha\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "seq", "args": []string{"3"}, "stdout_file": "out/seq.txt"})
 	wantOK(t, r)
-	if r.Data["stdout"] != "[Output written to seq.txt]" || r.Data["stdout_file"] != "out/seq.txt" || r.Data["stdout_file_size"] != 6.0 {
+	if r.Data["stdout"] != "[Output written to out/seq.txt]" || r.Data["stdout_file"] != "out/seq.txt" || r.Data["stdout_file_size"] != 6.0 {
 		t.Fatalf("data: %v", r.Data)
 	}
 	if b, _ := os.ReadFile(filepath.Join(e.base, execDir, "out/seq.txt")); string(b) != "1\n2\n3\n" {

@@ -7,5 +7,5 @@ import (
 func registerFiles(api huma.API, d Deps) {
 	s := d.Service
 	tool(api, d, toolSpec{name: "shed_tree", summary: "Directory tree of a zone",
-		description: "Tree of a folder in a zone (directories first, hidden names skipped, 100 entries per folder). Paths are relative to the zone: never prefix the zone name."}, s.Tree)
+		description: "List a folder as a tree (depth 1-10)."}, s.Tree)
 }

@@ -17,15 +17,15 @@ func registerFilesWrite(api huma.API, d Deps) {
 		encoded = int64(2*cfg.MaxFileSizeMB+1) << 20
 	}
 	tool(api, d, toolSpec{name: "shed_create_file", summary: "Create or replace a whole file", maxBody: encoded,
-		description: "Write a whole file (created or replaced; parents created). file_type='text' (UTF-8) or 'bytes' (content in hex/base64). Atomic; in documents/group a commit is made."}, s.CreateFile)
+		description: "Write a whole file, created or replaced (file_type=bytes: content in content_format)."}, s.CreateFile)
 	tool(api, d, toolSpec{name: "shed_patch_text", summary: "Edit a text file", maxBody: text,
-		description: "Edit a text file: position start/end (append), before/after/replace with line=N (1-based) or pattern (RE2 regex; match_all), or overwrite=true. CRLF files stay CRLF. Missing file created for start/end."}, s.PatchText)
+		description: "Edit a text file: position start|end|before|after|replace at line or pattern (regex), or overwrite."}, s.PatchText)
 	tool(api, d, toolSpec{name: "shed_patch_bytes", summary: "Edit a binary file", maxBody: encoded,
-		description: "Edit a binary file: content in hex (default), base64 or raw; position start/end, at (insert at offset) or replace (length bytes at offset), or overwrite=true."}, s.PatchBytes)
+		description: "Edit a binary file: position start|end|at|replace (offset, length), or overwrite."}, s.PatchBytes)
 	tool(api, d, toolSpec{name: "shed_delete", summary: "Delete a file or folder",
-		description: "Delete a file, a symlink (not its target) or a folder with its content. Allowed in uploads. The zone root and .git cannot be deleted."}, s.Delete)
+		description: "Delete a file or a folder with its content."}, s.Delete)
 	tool(api, d, toolSpec{name: "shed_rename", summary: "Move or rename inside a zone",
-		description: "Move or rename a file or folder inside one zone; destination folders are created. An existing destination is refused unless overwrite=true (files only)."}, s.Rename)
+		description: "Move or rename a file or folder within a zone."}, s.Rename)
 	tool(api, d, toolSpec{name: "shed_convert_eol", summary: "Convert line endings",
-		description: "Convert a text file's line endings: to='unix' (LF) or 'dos' (CRLF)."}, s.ConvertEOL)
+		description: "Convert a text file's line endings (to=unix or dos)."}, s.ConvertEOL)
 }

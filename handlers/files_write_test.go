@@ -45,7 +45,7 @@ func TestCreateFile(t *testing.T) {
 	r := e.post("shed_create_file", map[string]any{"zone": "storage", "path": "notes/new/a.txt", "content": "hello\nworld"}, nil)
 	wantOK(t, r)
 	if r.Data["created"] != true || r.Data["position"] != "overwrite" || r.Data["file_size"] != float64(11) ||
-		r.Message != "File created: 1 line(s) affected" {
+		r.Message != "File created: 2 line(s) affected" {
 		t.Fatalf("data: %s", r.raw)
 	}
 	if got := e.disk("notes/new/a.txt"); got != "hello\nworld" {

@@ -24,6 +24,10 @@ type Deps struct {
 	Ready func() (ok bool, details map[string]any)
 	// metrics is set by New: every tool call is counted there.
 	metrics *metrics
+	// registry is set by New: every tool's handle, for the merged tools.
+	registry *registry
+	// limits is the body limit of each tool route, filled by tool() for limitBodies.
+	limits map[string]int64
 }
 
 // New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
@@ -33,7 +37,8 @@ func New(d Deps) (http.Handler, huma.API) {
 		d.Log = slog.Default()
 	}
 	r := chi.NewRouter()
-	r.Use(withRequestID, recoverer(d.Log), normalizePath, cors(d.Service.Config().CORS.AllowedOrigins), authenticate(d.Auth, d.Log))
+	d.limits = map[string]int64{}
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.Service.Config().CORS.AllowedOrigins), authenticate(d.Auth, d.Log))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
 			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})
@@ -43,6 +48,7 @@ func New(d Deps) (http.Handler, huma.API) {
 			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
 	})
 	d.metrics = newMetrics(d.Service)
+	d.registry = &registry{handles: map[string]handleFunc{}}
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
 	registerFiles(api, d)
@@ -51,6 +57,8 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
 	registerSQLite(api, d)
+	registerMerged(api, d)
+	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)
 	mountHealth(r, d)
 	mountMetrics(r, d.metrics, d.Service.Config().Metrics.Token)

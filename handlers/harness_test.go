@@ -59,6 +59,7 @@ type env struct {
 	srv  *httptest.Server
 	base string
 	cfg  *valves.Config
+	logs *lockedBuffer
 }
 
 // config loads the embedded defaults with overrides given as FILESHED_* variables.
@@ -87,13 +88,45 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 func start(t testing.TB, vars map[string]string) *env {
 	t.Helper()
 	cfg := config(t, vars)
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	logs := &lockedBuffer{}
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.Close(); svc.Close() })
-	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg}
+	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg, logs: logs}
+}
+
+// spec decodes the server's /openapi.json into doc.
+func (e *env) spec(doc any) {
+	e.t.Helper()
+	resp, err := http.Get(e.srv.URL + "/openapi.json")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(doc); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// lockedBuffer collects a test server's logs (at debug level) for the no-secrets checks.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // reply is a decoded envelope plus the HTTP status.

@@ -8,16 +8,14 @@ import (
 )
 
 // mountHealth adds the probes, hidden from the spec: /healthz answers 200 while serving,
-// /readyz reports readiness details: the command sandbox (always; not ready when
-// exec_sandbox=required and the kernel has no Landlock) plus what Deps.Ready adds.
+// /readyz reports readiness details (core's Readiness: sandbox, database, storage, draining)
+// plus what Deps.Ready adds.
 func mountHealth(r chi.Router, d Deps) {
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeEnvelope(w, http.StatusOK, Envelope{Success: true, Message: "ok"})
 	})
-	r.Get("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		sb := d.Service.SandboxStatus()
-		ok, _ := sb["ready"].(bool)
-		details := map[string]any{"sandbox": sb}
+	r.Get("/readyz", func(w http.ResponseWriter, req *http.Request) {
+		ok, details := d.Service.Readiness(req.Context())
 		if d.Ready != nil {
 			more, extra := d.Ready()
 			ok = ok && more

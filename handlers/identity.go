@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/fileshed/fileshed/core"
@@ -36,7 +37,7 @@ func NewAuthenticator(cfg *valves.Config, verifier *owui.Verifier) (Authenticato
 	case "headers":
 		return headersAuth{key: cfg.Auth.APIKey, groupHeader: cfg.Groups.Header}, nil
 	case "jwt":
-		return jwtAuth{key: cfg.Auth.APIKey, secret: []byte(cfg.Auth.JWTSecret)}, nil
+		return jwtAuth{key: cfg.Auth.APIKey, secret: []byte(cfg.Auth.JWTSecret), issuer: cfg.Auth.JWTIssuer}, nil
 	case "session":
 		if verifier == nil {
 			return nil, errors.New("auth.mode session needs openwebui.url")
@@ -67,10 +68,20 @@ func (a headersAuth) Authenticate(r *http.Request) (core.Caller, error) {
 	groups := []string{}
 	for _, g := range strings.Split(h.Get(a.groupHeader), ",") {
 		if g = strings.TrimSpace(g); g != "" {
-			groups = append(groups, g)
+			groups = append(groups, unescapeHeader(g))
 		}
 	}
-	return core.NewCaller(id, h.Get(headerUserName), h.Get(headerUserEmail), h.Get(headerUserRole), h.Get(headerChatID), groups, "")
+	return core.NewCaller(id, unescapeHeader(h.Get(headerUserName)), h.Get(headerUserEmail), h.Get(headerUserRole), h.Get(headerChatID), groups, "")
+}
+
+// unescapeHeader decodes a header value Open WebUI percent-encodes (the user name, and
+// group names in a {{USER_GROUPS}} custom header: Python's quote(v, safe=' '), where '+'
+// is sent as %2B). A value that is not valid percent-encoding is kept as sent.
+func unescapeHeader(v string) string {
+	if d, err := url.PathUnescape(v); err == nil {
+		return d
+	}
+	return v
 }
 
 type sessionAuth struct{ verifier *owui.Verifier }
@@ -78,7 +89,8 @@ type sessionAuth struct{ verifier *owui.Verifier }
 func (a sessionAuth) Authenticate(r *http.Request) (core.Caller, error) {
 	token, ok := bearer(r)
 	if !ok {
-		return core.Caller{}, core.Errf(core.AuthRequired, "Missing bearer token")
+		return core.Caller{}, core.Errf(core.AuthRequired, "Missing bearer token").
+			WithHint("In Open WebUI, set this tool server connection's auth type to Session")
 	}
 	u, err := a.verifier.Verify(r.Context(), token)
 	switch {
@@ -108,10 +120,12 @@ func bearer(r *http.Request) (string, bool) {
 func checkKey(r *http.Request, key string) error {
 	token, ok := bearer(r)
 	if !ok {
-		return core.Errf(core.AuthRequired, "Missing bearer key")
+		return core.Errf(core.AuthRequired, "Missing bearer key").
+			WithHint("In Open WebUI, set this tool server connection's auth type to Bearer with the key of auth.api_key (FILESHED_AUTH_API_KEY)")
 	}
 	if subtle.ConstantTimeCompare([]byte(token), []byte(key)) != 1 {
-		return core.Errf(core.AuthInvalid, "Invalid bearer key")
+		return core.Errf(core.AuthInvalid, "Invalid bearer key").
+			WithHint("The connection's Bearer key in Open WebUI must equal auth.api_key (FILESHED_AUTH_API_KEY)")
 	}
 	return nil
 }

@@ -143,7 +143,10 @@ func TestJWTMode(t *testing.T) {
 	const secret = "jwt-secret-abc"
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": key, "FILESHED_AUTH_JWT_SECRET": secret})
 	future := time.Now().Add(time.Hour).Unix()
-	good := signJWT(t, "HS256", secret, map[string]any{"sub": "carol-3", "name": "Carol", "exp": future})
+	claims := func(sub string) map[string]any {
+		return map[string]any{"sub": sub, "name": "Carol", "iss": "open-webui", "exp": future}
+	}
+	good := signJWT(t, "HS256", secret, claims("carol-3"))
 	parts := strings.Split(good, ".")
 	noneAlg := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none"}`)) + "." + parts[1] + "."
 	cases := []struct {
@@ -152,15 +155,14 @@ func TestJWTMode(t *testing.T) {
 		code      string
 	}{
 		{"valid", good, 200, ""},
-		{"id claim", signJWT(t, "HS256", secret, map[string]any{"id": "dave-4"}), 200, ""},
-		{"wrong secret", signJWT(t, "HS256", "other", map[string]any{"sub": "carol-3"}), 401, "AUTH_INVALID"},
+		{"wrong secret", signJWT(t, "HS256", "other", claims("carol-3")), 401, "AUTH_INVALID"},
 		{"alg none", noneAlg, 401, "AUTH_INVALID"},
-		{"alg HS512", signJWT(t, "HS512", secret, map[string]any{"sub": "carol-3"}), 401, "AUTH_INVALID"},
+		{"alg HS512", signJWT(t, "HS512", secret, claims("carol-3")), 401, "AUTH_INVALID"},
 		{"expired", signJWT(t, "HS256", secret, map[string]any{"sub": "carol-3", "exp": 1}), 401, "AUTH_INVALID"},
 		{"tampered claims", parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"admin"}`)) + "." + parts[2], 401, "AUTH_INVALID"},
 		{"garbage", "a.b", 401, "AUTH_INVALID"},
 		{"missing", "", 401, "AUTH_REQUIRED"},
-		{"traversal id", signJWT(t, "HS256", secret, map[string]any{"sub": "../x"}), 403, "INVALID_USER"},
+		{"traversal id", signJWT(t, "HS256", secret, claims("../x")), 403, "INVALID_USER"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,20 +12,27 @@ import (
 	"github.com/fileshed/fileshed/core"
 )
 
-// jwtAuth is mode jwt: the static bearer key plus Open WebUI's HS256-signed
-// X-OpenWebUI-User-Jwt (claims sub or id, email, name, role, exp).
+// jwtLeeway is the clock skew tolerated between Open WebUI and fileshed on exp, nbf and iat.
+const jwtLeeway = 60 * time.Second
+
+// jwtAuth is mode jwt: the static bearer key plus the X-OpenWebUI-User-Jwt that Open WebUI
+// mints when FORWARD_USER_INFO_HEADER_JWT_SECRET is set (backend/open_webui/utils/headers.py:
+// HS256; claims sub = user id, email, name, role, iss "open-webui", iat, exp = iat + 300 s).
 type jwtAuth struct {
 	key    string
 	secret []byte
+	issuer string // "" accepts any iss
 }
 
 type jwtClaims struct {
 	Sub   string `json:"sub"`
-	ID    string `json:"id"`
 	Email string `json:"email"`
 	Name  string `json:"name"`
 	Role  string `json:"role"`
-	Exp   int64  `json:"exp"`
+	Iss   string `json:"iss"`
+	Exp   *int64 `json:"exp"`
+	Nbf   *int64 `json:"nbf"`
+	Iat   *int64 `json:"iat"`
 }
 
 func (a jwtAuth) Authenticate(r *http.Request) (core.Caller, error) {
@@ -34,17 +41,17 @@ func (a jwtAuth) Authenticate(r *http.Request) (core.Caller, error) {
 	}
 	raw := r.Header.Get(headerUserJWT)
 	if raw == "" {
-		return core.Caller{}, core.Errf(core.AuthRequired, "Missing %s header", headerUserJWT)
+		return core.Caller{}, core.Errf(core.AuthRequired, "Missing %s header", headerUserJWT).
+			WithHint("Set ENABLE_FORWARD_USER_INFO_HEADERS=true and FORWARD_USER_INFO_HEADER_JWT_SECRET in Open WebUI")
 	}
-	cl, err := verifyHS256(raw, a.secret, time.Now())
+	cl, err := verifyHS256(raw, a.secret, a.issuer, time.Now())
 	if err != nil {
-		return core.Caller{}, core.Errf(core.AuthInvalid, "Invalid user token: %v", err)
+		return core.Caller{}, core.Errf(core.AuthInvalid, "Invalid user token: %v", err).
+			WithHint("Open WebUI's FORWARD_USER_INFO_HEADER_JWT_SECRET must equal auth.jwt_secret, and both clocks be right")
 	}
-	id := cl.Sub
-	if id == "" {
-		id = cl.ID
-	}
-	return core.NewCaller(id, cl.Name, cl.Email, cl.Role, r.Header.Get(headerChatID), nil, "")
+	// The user id is sub only: Open WebUI puts the user id there, and a second claim
+	// would let one token name two users.
+	return core.NewCaller(cl.Sub, cl.Name, cl.Email, cl.Role, r.Header.Get(headerChatID), nil, "")
 }
 
 type jwtError string
@@ -52,8 +59,9 @@ type jwtError string
 func (e jwtError) Error() string { return string(e) }
 
 // verifyHS256 checks a compact JWS: alg HS256 only (no "none", no key confusion), a valid
-// signature compared in constant time, and exp in the future when present.
-func verifyHS256(token string, secret []byte, now time.Time) (jwtClaims, error) {
+// signature compared in constant time, exp required and in the future, nbf and iat not in
+// the future (each with jwtLeeway), and iss equal to issuer when issuer is set.
+func verifyHS256(token string, secret []byte, issuer string, now time.Time) (jwtClaims, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return jwtClaims{}, jwtError("malformed")
@@ -77,8 +85,21 @@ func verifyHS256(token string, secret []byte, now time.Time) (jwtClaims, error) 
 	if err := decodeSegment(parts[1], &cl); err != nil {
 		return jwtClaims{}, jwtError("malformed claims")
 	}
-	if cl.Exp != 0 && now.Unix() >= cl.Exp {
+	leeway := int64(jwtLeeway / time.Second)
+	t := now.Unix()
+	switch {
+	case cl.Exp == nil:
+		return jwtClaims{}, jwtError("no exp claim")
+	case t >= *cl.Exp+leeway:
 		return jwtClaims{}, jwtError("expired")
+	case cl.Nbf != nil && t+leeway < *cl.Nbf:
+		return jwtClaims{}, jwtError("not valid yet (nbf)")
+	case cl.Iat != nil && t+leeway < *cl.Iat:
+		return jwtClaims{}, jwtError("issued in the future (iat)")
+	case issuer != "" && cl.Iss != issuer:
+		return jwtClaims{}, jwtError("issuer is not " + issuer)
+	case cl.Sub == "":
+		return jwtClaims{}, jwtError("no sub claim")
 	}
 	return cl, nil
 }

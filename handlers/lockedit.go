@@ -26,10 +26,10 @@ func registerLockedit(api huma.API, d Deps) {
 	tool(api, d, toolSpec{name: "shed_force_unlock", summary: "Break a lock left by another conversation",
 		description: "Release the lock on a file whoever holds it (crash recovery): zone='storage'|'documents', or group. The holder's working copy is kept but can no longer be saved."}, s.ForceUnlock)
 	tool(api, d, toolSpec{name: "shed_maintenance", summary: "Clean expired locks, orphan working copies, repair",
-		description: "Release locks older than lock_max_age_hours, delete orphan working copies, reconcile quota usage with the disk, verify and repair the git repositories of your documents and groups."},
+		description: "Release stale locks, reconcile quota, repair repositories."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Maintenance(ctx, c) })
 	tool(api, d, toolSpec{name: "shed_history", summary: "Versions of a file or folder",
-		description: "List the commits (hash, author, message, date; newest first) that changed a path in zone='documents' or a group zone. Restore one with shed_restore."}, s.History)
+		description: "Commits that changed a path (documents, group)."}, s.History)
 	tool(api, d, toolSpec{name: "shed_restore", summary: "Restore an earlier version of a file",
-		description: "Write the content a file had at version (hash from shed_history, or HEAD~N) and commit it as a new version; history is never rewritten. Zones: documents, group."}, s.Restore)
+		description: "Restore a file's earlier version (hash or HEAD~N) as a new commit."}, s.Restore)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -42,6 +43,10 @@ type toolSpec struct {
 	summary     string // one line
 	description string // short and precise: sent with every chat request
 	maxBody     int64  // request body limit in bytes; 0 = 1 MiB
+	// specRequired marks optional arguments as required in the spec only, so that a model
+	// always sends a body: Open WebUI up to 0.6.32 fails a call without arguments to an
+	// operation that declares a request body. Decoding still treats them as optional.
+	specRequired []string
 }
 
 // tool registers POST /<name> with the request schema of I, decoding the body leniently and
@@ -60,12 +65,13 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		Path:         "/" + spec.name,
 		Summary:      spec.summary,
 		Description:  spec.description,
-		MaxBodyBytes: maxBody,
+		MaxBodyBytes: -1, // limitBodies (middleware.go) enforces maxBody and drains what is left
 		// decode validates leniently; huma would validate the raw body as a string.
 		SkipValidateBody: true,
 		Tags:             []string{"fileshed"},
 	}
-	handle := func(ctx context.Context, body []byte) (*output, error) {
+	d.limits[op.Path] = maxBody
+	var handle handleFunc = func(ctx context.Context, body []byte) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
@@ -92,6 +98,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)
 		return out, nil
 	}
+	d.registry.handles[spec.name] = handle
 	if len(fields) == 0 {
 		// Zero-argument tools read no body at all (and the spec shows none).
 		huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*output, error) { return handle(ctx, nil) })
@@ -101,9 +108,13 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 	// Replace the raw body's binary schema with the input's schema.
 	o := api.OpenAPI().Paths["/"+spec.name].Post
 	schema := api.OpenAPI().Components.Schemas.Schema(t, true, spec.name+"Input")
-	required := false
+	required := false // an empty body stays accepted, also where the spec shows a required argument
 	for _, f := range fields {
 		required = required || f.required
+	}
+	if len(spec.specRequired) > 0 {
+		s := api.OpenAPI().Components.Schemas.Map()[strings.TrimPrefix(schema.Ref, "#/components/schemas/")]
+		s.Required = append(s.Required, spec.specRequired...)
 	}
 	o.RequestBody = &huma.RequestBody{Required: required, Content: map[string]*huma.MediaType{
 		"application/json": {Schema: schema},

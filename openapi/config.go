@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"strings"
+
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -40,14 +42,54 @@ func Finish(api huma.API) {
 	for _, s := range schemas {
 		clean(s)
 	}
+	for _, item := range doc.Paths {
+		if item.Post != nil && item.Post.RequestBody != nil {
+			for _, mt := range item.Post.RequestBody.Content {
+				clean(mt.Schema)
+			}
+		}
+	}
 }
 
+// rareFlags are arguments every tool accepts but a model almost never needs: the
+// quick reference in shed_help documents them once instead of every tool carrying them.
+var rareFlags = []string{"allow_zone_in_path", "safe"}
+
+// zoneDoc is the one short description of the zone argument (enums are dropped by some Open
+// WebUI conversions, so the values are named in words).
+const zoneDoc = "uploads (read-only), storage, documents (git) or group"
+
+// commonDocs are the short descriptions of arguments many tools share.
+var commonDocs = map[string]string{
+	"group":   "Group id or name (zone=group)",
+	"message": "Commit message",
+}
+
+// clean makes a schema cheap for the model without changing what the server accepts
+// (decoding validates against the Go types, not against this document): no nullable, open
+// objects, no number formats or bounds the description already states, rare flags removed.
 func clean(s *huma.Schema) {
 	if s == nil {
 		return
 	}
 	s.AdditionalProperties = nil
 	s.Nullable = false
+	s.Format = ""
+	s.Minimum, s.Maximum = nil, nil
+	for _, f := range rareFlags {
+		delete(s.Properties, f)
+	}
+	if z := s.Properties["zone"]; z != nil && len(z.Enum) == 4 {
+		z.Description, z.Enum = zoneDoc, nil
+	}
+	for name, doc := range commonDocs {
+		if p := s.Properties[name]; p != nil && p.Type == huma.TypeString {
+			p.Description = doc
+		}
+	}
+	if p := s.Properties["path"]; p != nil && strings.Contains(p.Description, "relative to the zone") {
+		p.Description = "" // every path is zone-relative: the quick reference says it once
+	}
 	for _, p := range s.Properties {
 		clean(p)
 	}

@@ -112,17 +112,31 @@ func TestSpecLint(t *testing.T) {
 		if op["parameters"] != nil {
 			t.Errorf("%s: no path/query/header parameters allowed", p)
 		}
-		if rb, ok := op["requestBody"].(map[string]any); ok {
-			content := rb["content"].(map[string]any)
-			if len(content) != 1 || content["application/json"] == nil {
-				t.Errorf("%s: body must be application/json only", p)
-			}
+		// Every tool takes at least one required argument: Open WebUI up to 0.6.32 fails a
+		// call without arguments to an operation with a body, and some providers (Gemini)
+		// refuse a function whose parameters have no properties.
+		rb, ok := op["requestBody"].(map[string]any)
+		if !ok {
+			t.Errorf("%s: every tool needs a request body with a required argument", p)
+			continue
+		}
+		content := rb["content"].(map[string]any)
+		if len(content) != 1 || content["application/json"] == nil {
+			t.Errorf("%s: body must be application/json only", p)
+			continue
+		}
+		schema := content["application/json"].(map[string]any)["schema"].(map[string]any)
+		if ref, ok := schema["$ref"].(string); ok {
+			schema = doc["components"].(map[string]any)["schemas"].(map[string]any)[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+		}
+		if req, _ := schema["required"].([]any); len(req) == 0 {
+			t.Errorf("%s: no required argument", p)
 		}
 		if d, _ := op["description"].(string); d == "" || len(d) > 400 {
 			t.Errorf("%s: description must be short and present (%d chars)", p, len(d))
 		}
 	}
-	for _, want := range []string{"/shed_tree", "/shed_help", "/shed_stats", "/shed_parameters"} {
+	for _, want := range []string{"/shed_tree", "/shed_help", "/shed_info", "/shed_lockedit"} {
 		if paths[want] == nil {
 			t.Errorf("missing %s", want)
 		}

@@ -73,6 +73,13 @@ func (f *file) Readdir(count int) ([]os.FileInfo, error) {
 	return fis, f.wrap(err)
 }
 
+// ReadDir lists the directory with each entry's type from the directory itself (no stat per
+// entry): walks of large zones read names and types only.
+func (f *file) ReadDir(n int) ([]fs.DirEntry, error) {
+	des, err := f.f.ReadDir(n)
+	return des, f.wrap(err)
+}
+
 func (f *file) Readdirnames(n int) ([]string, error) {
 	names, err := f.f.Readdirnames(n)
 	return names, f.wrap(err)

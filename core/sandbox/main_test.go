@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // TestMain makes the test binary its own launcher, as main.go does for the server.
@@ -90,6 +92,7 @@ func spec(dir string, argv ...string) Spec {
 // run prepares and runs a command in a zone like core will.
 func run(t *testing.T, dir string, kind ZoneKind, network string, cmd string, args ...string) (Result, error) {
 	t.Helper()
+	testtool.Require(t, cmd)
 	c, err := Prepare(Request{Cmd: cmd, Args: args, Kind: kind, Network: network, Confine: confineIn(dir)})
 	if err != nil {
 		return Result{}, err

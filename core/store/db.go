@@ -68,6 +68,9 @@ func Open(path string) (*DB, error) {
 	return d, nil
 }
 
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.sql.PingContext(ctx) }
+
 // Close closes the database. Calls in flight finish first (database/sql semantics).
 func (d *DB) Close() error {
 	return d.sql.Close()

@@ -155,6 +155,12 @@ func (d *DB) LocksByConv(ctx context.Context, zoneKey, convID string) ([]Lock, e
 		WHERE zone_key = $1 AND conv_id = $2 ORDER BY path`, zoneKey, convID)
 }
 
+// LocksByUser returns the locks userID holds in every zone, oldest first.
+func (d *DB) LocksByUser(ctx context.Context, userID string) ([]Lock, error) {
+	return d.locks(ctx, `SELECT zone_key, path, user_id, conv_id, since_us FROM locks
+		WHERE user_id = $1 ORDER BY since_us, zone_key, path`, userID)
+}
+
 // locks runs a query selecting whole lock rows.
 func (d *DB) locks(ctx context.Context, query string, args ...any) ([]Lock, error) {
 	rows, err := d.sql.QueryContext(ctx, query, args...)

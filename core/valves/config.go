@@ -71,9 +71,15 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
+	// ToolDescriptions replaces the description of model-facing tools (tool name -> text),
+	// for operators who tune prompts.
+	ToolDescriptions map[string]string `yaml:"tool_descriptions"`
 	// MaxBodyMB is the body limit of content-carrying tools in MB (0 = max_file_size_mb + 1);
 	// use MaxBodyBytes for the effective value.
 	MaxBodyMB int `yaml:"max_body_mb" min:"0" max:"1073741824"`
+	// ShutdownGraceSeconds is how long a stopping server lets calls in flight finish before
+	// it kills their commands.
+	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds" min:"1" max:"3600"`
 }
 
 // MetricsConfig is the metrics section.
@@ -90,6 +96,8 @@ type AuthConfig struct {
 	APIKey string `yaml:"api_key" secret:"true"`
 	// JWTSecret is the HS256 secret that signs X-OpenWebUI-User-Jwt.
 	JWTSecret string `yaml:"jwt_secret" secret:"true"`
+	// JWTIssuer is the iss claim a forwarded JWT must carry ("" accepts any issuer).
+	JWTIssuer string `yaml:"jwt_issuer"`
 	// AllowInsecureNone allows mode none on a non-loopback listen address.
 	AllowInsecureNone bool `yaml:"allow_insecure_none"`
 	// NoneUserID is the fixed user of mode none.

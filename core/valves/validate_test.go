@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 		{"cpu limit negative", func(c *Config) { c.ExecCPULimitSeconds = -1 }, "exec_cpu_limit_seconds"},
 		{"lock age zero", func(c *Config) { c.LockMaxAgeHours = 0 }, "lock_max_age_hours"},
 		{"timeout default above max", func(c *Config) { c.ExecTimeoutDefault = 301 }, "exec_timeout_default"},
-		{"timeout default equals max", func(c *Config) { c.ExecTimeoutDefault = 300 }, ""},
+		{"timeout default equals max", func(c *Config) { c.ExecTimeoutDefault = c.ExecTimeoutMax }, ""},
 		{"timeout max overflows a duration", func(c *Config) { c.ExecTimeoutMax = 1 << 62 }, "exec_timeout_max"},
 		{"output default above absolute", func(c *Config) { c.MaxOutputDefault = 5000001 }, "max_output_default"},
 		{"link ttl default above max", func(c *Config) { c.LinkTTLHoursDefault = 169 }, "link_ttl_hours_default"},

@@ -1,0 +1,41 @@
+package core
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// BeginShutdown turns readiness off: the server is draining its calls and a load balancer
+// should send new ones elsewhere.
+func (s *Service) BeginShutdown() { s.draining.Store(true) }
+
+// Readiness reports whether this server should receive calls, with the details an operator
+// needs: the command sandbox, the state database, a writable storage directory, and
+// whether the server is draining.
+func (s *Service) Readiness(ctx context.Context) (bool, map[string]any) {
+	sb := s.SandboxStatus()
+	ok, _ := sb["ready"].(bool)
+	details := map[string]any{"sandbox": sb}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		ok = false
+		details["database"] = "not answering"
+	} else {
+		details["database"] = "ok"
+	}
+	if f, err := os.CreateTemp(s.base, ".readyz-*"); err != nil {
+		ok = false
+		details["storage"] = "not writable"
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+		details["storage"] = "writable"
+	}
+	if s.draining.Load() {
+		ok = false
+		details["draining"] = true
+	}
+	return ok, details
+}

@@ -1,0 +1,103 @@
+package handlers_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// call matches a tool call written in a guide: shed_name(arguments).
+var call = regexp.MustCompile(`\b(shed_[a-z_]+)\(([^()]*)\)`)
+
+// argName matches an argument's name: at the start or after a comma, followed by = or the end
+// of the argument (positional names such as `zone, path`).
+var argName = regexp.MustCompile(`(?:^|,)\s*([a-z_]+)\s*(?:=\s*("[^"]*"|\[[^\]]*\]|[^,]*))?`)
+
+// TestGuidesCallRealTools: every shed_*(...) call in a guide names a model-facing tool with
+// arguments that tool has, and every quoted value of an argument with an enum (action,
+// position, ...) is one of its values — so the guides cannot drift from the spec.
+func TestGuidesCallRealTools(t *testing.T) {
+	e := start(t, nil)
+	var doc struct {
+		Paths map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Content map[string]struct {
+						Schema schema `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+			} `json:"post"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]schema `json:"schemas"`
+		} `json:"components"`
+	}
+	e.spec(&doc)
+	files, err := filepath.Glob("../core/guides/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no guides: %v", err)
+	}
+	calls := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range call.FindAllStringSubmatch(string(text), -1) {
+			calls++
+			where := filepath.Base(f) + ": " + m[0]
+			item, ok := doc.Paths["/"+m[1]]
+			if !ok {
+				t.Errorf("%s: %s is not a model-facing tool", where, m[1])
+				continue
+			}
+			s := item.Post.RequestBody.Content["application/json"].Schema
+			if s.Ref != "" {
+				s = doc.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+			}
+			for _, a := range argName.FindAllStringSubmatch(m[2], -1) {
+				name, value := a[1], strings.TrimSpace(a[2])
+				p, ok := s.Properties[name]
+				if !ok {
+					if name != "" {
+						t.Errorf("%s: %s has no argument %q", where, m[1], name)
+					}
+					continue
+				}
+				if len(p.Enum) > 0 && strings.HasPrefix(value, `"`) && !strings.Contains(value, "...") {
+					v := strings.Trim(value, `"`)
+					found := false
+					for _, x := range p.Enum {
+						found = found || x == v
+					}
+					if !found {
+						t.Errorf("%s: %s=%s is not one of %v", where, name, value, p.Enum)
+					}
+				}
+			}
+		}
+	}
+	if calls < 20 {
+		t.Fatalf("only %d calls found in the guides: is the pattern right?", calls)
+	}
+}
+
+// schema is the part of a JSON schema the guide check reads.
+type schema struct {
+	Ref        string `json:"$ref"`
+	Properties map[string]struct {
+		Enum []any `json:"enum"`
+	} `json:"properties"`
+}
+
+// An unknown guide answers INVALID_PARAMETER listing the guides.
+func TestHelpUnknownGuideListsTopics(t *testing.T) {
+	e := start(t, nil)
+	r := e.post("shed_help", map[string]any{"howto": "nope"}, nil)
+	wantError(t, r, "INVALID_PARAMETER")
+	if !strings.Contains(r.raw, "large_files") {
+		t.Fatalf("the answer should list the guides: %s", r.raw)
+	}
+}

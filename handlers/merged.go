@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// handleFunc runs one registered tool on a raw JSON body: decoding, the call, audit, metrics.
+type handleFunc func(ctx context.Context, body []byte) (*output, error)
+
+// registry keeps every registered tool's handle, so a merged tool can dispatch to it.
+type registry struct {
+	handles map[string]handleFunc
+}
+
+// mergedSpec is one model-facing tool that stands for several original tools: the model
+// sends `action` and the arguments of that action; the original tools stay routes of their
+// own (prompts and scripts use their names) but leave the model-facing spec.
+type mergedSpec struct {
+	name        string
+	summary     string
+	description string
+	actions     []mergedAction
+}
+
+// mergedAction maps one value of `action` to the original tool it runs.
+type mergedAction struct {
+	action string
+	tool   string
+}
+
+// merge registers spec as POST /<spec.name> and removes its members from the spec. The
+// request schema is the union of the members' arguments plus a required `action`.
+func merge(api huma.API, d Deps, spec mergedSpec) {
+	doc := api.OpenAPI()
+	schemas := doc.Components.Schemas.Map()
+	props := map[string]*huma.Schema{}
+	enum := make([]any, 0, len(spec.actions))
+	byAction := map[string]string{}
+	for _, a := range spec.actions {
+		enum = append(enum, a.action)
+		byAction[a.action] = a.tool
+		item := doc.Paths["/"+a.tool]
+		if item == nil || item.Post == nil {
+			panic("merge " + spec.name + ": no tool " + a.tool) // a programming error, caught by every test
+		}
+		if rb := item.Post.RequestBody; rb != nil {
+			s := rb.Content["application/json"].Schema
+			if s.Ref != "" {
+				name := strings.TrimPrefix(s.Ref, "#/components/schemas/")
+				s = schemas[name]
+				delete(schemas, name) // each tool's input type is its own
+			}
+			for k, p := range s.Properties {
+				if _, ok := props[k]; !ok {
+					props[k] = p
+				}
+			}
+		}
+		delete(doc.Paths, "/"+a.tool)
+	}
+	limit := int64(0)
+	for _, a := range spec.actions {
+		limit = max(limit, d.limits["/"+a.tool])
+	}
+	d.limits["/"+spec.name] = limit // the largest body of its actions, enforced by limitBodies
+	props["action"] = &huma.Schema{Type: huma.TypeString, Enum: enum}
+	input := &huma.Schema{Type: huma.TypeObject, Properties: props, Required: []string{"action"}}
+	op := huma.Operation{
+		OperationID: spec.name, Method: http.MethodPost, Path: "/" + spec.name,
+		Summary: spec.summary, Description: spec.description, MaxBodyBytes: -1,
+		SkipValidateBody: true, Tags: []string{"fileshed"},
+	}
+	listed := make([]map[string]string, 0, len(spec.actions))
+	for _, a := range spec.actions {
+		listed = append(listed, map[string]string{"action": a.action, "tool": a.tool})
+	}
+	op.Extensions = map[string]any{"x-fileshed-actions": listed}
+	names := make([]string, 0, len(byAction))
+	for a := range byAction {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) {
+		var head struct {
+			Action any `json:"action"`
+		}
+		_ = json.Unmarshal(in.RawBody, &head)
+		action, isString := head.Action.(string)
+		if !isString && head.Action != nil {
+			action = fmt.Sprint(head.Action)
+		}
+		tool, ok := byAction[strings.ToLower(strings.TrimSpace(action))]
+		if !ok {
+			code, msg := core.InvalidParameter, "Unknown action "+quote(action)
+			if head.Action == nil || action == "" {
+				code, msg = core.MissingParameter, "Missing action"
+			}
+			e := core.Errf(code, "%s for %s", msg, spec.name).With("actions", names).
+				WithHint("Give action, one of: %s", strings.Join(names, ", "))
+			status, env := failure(d.Log, requestID(ctx), e)
+			env.Usage = spec.name + "(action, ...): action = " + strings.Join(names, " | ")
+			return &output{Status: status, Body: env}, nil
+		}
+		return d.registry.handles[tool](ctx, in.RawBody)
+	})
+	api.OpenAPI().Paths["/"+spec.name].Post.RequestBody = &huma.RequestBody{Required: true,
+		Content: map[string]*huma.MediaType{"application/json": {Schema: input}}}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
