@@ -22,20 +22,20 @@ import (
 // SQLiteInput is the input of shed_sqlite (reference §5.26).
 type SQLiteInput struct {
 	ZoneArgs
-	Path        string   `json:"path" required:"true" doc:"Database file, e.g. 'data/app.db'"`
+	Path        string   `json:"path" required:"true"`
 	Query       string   `json:"query,omitempty" doc:"One SQL statement"`
-	Params      any      `json:"params,omitempty" doc:"Values for ? (list) or :name (object)"`
-	Limit       int      `json:"limit,omitempty" default:"-1" doc:"Rows to return (default 10; 0 = the maximum)"`
-	OutputCSV   string   `json:"output_csv,omitempty" doc:"Write ALL result rows to this CSV file"`
-	ImportCSV   string   `json:"import_csv,omitempty" doc:"CSV to import (shed_help csv_to_sqlite)"`
+	Params      any      `json:"params,omitempty" doc:"For ? (list) or :name (object)"`
+	Limit       int      `json:"limit,omitempty" minimum:"0" absent:"-1" doc:"Rows (default 10; 0 = max)"`
+	OutputCSV   string   `json:"output_csv,omitempty" doc:"Save ALL rows to this CSV"`
+	ImportCSV   string   `json:"import_csv,omitempty" doc:"CSV file to load into table"`
 	Table       string   `json:"table,omitempty"`
 	IfExists    string   `json:"if_exists,omitempty" default:"fail" enum:"fail,replace,append"`
-	Delimiter   string   `json:"delimiter,omitempty" doc:"Default: detected (, ; tab |)"`
-	Encoding    string   `json:"encoding,omitempty" doc:"Default: detected (utf-8, cp1252, latin-1)"`
-	DateColumns []string `json:"date_columns,omitempty" doc:"Columns to store as ISO dates"`
-	DateFormat  string   `json:"date_format,omitempty" doc:"auto, dayfirst, monthfirst or '%d/%m/%Y'"`
-	Decimal     string   `json:"decimal,omitempty" doc:"',' reads 1.234,5 as 1234.5"`
-	SkipRows    int      `json:"skip_rows,omitempty" default:"0" doc:"Lines to skip before the header"`
+	Delimiter   string   `json:"delimiter,omitempty"`
+	Encoding    string   `json:"encoding,omitempty"`
+	DateColumns []string `json:"date_columns,omitempty"`
+	DateFormat  string   `json:"date_format,omitempty"`
+	Decimal     string   `json:"decimal,omitempty"`
+	SkipRows    int      `json:"skip_rows,omitempty"`
 	HasHeader   bool     `json:"has_header,omitempty" default:"true"`
 }
 
