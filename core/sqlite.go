@@ -76,6 +76,7 @@ type dbFile struct {
 	// roErr, when set, opens the database read-only and is the answer to a write.
 	roErr *Error
 	table string // of an import, for messages
+	bulk  bool   // an import: one big transaction
 }
 
 // fileState is what a call measures of the database and its journals.
@@ -238,6 +239,12 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		return Errf(InternalError, "Cannot read the quota").Because(err)
 	}
 	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
+	if d.bulk && !d.before.exists && opts.JournalMode == "wal" {
+		// A new database filled in one transaction: a rollback journal writes each page
+		// once, where WAL writes it to the log and again at the checkpoint. WAL is set
+		// after the load.
+		opts.JournalMode = "delete"
+	}
 	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
 	// has to shrink to pass (at least one page: a new database without room stays empty).
 	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner)-used, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
@@ -253,6 +260,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 			return Change{}, s.sqlError(err, d)
 		}
 		runErr := fn(ctx, db)
+		if runErr == nil && opts.JournalMode != s.cfg.SQLiteJournalMode {
+			runErr = db.SetJournalMode(ctx, s.cfg.SQLiteJournalMode)
+		}
 		if runErr == nil && z.Versioned {
 			// Why the error is ignored: the change is done in SQLite; a checkpoint that
 			// another open connection (a running sqlite3) blocks only leaves the newest

@@ -37,7 +37,7 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 	}
 	defer d.z.Close()
 	z := d.z
-	d.table = in.Table
+	d.table, d.bulk = in.Table, true
 	csvRel, err := z.Path(in.ImportCSV, in.AllowZoneInPath)
 	if err != nil {
 		return Result{}, err

@@ -37,6 +37,13 @@ func TestSQLiteImport(t *testing.T) {
 		types["id"] != "INTEGER" || types["price"] != "REAL" || types["zip"] != "TEXT" || types["name"] != "TEXT" {
 		t.Fatalf("import: %s", r.raw)
 	}
+	// A new database is loaded with a rollback journal, then left in the configured WAL mode.
+	if got := col(t, e, "data.db", "PRAGMA journal_mode"); got[0] != "wal" {
+		t.Fatalf("journal mode after the import: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.base, zoneDir, "data.db-journal")); err == nil {
+		t.Fatal("a journal was left beside the database")
+	}
 	if got := col(t, e, "data.db", "SELECT note FROM fruit ORDER BY id"); got[0] != `a, quoted "note"` || got[1] != nil || got[2] != "two\nlines" {
 		t.Fatalf("notes: %v", got)
 	}

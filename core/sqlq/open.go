@@ -157,6 +157,14 @@ func Tidy(ctx context.Context, path string) error {
 	return errors.Join(err, d.Close())
 }
 
+// SetJournalMode switches the journal mode (internal: not subject to the model's policy).
+func (d *DB) SetJournalMode(ctx context.Context, mode string) error {
+	return d.internal(func() error {
+		_, err := d.conn.ExecContext(ctx, "PRAGMA journal_mode="+strings.ToUpper(mode))
+		return err
+	})
+}
+
 // internal runs fn with the authorizer in internal mode (our own statements).
 func (d *DB) internal(fn func() error) error {
 	d.auth.mu.Lock()
