@@ -43,6 +43,17 @@ func TestSQLiteDocumentsCommits(t *testing.T) {
 	if h := history(t, e, "out/t.csv"); len(h) != 1 {
 		t.Fatalf("the export was not committed: %v", h)
 	}
+	// An import into a new database is one commit too, of the whole database.
+	e.write("users/local/Documents/data/in.csv", "a,b\n1,x\n2,y\n")
+	wantOK(t, sqIn(e, "documents", "imp.db", map[string]any{"import_csv": "in.csv", "table": "t"}))
+	if h := history(t, e, "imp.db"); len(h) != 1 {
+		t.Fatalf("import commits: %v", h)
+	}
+	disk, err = os.ReadFile(filepath.Join(e.base, "users/local/Documents/data/imp.db"))
+	must(t, err)
+	if size := git(t, e, "cat-file", "-s", "HEAD:imp.db"); size != strconv.Itoa(len(disk)) {
+		t.Fatalf("committed %s bytes, disk has %d", size, len(disk))
+	}
 	// A group zone works the same way.
 	g := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
 	r = g.post("shed_sqlite", map[string]any{"zone": "group", "group": "team", "path": "g.db", "query": "CREATE TABLE t(a)"}, nil)
