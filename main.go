@@ -125,6 +125,7 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 		return err
 	}
 	defer svc.Close() // runs after drain: the database closes after every call
+	logSandbox(log, svc.SandboxStatus())
 	// Every request's context derives from base: cancelling it at the end of the grace
 	// period stops the calls still running (their commands' process groups are killed).
 	base, cancelCalls := context.WithCancel(context.Background())
@@ -304,4 +305,19 @@ func logLevel(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// logSandbox says at start-up what confines commands, loudly when commands are
+// refused (exec_sandbox: required on a kernel without Landlock) or run without Landlock.
+func logSandbox(log *slog.Logger, sb map[string]any) {
+	attrs := []any{"mode", sb["mode"], "landlock_abi", sb["landlock_abi"], "coverage", sb["coverage"]}
+	switch {
+	case sb["ready"] != true:
+		log.Error("commands are disabled: exec_sandbox is required and this kernel has no Landlock "+
+			"(exec_sandbox: best_effort runs them without it)", attrs...)
+	case sb["enforced"] != true:
+		log.Warn("commands run without Landlock: only the policy, seccomp and rlimits confine them", attrs...)
+	default:
+		log.Info("commands are confined by Landlock", attrs...)
+	}
 }

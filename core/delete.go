@@ -48,6 +48,9 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 			return Result{}, err
 		}
 	}
+	if err := s.checkGroupWrite(ctx, c, z, writeDelete, rel); err != nil {
+		return Result{}, err
+	}
 	r, err := s.reserve(ctx, z, -1, 0)
 	if err != nil {
 		return Result{}, err
@@ -72,6 +75,9 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 		return Change{Paths: []string{rel}}, nil
 	})
 	r.Settle(ctx, -freed)
+	if !fileExists(z, rel) {
+		s.dropGroupRecords(ctx, z, rel)
+	}
 	if !exact {
 		if _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the quota after deleting").Because(rerr)

@@ -64,11 +64,15 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		if err := q.measureBefore(); err != nil {
 			return Change{}, err
 		}
+		guard, err := s.guardExec(ctx, c, z) // group zones: ownership kept (groups_guard.go)
+		if err != nil {
+			return Change{}, err
+		}
 		data, runErr = s.run(ctx, z, z.Fs, p)
 		if data == nil {
 			return Change{}, runErr // refused or not started: nothing changed
 		}
-		return Change{All: true, Measured: q.settle}, nil
+		return guard.change(Change{All: true, Measured: q.settle}, data), nil
 	})
 	q.finish()
 	if err != nil {
@@ -117,6 +121,8 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 			return h
 		}
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
+	case sandbox.InvalidPath:
+		e = Errf(InvalidPath, "%s", v.Reason).With("path", shorten(v.Arg)).With("zone", z.Label)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {
 			return pe // the zone's own path rules (PATH_STARTS_WITH_ZONE, INVALID_PATH)

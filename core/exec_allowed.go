@@ -68,6 +68,6 @@ func (s *Service) SandboxStatus() map[string]any {
 		"enforced":        pr.Available && mode != sandbox.ModeOff,
 		"ready":           pr.Available || mode != sandbox.ModeRequired,
 		"coverage":        pr.Reason,
-		"process_hygiene": "scrubbed environment, stdin /dev/null, own process group, rlimits (memory, CPU, file size, open files, no core), no capabilities, no_new_privs",
+		"process_hygiene": "scrubbed environment (HOME outside the zone), stdin /dev/null, only fds 0-2, rlimits (memory, CPU, file size, open files, no core), no capabilities, no_new_privs, seccomp (no sockets unless the network is on, no FIFOs/devices, no set-id bits), every descendant killed when the call ends",
 	}
 }

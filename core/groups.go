@@ -9,8 +9,13 @@ import (
 	"github.com/fileshed/fileshed/core/owui"
 )
 
-// Group is a group the caller belongs to.
-type Group struct{ ID, Name string }
+// Group is a group the caller belongs to. Members lists its user ids when the source says
+// (groups.static, Open WebUI with member lists); MembersKnown is false otherwise (headers).
+type Group struct {
+	ID, Name     string
+	Members      []string
+	MembersKnown bool
+}
 
 // memberships lists the caller's groups from every configured source: the request itself
 // (headers mode), the static valves map, and Open WebUI (session mode, with the user's
@@ -26,7 +31,7 @@ func (s *Service) memberships(ctx context.Context, c Caller) (groups []Group, av
 		available = true
 		for id, members := range s.cfg.Groups.Static {
 			if slices.Contains(members, c.UserID) {
-				groups = append(groups, Group{ID: id, Name: id})
+				groups = append(groups, Group{ID: id, Name: id, Members: slices.Clone(members), MembersKnown: true})
 			}
 		}
 	}
@@ -41,11 +46,36 @@ func (s *Service) memberships(ctx context.Context, c Caller) (groups []Group, av
 		}
 		for _, g := range remote {
 			if g.UserIDs == nil || slices.Contains(g.UserIDs, c.UserID) {
-				groups = append(groups, Group{ID: g.ID, Name: g.Name})
+				groups = append(groups, Group{ID: g.ID, Name: g.Name, Members: g.UserIDs, MembersKnown: g.UserIDs != nil})
 			}
 		}
 	}
-	return groups, available, nil
+	return mergeGroups(groups), available, nil
+}
+
+// mergeGroups keeps one entry per group id (a group may come from several sources): the
+// first name seen, and the member lists of every source that knows them.
+func mergeGroups(in []Group) []Group {
+	var out []Group
+	at := map[string]int{}
+	for _, g := range in {
+		i, seen := at[g.ID]
+		if !seen {
+			at[g.ID] = len(out)
+			out = append(out, g)
+			continue
+		}
+		if g.MembersKnown {
+			m := &out[i]
+			for _, u := range g.Members {
+				if !slices.Contains(m.Members, u) {
+					m.Members = append(m.Members, u)
+				}
+			}
+			m.MembersKnown = true
+		}
+	}
+	return out
 }
 
 // resolveGroup validates a group argument (id or exact name) and checks membership.

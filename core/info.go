@@ -16,21 +16,24 @@ import (
 func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 	v := s.cfg
 	data := map[string]any{
-		"quota_per_user_mb":    v.QuotaPerUserMB,
-		"quota_per_group_mb":   v.QuotaPerGroupMB,
-		"max_file_size_mb":     v.MaxFileSizeMB,
-		"lock_max_age_hours":   v.LockMaxAgeHours,
-		"exec_timeout_default": v.ExecTimeoutDefault,
-		"exec_timeout_max":     v.ExecTimeoutMax,
-		"group_default_mode":   v.GroupDefaultMode,
-		"network_mode":         v.NetworkMode,
-		"max_output_default":   v.MaxOutputDefault,
-		"max_output_absolute":  v.MaxOutputAbsolute,
-		"openwebui_api_url":    v.OpenWebUI.URL,
+		"quota_per_user_mb":        v.QuotaPerUserMB,
+		"quota_per_group_mb":       v.QuotaPerGroupMB,
+		"max_file_size_mb":         v.MaxFileSizeMB,
+		"lock_max_age_hours":       v.LockMaxAgeHours,
+		"lock_force_after_minutes": v.LockForceAfterMinutes,
+		"exec_timeout_default":     v.ExecTimeoutDefault,
+		"exec_timeout_max":         v.ExecTimeoutMax,
+		"group_default_mode":       v.GroupDefaultMode,
+		"network_mode":             v.NetworkMode,
+		"max_output_default":       v.MaxOutputDefault,
+		"max_output_absolute":      v.MaxOutputAbsolute,
+		"openwebui_api_url":        v.OpenWebUI.URL,
+		"archive": map[string]any{"max_entries": v.Archive.MaxEntries, "max_total_mb": v.Archive.MaxTotalMB,
+			"max_ratio": v.Archive.MaxRatio, "max_depth": v.Archive.MaxDepth, "max_name_length": v.Archive.MaxNameLength},
 		"_info": map[string]any{
 			"network_enabled":        v.NetworkMode != "disabled",
 			"network_upload_allowed": v.NetworkMode == "all",
-			"groups_available":       s.owui != nil || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
+			"groups_available":       s.owui != nil && v.Auth.Mode == "session" || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
 		},
 	}
 	return Result{Data: data, Message: "Current valve configuration"}, nil

@@ -121,7 +121,7 @@ func workingCopy(z *Zone, ez *confine.Fs, p string) (fs.FileInfo, error) {
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, Errf(PathEscape, "The working copy of %s is a symbolic link: refused", p).With("path", p).With("zone", z.Label).
-			WithHint("Call shed_lockedit_cancel, then shed_lockedit_open to start from the original again")
+			WithHint("Call shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start from the original again")
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, notInEditMode(z, p)

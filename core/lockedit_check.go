@@ -23,5 +23,5 @@ func (s *Service) checkUnlocked(ctx context.Context, c Caller, z *Zone, path str
 		return nil
 	}
 	return s.fileLocked(z, path, l).
-		WithHint("Another conversation is editing this file (shed_lockedit_open): wait for it, or use shed_force_unlock")
+		WithHint("Another conversation is editing this file (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')")
 }

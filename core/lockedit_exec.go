@@ -50,7 +50,7 @@ func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInp
 	// folder leaves no working copy (save then answers NOT_IN_EDIT_MODE).
 	if err := ez.Rename(box+"/"+base, p); err != nil && runErr == nil {
 		runErr = Errf(NotInEditMode, "The command removed the working copy of %s", p).With("path", p).
-			WithHint("Call shed_lockedit_open again to start from the original")
+			WithHint("Call shed_lockedit(action='open') again to start from the original")
 	}
 	if runErr != nil {
 		return Result{}, runErr

@@ -36,6 +36,11 @@ func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInp
 	if !fi.Mode().IsRegular() {
 		return Result{}, notAFile(z, in.Path)
 	}
+	// A member who may not write the file may not lock it either (a lock would deny the
+	// owner their own file).
+	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+		return Result{}, err
+	}
 	ez, err := s.editzone(z, c.ConvID)
 	if err != nil {
 		return Result{}, err

@@ -43,6 +43,10 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, pathError(err, z, p)
 	}
+	// The mode may have changed since the open (shed_group_set_mode): checked again.
+	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+		return Result{}, err
+	}
 	res, err := s.reserve(ctx, z, wfi.Size(), wfi.Size()-old)
 	if err != nil {
 		return Result{}, err
@@ -131,7 +135,7 @@ type ForceUnlockInput struct {
 }
 
 // ForceUnlock answers shed_force_unlock (reference §5.34): anyone with access to the zone may
-// break a lock (crash recovery). Unlike the original, working copies are kept: the holder's
+// break a lock (crash recovery), in group spaces within the limits of checkForceUnlock. Unlike the original, working copies are kept: the holder's
 // later save is refused with a clear error, and shed_maintenance removes orphan copies.
 func (s *Service) ForceUnlock(ctx context.Context, c Caller, in ForceUnlockInput) (Result, error) {
 	zone := strings.ToLower(strings.TrimSpace(in.Zone))
@@ -155,6 +159,11 @@ func (s *Service) ForceUnlock(ctx context.Context, c Caller, in ForceUnlockInput
 	l, held, err := s.db.LockOf(ctx, zoneKey(z), p)
 	if err != nil {
 		return Result{}, lockErr(p, err)
+	}
+	if held {
+		if err := s.checkForceUnlock(ctx, c, z, p, l); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := s.db.ForceReleaseLock(ctx, zoneKey(z), p); err != nil {
 		return Result{}, lockErr(p, err)

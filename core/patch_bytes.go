@@ -22,6 +22,7 @@ type PatchBytesInput struct {
 	Overwrite     bool   `json:"overwrite,omitempty"`
 	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
 }
 
 // PatchBytes edits a binary file (reference §5.4): append, prepend, insert at an offset,
@@ -54,7 +55,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.size).
 			With("offset", in.Offset).With("file_size", t.size).WithHint("Use an offset between 0 and %d", t.size)
 	}
-	w := write{tool: "Patch bytes", t: t, message: in.Message}
+	w := write{tool: "Patch bytes", t: t, message: in.Message, mode: in.Mode}
 	if w.message == "" {
 		w.message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
 	}

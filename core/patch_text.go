@@ -22,6 +22,7 @@ type PatchTextInput struct {
 	Overwrite  bool   `json:"overwrite,omitempty"`
 	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode       string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
 }
 
 // textPositions are the positions of shed_patch_text.
@@ -52,7 +53,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	if err != nil {
 		return Result{}, err
 	}
-	w := write{tool: "Patch", t: t, message: in.Message}
+	w := write{tool: "Patch", t: t, message: in.Message, mode: in.Mode}
 	if w.message == "" {
 		w.message = fmt.Sprintf("Patch %s: %s", rel, e.position)
 	}

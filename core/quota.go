@@ -128,17 +128,25 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size, growth int64) (*Re
 	if growth <= 0 {
 		return r, nil
 	}
-	if err := s.db.Reserve(ctx, z.Owner, growth, s.limit(z.Owner)); err != nil {
+	if err := r.grow(ctx, growth); err != nil {
 		r.release()
+		return nil, err
+	}
+	return r, nil
+}
+
+// grow reserves growth more bytes (QUOTA_EXCEEDED when over the limit).
+func (r *Reservation) grow(ctx context.Context, growth int64) error {
+	if err := r.s.db.Reserve(ctx, r.owner, growth, r.s.limit(r.owner)); err != nil {
 		var qe *store.QuotaError
 		if errors.As(err, &qe) {
-			return nil, Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).
-				With("used", qe.Used).With("requested", qe.Requested).With("limit", qe.Limit).With("owner", z.Owner.Kind)
+			return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).
+				With("used", qe.Used).With("requested", qe.Requested).With("limit", qe.Limit).With("owner", r.owner.Kind)
 		}
-		return nil, Errf(InternalError, "Cannot reserve quota").Because(err)
+		return Errf(InternalError, "Cannot reserve quota").Because(err)
 	}
-	r.reserved = growth
-	return r, nil
+	r.reserved += growth
+	return nil
 }
 
 // Settle records the real change of usage (negative for shrinking or deleting; 0 after a

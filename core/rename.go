@@ -93,8 +93,19 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 			return Result{}, err
 		}
 	}
+	if err := s.checkGroupWrite(ctx, c, z, writeDelete, oldRel); err != nil {
+		return Result{}, err
+	}
+	if err := s.checkGroupWrite(ctx, c, z, writeReplace, newRel); err != nil {
+		return Result{}, err
+	}
+	records, err := s.moveGroupRecords(ctx, z, oldRel, newRel)
+	if err != nil {
+		return Result{}, err
+	}
 	r, err := s.reserve(ctx, z, -1, 0)
 	if err != nil {
+		records(false)
 		return Result{}, err
 	}
 	message := in.Message
@@ -128,6 +139,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	} else {
 		r.Settle(ctx, 0)
 	}
+	records(moved && !fileExists(z, oldRel))
 	if err != nil {
 		return Result{}, err
 	}
@@ -150,7 +162,7 @@ func renameDest(z *Zone, p string, allowZone bool) (string, error) {
 	if _, isZone := zoneNames[strings.ToLower(first)]; isZone && rest != "" {
 		return "", Errf(PathStartsWithZone, "new_path '%s' starts with zone name '%s'", p, first).
 			With("zone", z.Label).With("path", p).With("first_component", first).
-			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use the bridges (shed_copy_storage_to_documents, shed_move_documents_to_storage), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)
+			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use shed_transfer (action storage_to_documents, documents_to_storage, ...), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)
 	}
 	return rel, nil
 }

@@ -94,20 +94,29 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	}
 	unlock := s.paths.Lock(fileKey(z, p))
 	defer unlock()
-	var old int64
+	old, exists := int64(0), false
 	switch fi, err := z.Fs.Stat(p); {
 	case err == nil && !fi.Mode().IsRegular():
 		return Result{}, Errf(NotAFile, "Cannot restore over a directory: %s", in.Path).With("path", in.Path).
 			WithHint("Rename or delete the folder first (shed_rename / shed_delete)")
 	case err == nil:
-		old = fi.Size()
+		old, exists = fi.Size(), true
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, pathError(err, z, in.Path)
+	}
+	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+		return Result{}, err
 	}
 	size := int64(len(data))
 	res, err := s.reserve(ctx, z, size, size-old)
 	if err != nil {
 		return Result{}, err
+	}
+	if !exists { // a deleted file brought back is a new file of the caller's
+		if err := s.recordGroupFiles(ctx, c, z, "", p); err != nil {
+			res.Settle(ctx, 0)
+			return Result{}, err
+		}
 	}
 	written := false
 	msg := in.Message
@@ -128,6 +137,9 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	})
 	if !written {
 		res.Settle(ctx, 0)
+		if !exists {
+			s.dropGroupRecords(ctx, z, p)
+		}
 		return Result{}, err
 	}
 	res.Settle(ctx, size-old)
@@ -169,5 +181,5 @@ func vcsError(z *Zone, p string, err error) *Error {
 		return Errf(InvalidPath, "Invalid path for history: %s", p).With("path", p).Because(err)
 	}
 	return Errf(ExecutionError, "The %s repository cannot be read", z.Name).Because(err).
-		WithHint("Run shed_maintenance to check and repair the repository")
+		WithHint("Run shed_info(action='maintenance') to check and repair the repository")
 }

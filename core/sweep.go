@@ -39,7 +39,7 @@ func (s *Service) startSweep() {
 	s.sweep = func() {
 		cancel()
 		<-done
-		if complete { // a sweep cut short after a crash must run again at the next start
+		if complete || !crashed { // a reconcile cut short after a crash must run again at the next start
 			os.Remove(marker)
 		}
 	}
@@ -94,7 +94,8 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 // sweepLeftovers removes the temporary files older than the process under the zone root dir
 // (through the confinement layer: a symlink planted by a command is never followed) and
 // returns how many it removed. It reads directories with their entries' types and stats
-// only the temporary-file names, so a pass over a large zone costs one getdents per folder.
+// only the temporary-file names, so a pass over a large zone costs one getdents per folder. A
+// staging folder (of an interrupted copy or shed_unzip) goes whole and counts as one.
 func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 	zfs, err := confine.New(dir)
 	if err != nil {
@@ -128,6 +129,11 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 			}
 			child := path.Join(p, name)
 			switch {
+			case e.IsDir() && confine.IsTempName(name):
+				// A staging folder of an interrupted copy or shed_unzip: never renamed into place.
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.RemoveAll(child) == nil {
+					removed++
+				}
 			case e.IsDir():
 				walk(child)
 			case e.Type().IsRegular() && confine.IsTempName(name):

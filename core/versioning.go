@@ -73,7 +73,7 @@ func (s *Service) repo(z *Zone) (*vcs.Repo, error) {
 	r, err := vcs.Open(filepath.Join(z.space, "repo.git"), z.Fs.Dir())
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
-			WithHint("Run shed_maintenance to repair the repository")
+			WithHint("Run shed_info(action='maintenance') to repair the repository")
 	}
 	if s.repos.m == nil {
 		s.repos.m = map[string]*vcs.Repo{}
@@ -92,7 +92,7 @@ func (s *Service) flushIndex(z *Zone) error {
 	l, err := r.Lock()
 	if err != nil {
 		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_maintenance to repair the repository")
+			WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 	}
 	defer l.Unlock()
 	return l.Flush()
@@ -108,6 +108,12 @@ type Change struct {
 	// repository lock (committed false, and an empty Measure, when the commit failed or
 	// the zone is not versioned): shed_exec settles its quota from it.
 	Measured func(m vcs.Measure, committed bool)
+	// BeforeCommit, in versioned zones, runs under the repository lock just before the
+	// commit (the shed_exec guard of group zones restores protected files there).
+	BeforeCommit func(l *vcs.Locked) error
+	// AfterCommit, with All in versioned zones, runs under the repository lock after a
+	// successful commit (the guard records the files a command created there).
+	AfterCommit func(l *vcs.Locked)
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the zone's gate
@@ -143,7 +149,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		l, err := r.Lock()
 		if err != nil {
 			return nil, Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-				WithHint("Retry, or run shed_maintenance to repair the repository")
+				WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 		}
 		return l, nil
 	}
@@ -171,6 +177,12 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		}
 		defer l.Unlock()
 	}
+	if ch.BeforeCommit != nil {
+		if err := ch.BeforeCommit(l); err != nil {
+			s.setIndexed(z.space, false)
+			return "", err
+		}
+	}
 	if !ch.All && len(ch.Paths) == 0 {
 		return "", nil
 	}
@@ -195,6 +207,9 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		if ch.Measured != nil {
 			ch.Measured(m, err == nil)
 		}
+		if err == nil && ch.AfterCommit != nil {
+			ch.AfterCommit(l)
+		}
 	} else {
 		if slices.ContainsFunc(ch.Paths, vcs.Ignored) {
 			s.setIndexed(z.space, false) // bytes the index cannot see
@@ -205,7 +220,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	}
 	if err != nil {
 		return "", Errf(ExecutionError, "The change was written but not committed").Because(err).
-			WithHint("Run shed_maintenance to repair the repository; the file itself is saved")
+			WithHint("Run shed_info(action='maintenance') to repair the repository; the file itself is saved")
 	}
 	return hash, nil
 }

@@ -111,6 +111,9 @@ type write struct {
 	t             target
 	size          int64
 	body          io.Reader
+	// mode is the ownership mode of a file this write creates in a group zone ("" =
+	// group_default_mode).
+	mode string
 }
 
 // writeFile performs w in zone z for c: the file-size check and the quota reservation of
@@ -120,13 +123,25 @@ type write struct {
 // finally the reservation is settled with the real delta. It returns the commit id ("" if
 // none). The caller holds s.lockPath for the file.
 func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (string, error) {
-	old := int64(0)
+	old, kind := int64(0), writeCreate
 	if w.t.exists {
-		old = w.t.size
+		old, kind = w.t.size, writeModify
+	}
+	if _, err := s.groupMode(w.mode); err != nil {
+		return "", err
+	}
+	if err := s.checkGroupWrite(ctx, c, z, kind, w.t.rel); err != nil {
+		return "", err
 	}
 	r, err := s.reserve(ctx, z, w.size, w.size-old)
 	if err != nil {
 		return "", err
+	}
+	if !w.t.exists {
+		if err := s.recordGroupFiles(ctx, c, z, w.mode, w.t.rel); err != nil {
+			r.Settle(ctx, 0)
+			return "", err
+		}
 	}
 	delta := int64(0)
 	mut := s.mutateFile
@@ -147,6 +162,9 @@ func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (st
 		return changeOf(w.t), nil
 	})
 	r.Settle(ctx, delta)
+	if err != nil && !w.t.exists && !fileExists(z, w.t.rel) {
+		s.dropGroupRecords(ctx, z, physicalRel(z, w.t.rel))
+	}
 	return hash, err
 }
 

@@ -42,6 +42,8 @@ type Zone struct {
 	Owner store.Owner
 	// space is the host directory that holds data/, editzone/ and the git directory.
 	space string
+	// group is the resolved group of a group zone (members, for the group tools).
+	group Group
 }
 
 // Close releases the zone's root handle.
@@ -85,7 +87,7 @@ func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string,
 		if err != nil {
 			return nil, err
 		}
-		z.Name, z.Label, z.Versioned, z.GroupID = "Group:"+group, "group", true, g.ID
+		z.Name, z.Label, z.Versioned, z.GroupID, z.group = "Group:"+group, "group", true, g.ID, g
 		z.Owner = store.Owner{Kind: "group", ID: g.ID}
 		z.space = filepath.Join(s.base, "groups", g.ID)
 		dataDir = filepath.Join(z.space, "data")

@@ -55,12 +55,17 @@ func latencies(b *testing.B, ops ...timed) []time.Duration {
 }
 
 // poster posts JSON bodies to one tool over a kept-alive connection and fails the
-// benchmark on anything but HTTP 200 with success true.
-func poster(b *testing.B, e *env, tool string) func(body string) {
+// benchmark on anything but HTTP 200 with success true; headers are added to each request.
+func poster(b *testing.B, e *env, tool string, headers ...map[string]string) func(body string) {
 	client := &http.Client{}
 	return func(body string) {
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/"+tool, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		for _, h := range headers {
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)

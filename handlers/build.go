@@ -29,10 +29,9 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts := core.Options{}
-	if cfg.Auth.Mode == "session" {
-		opts.OpenWebUI = client // calls on the user's behalf need the user's token
-	}
+	// Calls on the user's behalf use the user's token (session mode); imports in the other
+	// modes use openwebui.admin_api_key.
+	opts := core.Options{OpenWebUI: client}
 	svc, err := core.New(cfg, opts)
 	if err != nil {
 		return nil, nil, nil, err

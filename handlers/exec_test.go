@@ -380,7 +380,7 @@ func TestAllowedCommands(t *testing.T) {
 	st := r.Data["storage"].(map[string]any)
 	sb := r.Data["sandbox"].(map[string]any)
 	if len(up["available"].([]any)) == 0 || len(st["available"].([]any)) <= len(up["available"].([]any)) ||
-		sb["landlock"] != sandbox.Detect().Available || sb["mode"] != "best_effort" {
+		sb["landlock"] != sandbox.Detect().Available || sb["mode"] != "required" {
 		t.Fatalf("data: %v", r.Data)
 	}
 	net := r.Data["network"].(map[string]any)

@@ -23,14 +23,16 @@ type server struct {
 	url string
 }
 
-func startBinary(t *testing.T, bin, base string) *server {
+// startBinary runs bin on a free loopback port in auth mode none; env adds or overrides
+// variables.
+func startBinary(t testing.TB, bin, base string, env ...string) *server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	addr := l.Addr().String()
 	l.Close()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "FILESHED_STORAGE_BASE_PATH="+base, "FILESHED_LISTEN="+addr, "FILESHED_AUTH_MODE=none")
+	cmd.Env = append(append(os.Environ(), "FILESHED_STORAGE_BASE_PATH="+base, "FILESHED_LISTEN="+addr, "FILESHED_AUTH_MODE=none"), env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	must(t, cmd.Start())
 	s := &server{cmd: cmd, url: "http://" + addr}

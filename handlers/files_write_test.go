@@ -135,7 +135,7 @@ func TestCreateFileRefusals(t *testing.T) {
 	noTemp(t, e.base)
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

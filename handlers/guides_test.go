@@ -101,3 +101,46 @@ func TestHelpUnknownGuideListsTopics(t *testing.T) {
 		t.Fatalf("the answer should list the guides: %s", r.raw)
 	}
 }
+
+// hintCall matches a tool named in a hint written in core: shed_name, maybe with arguments.
+var hintCall = regexp.MustCompile(`\bshed_[a-z_]+\b`)
+
+// TestHintsNameModelFacingTools: the hints in core (WithHint texts and the default hints of
+// every code) name only tools the model can call — a merged tool's original name (a route
+// the model does not see) would send it nowhere.
+func TestHintsNameModelFacingTools(t *testing.T) {
+	e := start(t, nil)
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	e.spec(&doc)
+	files, err := filepath.Glob("../core/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no core sources: %v", err)
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes := strings.HasPrefix(filepath.Base(f), "codes")
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "//") || !(strings.Contains(line, "WithHint(") || codes && strings.Contains(line, `"`)) {
+				continue
+			}
+			for _, name := range hintCall.FindAllString(line, -1) {
+				checked++
+				if doc.Paths["/"+name] == nil {
+					t.Errorf("%s:%d: the hint names %s, which the model does not see", filepath.Base(f), i+1, name)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d tool names found in hints: is the scan right?", checked)
+	}
+}

@@ -87,7 +87,13 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 // start builds the server exactly as main does, with the given valves.
 func start(t testing.TB, vars map[string]string) *env {
 	t.Helper()
-	cfg := config(t, vars)
+	return serve(t, config(t, vars))
+}
+
+// serve builds the server exactly as main does, with a configuration from config (whose
+// storage a test may prepare first).
+func serve(t testing.TB, cfg *valves.Config) *env {
+	t.Helper()
 	logs := &lockedBuffer{}
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {

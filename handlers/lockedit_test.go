@@ -200,8 +200,17 @@ func TestLockeditGroupOtherUser(t *testing.T) {
 	}
 	wantError(t, e.post("shed_lockedit_cancel", body, h("bob-id")), "NOT_LOCK_OWNER")
 	wantError(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "group", "group": "team", "path": "plan.md", "content": "x"}, h("bob-id")), "NOT_LOCK_OWNER")
-	// Any member may break the lock (crash recovery), then the holder's save is refused.
+	// A fresh lock in a group cannot be broken by another member (lock_force_after_minutes,
+	// groups_locks_test.go), and the refusal does not name the holder either.
 	r = e.post("shed_force_unlock", map[string]any{"group": "team", "path": "plan.md"}, h("bob-id"))
+	wantError(t, r, "NOT_LOCK_OWNER")
+	if strings.Contains(r.raw, "alice") {
+		t.Fatalf("holder's name leaked: %s", r.raw)
+	}
+	// An admin may break it (crash recovery), then the holder's save is refused.
+	admin := h("bob-id")
+	admin["X-OpenWebUI-User-Role"] = "admin"
+	r = e.post("shed_force_unlock", map[string]any{"group": "team", "path": "plan.md"}, admin)
 	wantOK(t, r)
 	if r.Data["released"] != true || r.Message != "Unlocked: plan.md in Group:team" || strings.Contains(r.raw, "alice") {
 		t.Fatalf("force unlock: %s", r.raw)

@@ -45,6 +45,7 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 	props := map[string]*huma.Schema{}
 	enum := make([]any, 0, len(spec.actions))
 	byAction := map[string]string{}
+	var unused []string
 	for _, a := range spec.actions {
 		enum = append(enum, a.action)
 		byAction[a.action] = a.tool
@@ -57,7 +58,7 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 			if s.Ref != "" {
 				name := strings.TrimPrefix(s.Ref, "#/components/schemas/")
 				s = schemas[name]
-				delete(schemas, name) // each tool's input type is its own
+				unused = append(unused, name) // removed once every action has been read
 			}
 			for k, p := range s.Properties {
 				if _, ok := props[k]; !ok {
@@ -66,6 +67,11 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 			}
 		}
 		delete(doc.Paths, "/"+a.tool)
+	}
+	for _, name := range unused {
+		if !referenced(doc, name) {
+			delete(schemas, name)
+		}
 	}
 	limit := int64(0)
 	for _, a := range spec.actions {
@@ -114,6 +120,21 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 	})
 	api.OpenAPI().Paths["/"+spec.name].Post.RequestBody = &huma.RequestBody{Required: true,
 		Content: map[string]*huma.MediaType{"application/json": {Schema: input}}}
+}
+
+// referenced reports whether a tool left in doc takes the component schema name as its body.
+func referenced(doc *huma.OpenAPI, name string) bool {
+	for _, item := range doc.Paths {
+		if item.Post == nil || item.Post.RequestBody == nil {
+			continue
+		}
+		for _, mt := range item.Post.RequestBody.Content {
+			if mt.Schema != nil && mt.Schema.Ref == "#/components/schemas/"+name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func quote(s string) string {

@@ -15,4 +15,16 @@ func registerMerged(api huma.API, d Deps) {
 		description: "stats: your usage and quotas; parameters: server limits; commands: what shed_exec can run; maintenance: unlock stale, repair",
 		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
 			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
+	merge(api, d, mergedSpec{name: "shed_transfer", summary: "Move or copy between zones",
+		description: "Between zones: uploads_to_storage|uploads_to_documents (move), storage_to_documents (copy), documents_to_storage (move), to_group (copy from src_zone)",
+		actions: []mergedAction{{"uploads_to_storage", "shed_move_uploads_to_storage"}, {"uploads_to_documents", "shed_move_uploads_to_documents"},
+			{"storage_to_documents", "shed_copy_storage_to_documents"}, {"documents_to_storage", "shed_move_documents_to_storage"},
+			{"to_group", "shed_copy_to_group"}}})
+	merge(api, d, mergedSpec{name: "shed_group", summary: "Group spaces and file ownership",
+		description: "Groups: list, info (files, owners, usage), set_mode (path, mode owner|group|owner_ro), chown (path, new_owner)",
+		actions: []mergedAction{{"list", "shed_group_list"}, {"info", "shed_group_info"},
+			{"set_mode", "shed_group_set_mode"}, {"chown", "shed_group_chown"}}})
+	merge(api, d, mergedSpec{name: "shed_archive", summary: "ZIP archives",
+		description: "ZIP: zip (src, dest), unzip (src, src_zone, dest; all or nothing, limits) or info (path)",
+		actions:     []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
 }

@@ -264,7 +264,7 @@ func TestDamagedRepositoryReportedAndRepaired(t *testing.T) {
 	}
 	r := edit(t, e, "c", "a.txt", "v3", "")
 	wantError(t, r, "EXECUTION_ERROR")
-	if !strings.Contains(r.Message, "not committed") || !strings.Contains(r.Hint, "shed_maintenance") {
+	if !strings.Contains(r.Message, "not committed") || !strings.Contains(r.Hint, "maintenance") {
 		t.Fatalf("unclear commit failure: %s", r.raw)
 	}
 	if readFile(t, e, "users/local/Documents/data/a.txt") != "v3" || exists(e, "users/local/Documents/editzone/c/a.txt") {

@@ -60,9 +60,12 @@ var rareFlags = []string{"allow_zone_in_path", "safe"}
 const zoneDoc = "uploads (read-only), storage, documents (git) or group"
 
 // commonDocs are the short descriptions of arguments many tools share.
+// An empty text drops the description: the name says it.
 var commonDocs = map[string]string{
-	"group":   "Group id or name (zone=group)",
-	"message": "Commit message",
+	"group":     "",
+	"message":   "",
+	"overwrite": "",
+	"mode":      "owner, group or owner_ro",
 }
 
 // clean makes a schema cheap for the model without changing what the server accepts
@@ -83,7 +86,7 @@ func clean(s *huma.Schema) {
 		z.Description, z.Enum = zoneDoc, nil
 	}
 	for name, doc := range commonDocs {
-		if p := s.Properties[name]; p != nil && p.Type == huma.TypeString {
+		if p := s.Properties[name]; p != nil {
 			p.Description = doc
 		}
 	}

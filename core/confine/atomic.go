@@ -30,6 +30,10 @@ func IsTempName(name string) bool {
 	return true
 }
 
+// TempName returns a fresh name that IsTempName recognises: for a temporary file or a
+// staging folder, so crash leftovers can be told from a user's files.
+func TempName() string { return tempPrefix + rand.Text() }
+
 // WriteAtomic replaces name with the content of r, durably: a temporary file
 // in the same directory is written, synced, renamed over name, and the
 // directory is synced. A new file gets the owner bits of perm (use 0600); an
@@ -85,7 +89,7 @@ func (f *Fs) checkParent(dir string) error {
 
 // replace writes r to a new temporary file in dir and renames it over target.
 func (f *Fs) replace(dir, target string, r io.Reader, mode os.FileMode) (int64, error) {
-	tmp := path.Join(dir, tempPrefix+rand.Text())
+	tmp := path.Join(dir, TempName())
 	// O_EXCL: never reuse (or follow a symlink planted at) an existing name.
 	t, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

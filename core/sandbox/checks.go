@@ -115,3 +115,28 @@ func checkInstall(_ *cmdRule, p *parsed, _ Request) error {
 	}
 	return nil
 }
+
+// checkAwk refuses @include and @load in program text: gawk --sandbox still reads
+// any file named by @include as source (its lines come back in syntax errors),
+// which only Landlock would stop. Program files given with -f are confined to the
+// zone but not read here.
+func checkAwk(_ *cmdRule, p *parsed, _ Request) error {
+	var programs []string
+	if !p.scriptGiven && len(p.operands) > 0 {
+		programs = append(programs, p.operands[0])
+	}
+	for _, o := range p.opts {
+		if o.name == "-e" || o.name == "--source" {
+			programs = append(programs, o.val)
+		}
+	}
+	for _, prog := range programs {
+		for _, d := range []string{"@include", "@load"} {
+			if strings.Contains(prog, d) {
+				return forbid(d, fmt.Sprintf("awk %s reads another file as program: forbidden", d),
+					"Put the whole program in the argument (or in a file given with -f)")
+			}
+		}
+	}
+	return nil
+}

@@ -12,12 +12,15 @@
 //   - Kernel (Run + the leaf package launch): Run starts the small launcher
 //     cmd/fileshed-sandbox when it is installed beside the executable, else
 //     re-executes the server as "<self> __sandbox"; either runs launch.Main, which
-//     sets rlimits, drops capabilities, sets
-//     no_new_privs, applies Landlock (read-only system files, read-write zone only,
-//     execute only the command and its declared helpers, no TCP unless the network is
-//     allowed, no signals or abstract sockets outside the sandbox) and then execs the
-//     command with a scrubbed environment, stdin from /dev/null, in its own process
-//     group, with a timeout that kills the whole group and bounded head+tail output.
+//     becomes a child subreaper, drops capabilities, sets no_new_privs, applies
+//     Landlock (read-only system files, read-write zone only, execute only the
+//     command and its declared helpers, no TCP unless the network is allowed, no
+//     signals or abstract sockets outside the sandbox) and a seccomp filter (no
+//     sockets when the network is off, no FIFOs or devices, no set-id bits, no
+//     signal to the launcher), forks the command with a scrubbed environment, stdin
+//     from /dev/null and only fds 0-2, sets its rlimits, and when it ends (or Run
+//     stops it at the timeout) kills and reaps every process it started before
+//     reporting. Output is captured head+tail, bounded.
 //
 // It sits under core: core maps Violation kinds and ErrSandboxUnavailable to its
 // error codes, resolves zones and quotas, and calls Prepare then Run. This package

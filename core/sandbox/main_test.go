@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	confinefs "github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/internal/testtool"
 )
 
@@ -26,39 +24,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var errEscape = errors.New("path escapes the zone")
-
-// confineIn is the zone check core passes as Request.Confine (confine.Fs.Confined
-// in production): lexical, then every existing component with symlinks resolved
-// must stay under root.
+// confineIn is the zone check core passes as Request.Confine: confine.Fs.Confined
+// of the zone directory, as in production.
 func confineIn(root string) func(string) (string, error) {
 	return func(rel string) (string, error) {
-		if strings.ContainsAny(rel, "\x00\n") {
-			return "", errors.New("invalid path")
+		fs, err := confinefs.New(root)
+		if err != nil {
+			return "", err
 		}
-		if path.IsAbs(rel) {
-			return "", errEscape
-		}
-		clean := path.Clean("/" + rel)
-		if strings.HasPrefix(path.Clean(rel), "..") {
-			return "", errEscape
-		}
-		p := filepath.Join(root, clean)
-		for q := p; ; q = filepath.Dir(q) {
-			if r, err := filepath.EvalSymlinks(q); err == nil {
-				if r != root && !strings.HasPrefix(r, root+"/") {
-					return "", errEscape
-				}
-				break
-			}
-			if fi, err := os.Lstat(q); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				return "", errEscape // dangling link
-			}
-			if q == root {
-				break
-			}
-		}
-		return strings.TrimPrefix(clean, "/"), nil
+		defer fs.Close()
+		return fs.Confined(rel)
 	}
 }
 
@@ -85,7 +60,7 @@ func write(t *testing.T, p, s string) {
 
 // spec builds a Spec for argv in dir with test defaults.
 func spec(dir string, argv ...string) Spec {
-	return Spec{Argv: argv, Dir: dir, Env: BuildEnv(dir), Timeout: 20 * time.Second,
+	return Spec{Argv: argv, Dir: dir, Env: BuildEnv("."), Timeout: 20 * time.Second,
 		MemoryBytes: 1 << 30, CPUSeconds: 30, Mode: ModeBestEffort}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // parsed is a command line split by the rule's option table.
@@ -256,15 +258,44 @@ func pathLike(v string) bool {
 	return strings.ContainsRune(v, '/') || v == ".." || strings.HasPrefix(v, "~")
 }
 
-// confine checks one zone-relative path through the caller's Confine.
+// confine checks one zone-relative path through the caller's Confine, then that
+// the program will resolve exactly the path that was checked (oneString).
 func confine(r Request, rel string) error {
 	if r.Confine == nil {
 		return &Violation{Kind: PathEscape, Arg: rel, Reason: "Paths are not allowed here", Hint: "Use a path inside the zone"}
 	}
-	if _, err := r.Confine(rel); err != nil {
+	clean, err := r.Confine(rel)
+	if err != nil {
 		return &Violation{Kind: PathEscape, Arg: rel, Err: err,
 			Reason: fmt.Sprintf("Path escapes the zone: %s", rel),
 			Hint:   "Use a path inside the zone, e.g. 'notes/x.txt' (no absolute paths, no '..' above the zone, no links out)"}
 	}
-	return nil
+	return oneString(rel, clean)
+}
+
+// oneString refuses a path operand that the kernel would resolve differently from
+// the clean path Confine checked: the zone check reads "\\" as a separator, folds
+// to Unicode NFC and applies ".." lexically, while the program gets the raw string,
+// in which "\\" is a letter of a name ("a\\b\\c/../../x" climbs out of the zone),
+// an NFD name is another file (a symlink made by tar), and ".." after a symlink
+// climbs from the link's target.
+func oneString(rel, clean string) error {
+	var reason, hint string
+	switch {
+	case strings.ContainsRune(rel, '\\'):
+		reason = fmt.Sprintf("Backslash in a command's path: %s", rel)
+		hint = "Use '/' between folders (commands cannot name files whose names contain a backslash)"
+	case !norm.NFC.IsNormalString(rel):
+		reason = fmt.Sprintf("Path is not in Unicode NFC: %s", rel)
+		hint = "Type accented letters as single characters (NFC); rename decomposed names with shed_rename"
+	case slices.Contains(strings.Split(rel, "/"), ".."):
+		if clean == "" {
+			clean = "."
+		}
+		reason = fmt.Sprintf("'..' in a command's path: %s", rel)
+		hint = fmt.Sprintf("Write the path without '..': '%s'", clean)
+	default:
+		return nil
+	}
+	return &Violation{Kind: InvalidPath, Arg: rel, Reason: reason, Hint: hint}
 }

@@ -59,10 +59,12 @@ func policy() map[string]*cmdRule {
 		"fgrep": {dashDash: true, operands: script, opts: grepOpts, helpers: []string{"grep"}},
 		"rg": {dashDash: true, operands: script,
 			opts: "!--pre !--pre-glob !-z !--search-zip !-L !--follow *-e: *--regexp: *-f= *--file= --ignore-file= -g: --glob: --iglob: -t: --type: -T: --type-not: --type-add: -m: --max-count: -A: -B: -C: -j: --threads: -M: --max-columns: --max-filesize: --max-depth: -d: -r: --replace: --path-separator: --engine: --sort: --sortr: --color: --colors: -E: --encoding:"},
-		// gawk --sandbox disables system(), pipes, redirections and extensions; -W would
+		// gawk --sandbox disables system(), pipes, redirections and extensions (not
+		// @include: checkAwk); -W would
 		// smuggle long options (exec=, dump-variables=) past this table.
-		"awk": {bin: "gawk", force: []string{"--sandbox"}, dashDash: true, operands: script,
-			opts: "*-f= *--file= *-e: *--source: -v: --assign: -F: --field-separator: !-W !-E !--exec !-l !--load !-i !--include !-d !--dump-variables !-D !--debug !-o !--pretty-print !-p !--profile !-L !--lint"},
+		"awk": {bin: "gawk", force: []string{"--sandbox"}, dashDash: true, operands: script, check: checkAwk,
+			missing: "awk needs gawk (its --sandbox mode): apt-get install gawk",
+			opts:    "*-f= *--file= *-e: *--source: -v: --assign: -F: --field-separator: !-W !-E !--exec !-l !--load !-i !--include !-d !--dump-variables !-D !--debug !-o !--pretty-print !-p !--profile !-L !--lint"},
 		// sed --sandbox rejects the e, r and w commands (and s///e, s///w).
 		"sed": {force: []string{"--sandbox"}, dashDash: true, operands: script, check: checkSed, writes: "-i --in-place",
 			opts: "*-e: *--expression: *-f= *--file= -l: --line-length: -i?= --in-place?= -E -r -n -s -u -z --posix --debug !--follow-symlinks"},

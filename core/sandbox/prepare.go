@@ -73,9 +73,13 @@ func Prepare(r Request) (Command, error) {
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil || !strings.HasPrefix(path, "/") {
-		return Command{}, &Violation{Kind: CommandNotFound, Arg: r.Cmd,
+		v := &Violation{Kind: CommandNotFound, Arg: r.Cmd,
 			Reason: fmt.Sprintf("Command '%s' not found on system", r.Cmd),
 			Hint:   "Use shed_allowed_commands() to see available commands"}
+		if c.missing != "" {
+			v.Reason, v.Hint = c.missing, "Ask the administrator to install it; shed_allowed_commands() lists what runs here"
+		}
+		return Command{}, v
 	}
 	argv := append([]string{path}, c.force...)
 	argv = append(argv, p.prefix...)

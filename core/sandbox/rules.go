@@ -55,6 +55,7 @@ type cmdRule struct {
 	rw         bool     // only in read-write zones
 	net        bool     // network client: governed by network_mode
 	bin        string   // executable to run when it differs from the name (awk -> gawk)
+	missing    string   // what to say when bin is not installed (default: not found)
 	force      []string // flags inserted right after the executable
 	opts       string   // option table (see parseOpts)
 	writes     string   // options (names of opts) that write: refused in read-only zones

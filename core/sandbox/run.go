@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,8 +69,9 @@ type Result struct {
 }
 
 // Run starts s through the launcher (package launch: the small launcher, or this
-// binary re-executed with LauncherArg) and
-// waits for it. The error is only for failures to launch (ErrSandboxUnavailable,
+// binary re-executed with LauncherArg) and returns when the launcher reports that
+// the command and every process it started are gone (at the timeout or when ctx
+// ends, it closes the spec pipe, on which the launcher kills them all). The error is only for failures to launch (ErrSandboxUnavailable,
 // a Landlock or exec failure); a command that fails or times out is a Result.
 // Launch error texts may contain host paths: log them, do not show them.
 func Run(ctx context.Context, s Spec) (Result, error) {
@@ -107,6 +111,21 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		max = DefaultMaxOutput
 	}
 	outCap, errCap := newCapture(max), newCapture(max)
+	out, err := newStream(writerOr(s.Stdout, outCap))
+	if err != nil {
+		specR.Close()
+		statusW.Close()
+		return Result{}, err
+	}
+	errOut := out
+	if !s.MergeStderr {
+		if errOut, err = newStream(writerOr(s.Stderr, errCap)); err != nil {
+			specR.Close()
+			statusW.Close()
+			out.close()
+			return Result{}, err
+		}
+	}
 	cmd := exec.Command(self, launch.Arg)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
@@ -114,64 +133,82 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cmd.Env = []string{} // never inherit the server's environment
 	}
 	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = writerOr(s.Stdout, outCap), writerOr(s.Stderr, errCap)
-	if s.MergeStderr {
-		cmd.Stderr = cmd.Stdout
-	}
+	cmd.Stdout, cmd.Stderr = out.child, errOut.child
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
-	// Pdeathsig: if the server dies (kill -9, OOM), nothing is left to enforce the timeout,
-	// so the kernel kills the launcher (and the command it became) with it. It fires when
-	// the forking thread exits; Go only retires threads locked by a goroutine that exits,
-	// which the server never does around Run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// Output pipes held open by a stray process must not block Wait forever.
-	cmd.WaitDelay = time.Second
+	// The spec pipe stays open for the whole call: its EOF tells the launcher to kill the
+	// command and every process it started: closed by stop, or by the kernel when the
+	// server dies (kill -9, OOM), when nothing else is left to enforce the timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	specR.Close()
 	statusW.Close()
+	out.started()
+	errOut.started()
 	if err != nil {
+		out.close()
+		errOut.close()
 		return Result{}, fmt.Errorf("sandbox: start launcher: %w", err)
 	}
 	pid := cmd.Process.Pid
+	// The launcher is never reaped before this: its pid, the group id, cannot be reused.
 	killGroup := func() { _ = unix.Kill(-pid, unix.SIGKILL) }
-	_, werr := specW.Write(spec)
-	specW.Close()
-	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
-	if werr != nil || len(msg) > 0 {
+	_, werr := specW.Write(append(fmt.Appendf(nil, "%0*d", launch.SpecLenDigits, len(spec)), spec...))
+	status := bufio.NewReaderSize(io.LimitReader(statusR, 4096), 4096)
+	if line, _ := status.ReadString('\n'); werr != nil || line != launch.StatusStarted {
 		killGroup()
 		_ = cmd.Wait()
-		return Result{}, fmt.Errorf("sandbox: launch failed: %s", msg)
+		out.close()
+		errOut.close()
+		return Result{}, fmt.Errorf("sandbox: launch failed: %s", line)
 	}
 
-	res := Result{Sandboxed: useLandlock}
-	exited := make(chan struct{})
+	// The launcher's last line comes once the command and every process it started are
+	// gone and it has closed its output: the call is over. The launcher's own exit (a Go
+	// runtime tearing down) is not waited for.
+	final := make(chan string, 1)
 	go func() {
-		// Wait for the leader without reaping it, so its pid (= the group id) cannot
-		// be reused before the group is killed.
-		var info unix.Siginfo
-		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
-		}
-		close(exited)
+		line, _ := status.ReadString('\n')
+		final <- line
 	}()
+	stop := func() string {
+		// EOF on the spec pipe: the launcher kills the command and all its descendants,
+		// reaps them and reports; SIGKILL to the group if it does not within stopGrace.
+		specW.Close()
+		select {
+		case line := <-final:
+			return line
+		case <-time.After(stopGrace):
+			killGroup()
+			return <-final
+		}
+	}
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
 		t := time.NewTimer(s.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
+	res := Result{Sandboxed: useLandlock}
+	var line string
 	select {
-	case <-exited:
+	case line = <-final:
 	case <-timeout:
 		res.TimedOut = true
-		killGroup()
-		<-exited
+		line = stop()
 	case <-ctx.Done():
-		killGroup()
-		<-exited
+		line = stop()
 	}
-	killGroup() // background grandchildren die with the leader
-	_ = cmd.Wait()
-	res.ExitCode = exitCode(cmd.ProcessState)
+	if ws, err := strconv.ParseUint(strings.TrimSuffix(line, "\n"), 10, 32); err == nil && strings.HasSuffix(line, "\n") {
+		res.ExitCode = waitCode(syscall.WaitStatus(ws))
+		go func() { _ = cmd.Wait() }()
+	} else {
+		// No report: the launcher died (killed); what is left of its group dies now.
+		killGroup()
+		_ = cmd.Wait()
+		res.ExitCode = exitCode(cmd.ProcessState)
+	}
+	out.wait()
+	errOut.wait()
 	var tr1, tr2 bool
 	if s.Stdout == nil {
 		res.Stdout, res.StdoutBinary, tr1 = outCap.result()
@@ -210,13 +247,84 @@ func writerOr(w io.Writer, c *capture) io.Writer {
 	return c
 }
 
-// exitCode is the exit status, or -signal when the command was killed.
+// stopGrace is how long Run waits for the launcher to clean up after SIGTERM.
+const stopGrace = 3 * time.Second
+
+// drainGrace bounds the wait for the end of the output once the launcher reported: a
+// process that escaped the cleanup (stuck in the kernel) cannot hold the call.
+const drainGrace = time.Second
+
+// stream is one output of the command: the file it writes to, and, when the
+// destination is not a file, a pipe whose read end is copied into it until EOF.
+type stream struct {
+	child *os.File      // what the launcher gets as stdout or stderr
+	r     *os.File      // the read end (nil when child is the destination itself)
+	done  chan struct{} // closed when the copy has ended
+}
+
+func newStream(w io.Writer) (*stream, error) {
+	if f, ok := w.(*os.File); ok {
+		return &stream{child: f}, nil // RLIMIT_FSIZE applies to the command's writes
+	}
+	r, child, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	st := &stream{child: child, r: r, done: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(w, r)
+		// A destination that stops accepting (stdout_file over the quota) ends the
+		// stream: the command's next write fails (EPIPE) instead of blocking.
+		r.Close()
+		close(st.done)
+	}()
+	return st, nil
+}
+
+// started drops the server's copy of the pipe's write end (the launcher has its own).
+func (st *stream) started() {
+	if st.r != nil {
+		st.child.Close()
+	}
+}
+
+// wait waits for the copy to reach EOF (at most drainGrace), then closes the read end.
+func (st *stream) wait() {
+	if st.r == nil {
+		return
+	}
+	select {
+	case <-st.done:
+	case <-time.After(drainGrace):
+	}
+	st.close()
+}
+
+// close ends the copy now.
+func (st *stream) close() {
+	if st.r != nil {
+		st.child.Close()
+		st.r.Close()
+		<-st.done
+	}
+}
+
+// exitCode is the launcher's own status: used when it reported no command status
+// (it was killed).
 func exitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -int(ws.Signal())
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+		return waitCode(ws)
 	}
 	return ps.ExitCode()
+}
+
+// waitCode is the exit status, or -signal when the process was killed.
+func waitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return -int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }

@@ -12,6 +12,7 @@ const (
 	ArgumentRequired                           // ARGUMENT_REQUIRED
 	PathEscape                                 // PATH_ESCAPE (or INVALID_PATH when Err says so)
 	CommandNotFound                            // COMMAND_NOT_FOUND
+	InvalidPath                                // INVALID_PATH: a path the program would read differently
 )
 
 // Violation is a policy refusal. Arg is the offending command or argument as the

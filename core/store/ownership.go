@@ -113,3 +113,76 @@ func (d *DB) RenameOwnership(ctx context.Context, groupID, from, to string) erro
 	}
 	return nil
 }
+
+// OwnershipUnder returns the records of path and of everything under it (path "" = the
+// whole group), in group groupID, ordered by path.
+func (d *DB) OwnershipUnder(ctx context.Context, groupID, path string) ([]Ownership, error) {
+	q := `SELECT path, owner_id, mode, created_us FROM ownership WHERE group_id = $1`
+	args := []any{groupID}
+	if path != "" {
+		q += ` AND ` + underOrAt
+		args = append(args, path, path+"/")
+	}
+	rows, err := d.sql.QueryContext(ctx, q+` ORDER BY path`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list ownership: %w", err)
+	}
+	defer rows.Close()
+	var out []Ownership
+	for rows.Next() {
+		o := Ownership{GroupID: groupID}
+		var created int64
+		if err := rows.Scan(&o.Path, &o.Owner, &o.Mode, &created); err != nil {
+			return nil, fmt.Errorf("store: list ownership: %w", err)
+		}
+		o.Created = fromMicros(created)
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list ownership: %w", err)
+	}
+	return out, nil
+}
+
+// CopyOwnership copies the records of from and of everything under it to the same places
+// under to, replacing any records at or under to, in group groupID: the first half of a
+// crash-safe rename (copy, move the files, then DeleteOwnership(from)). A crash between the
+// steps leaves records for paths without files, which readers ignore.
+func (d *DB) CopyOwnership(ctx context.Context, groupID, from, to string) error {
+	if groupID == "" || from == "" || to == "" {
+		return errors.New("store: ownership copy needs a group id and two paths")
+	}
+	if from == to || strings.HasPrefix(to, from+"/") || strings.HasPrefix(from, to+"/") {
+		return errors.New("store: cannot copy ownership onto the same path, an ancestor or a descendant")
+	}
+	now := time.Now().UnixMicro()
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
+			groupID, to, to+"/"); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+			SELECT group_id, $4 || substr(path, length($2) + 1), owner_id, mode, created_us, $5
+			FROM ownership WHERE group_id = $1 AND `+underOrAt, groupID, from, from+"/", to, now)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: copy ownership: %w", err)
+	}
+	return nil
+}
+
+// AddOwnership creates the record for (o.GroupID, o.Path) unless one exists (a file a
+// command created: a record a tool wrote meanwhile wins).
+func (d *DB) AddOwnership(ctx context.Context, o Ownership) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	now := time.Now().UnixMicro()
+	if _, err := d.sql.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (group_id, path) DO NOTHING`,
+		o.GroupID, o.Path, o.Owner, o.Mode, micros(o.Created), now); err != nil {
+		return fmt.Errorf("store: add ownership: %w", err)
+	}
+	return nil
+}

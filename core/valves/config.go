@@ -33,6 +33,9 @@ type Config struct {
 	MaxFileSizeMB int `yaml:"max_file_size_mb" min:"1" max:"1073741824"`
 	// LockMaxAgeHours is the age after which shed_maintenance releases a locked edit.
 	LockMaxAgeHours int `yaml:"lock_max_age_hours" min:"1" max:"87600"`
+	// LockForceAfterMinutes is how long a locked edit in a group space must be idle before
+	// another member may break it with shed_force_unlock.
+	LockForceAfterMinutes int `yaml:"lock_force_after_minutes" min:"0" max:"5256000"`
 	// ExecTimeoutDefault is the shed_exec timeout, in seconds, when the call gives none.
 	ExecTimeoutDefault int `yaml:"exec_timeout_default" min:"1" max:"86400"`
 	// ExecTimeoutMax is the largest shed_exec timeout a call may ask for, in seconds.
@@ -69,6 +72,8 @@ type Config struct {
 	AuditRetentionDays int `yaml:"audit_retention_days" min:"0" max:"36500"`
 	// Metrics configures the Prometheus endpoint /metrics.
 	Metrics MetricsConfig `yaml:"metrics"`
+	// Archive bounds what shed_unzip extracts.
+	Archive ArchiveConfig `yaml:"archive"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
 	// ToolDescriptions replaces the description of model-facing tools (tool name -> text),
@@ -86,6 +91,21 @@ type Config struct {
 type MetricsConfig struct {
 	// Token, when set, is the bearer token /metrics requires.
 	Token string `yaml:"token" secret:"true"`
+}
+
+// ArchiveConfig is the archive section: the limits of shed_unzip, checked on the bytes
+// actually decompressed (and reported as warnings by shed_zipinfo).
+type ArchiveConfig struct {
+	// MaxEntries is the most entries (files, folders, skipped ones) an archive may hold.
+	MaxEntries int `yaml:"max_entries" min:"1" max:"10000000"`
+	// MaxTotalMB is the most an archive may expand to, in MB.
+	MaxTotalMB int `yaml:"max_total_mb" min:"1" max:"1073741824"`
+	// MaxRatio is the largest expansion ratio of an entry and of the archive (past 1 MiB).
+	MaxRatio int `yaml:"max_ratio" min:"1" max:"100000"`
+	// MaxDepth is the most path components of an entry name.
+	MaxDepth int `yaml:"max_depth" min:"1" max:"4096"`
+	// MaxNameLength is the longest entry name, in bytes.
+	MaxNameLength int `yaml:"max_name_length" min:"1" max:"4096"`
 }
 
 // AuthConfig is the auth section: how a request's caller is identified.

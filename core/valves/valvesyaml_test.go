@@ -41,11 +41,12 @@ quota_per_user_mb = 1000  (default)
 quota_per_group_mb = 2000  (default)
 max_file_size_mb = 300  (default)
 lock_max_age_hours = 24  (default)
+lock_force_after_minutes = 30  (default)
 exec_timeout_default = 30  (default)
 exec_timeout_max = 240  (default)
 exec_memory_limit_mb = 512  (default)
 exec_cpu_limit_seconds = 60  (default)
-exec_sandbox = "best_effort"  (default)
+exec_sandbox = "required"  (default)
 group_default_mode = "group"  (default)
 network_mode = "disabled"  (default)
 max_output_default = 50000  (default)
@@ -59,6 +60,11 @@ link_ttl_hours_max = 168  (default)
 links.mode = "fileshed"  (default)
 audit_retention_days = 90  (default)
 metrics.token = ""  (default)
+archive.max_entries = 10000  (default)
+archive.max_total_mb = 500  (default)
+archive.max_ratio = 100  (default)
+archive.max_depth = 64  (default)
+archive.max_name_length = 1024  (default)
 log_level = "info"  (default)
 tool_descriptions = {}  (default)
 max_body_mb = 0  (default)
@@ -116,8 +122,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 6 sections: the scan really looked at the keys.
-	if want := len(Names()) + 6; seen != want {
+	// the valves + 7 sections: the scan really looked at the keys.
+	if want := len(Names()) + 7; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }

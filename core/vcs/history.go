@@ -97,6 +97,20 @@ func (r *Repo) entryAt(tree plumbing.Hash, p string) (plumbing.Hash, error) {
 // (at least 4 hex digits) commit id from this branch's history; only
 // commits reachable from HEAD are ever read. A symlink yields its target.
 func (r *Repo) FileAt(rev, p string) ([]byte, error) {
+	l, err := r.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	return l.FileAt(rev, p)
+}
+
+// FileAt is Repo.FileAt for a holder of the repository lock (the shed_exec guard of group
+// zones restores protected files from HEAD before the command's commit).
+func (l *Locked) FileAt(rev, p string) ([]byte, error) {
+	if _, err := l.held(); err != nil {
+		return nil, err
+	}
 	c, err := cleanPath(p)
 	if err != nil {
 		return nil, err
@@ -104,11 +118,7 @@ func (r *Repo) FileAt(rev, p string) ([]byte, error) {
 	if c == "" {
 		return nil, &PathError{Path: p, Err: ErrIsDir}
 	}
-	l, err := r.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer l.Unlock()
+	r := l.r
 	commit, err := r.resolve(rev)
 	if err != nil {
 		return nil, err

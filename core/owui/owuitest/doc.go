@@ -6,10 +6,12 @@
 //
 // Access rules follow Open WebUI: an unknown or absent bearer token is 401
 // {"detail":"Not authenticated"}; a "user" sees only the groups it belongs
-// to, an "admin" all of them; files and chats are readable by their owner
-// only, anyone else gets 404 (the real server varies between 400, 401 and
-// 404 here). SetDown and SetDelay simulate outages and slowness, and Calls
-// counts requests per path.
+// to, an "admin" all of them; chats are readable by their owner only, files
+// by their owner and by admins; anyone else gets 404 (the real server varies
+// between 400, 401 and 404 here). SetDown and SetDelay simulate outages and
+// slowness, SetDelivery how one download goes (an error status, no
+// Content-Length, slow, cut mid-stream), AddGeneratedFile serves huge files
+// without holding them, and Calls counts requests per path.
 //
 // Where it sits: test support for core/owui and anything above it. It imports
 // only core/owui and the standard library, never core, handlers or huma.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,7 +99,7 @@ func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, u owui.User) (f
 	s.mu.Lock()
 	f, ok := s.files[r.PathValue("id")]
 	s.mu.Unlock()
-	if !ok || f.info.UserID != u.ID {
+	if !ok || f.info.UserID != u.ID && u.Role != "admin" {
 		writeJSON(w, http.StatusNotFound, object{"detail": notFound})
 		return file{}, false
 	}
@@ -128,14 +127,17 @@ func (s *Server) fileContent(w http.ResponseWriter, r *http.Request, _ string, u
 	if !ok {
 		return
 	}
+	if f.delivery.Status != 0 {
+		writeJSON(w, f.delivery.Status, object{"detail": http.StatusText(f.delivery.Status)})
+		return
+	}
 	ct := f.info.ContentType
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Disposition", "attachment; filename*=UTF-8''"+url.PathEscape(f.info.Filename))
-	w.Header().Set("Content-Length", strconv.Itoa(len(f.content)))
-	_, _ = w.Write(f.content)
+	send(w, r, f)
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, _ string, u owui.User) {

@@ -28,7 +28,10 @@ type Server struct {
 type file struct {
 	info    owui.FileInfo
 	content []byte
-	created int64
+	// size > 0 with content nil: generated content of that many bytes (AddGeneratedFile).
+	size     int64
+	created  int64
+	delivery Delivery
 }
 
 type chat struct {

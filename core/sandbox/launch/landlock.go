@@ -42,13 +42,13 @@ const (
 	execFile = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE
 )
 
-// writeDir is what a writable zone grants: everything but execute, device nodes,
-// sockets, device ioctls and UNIX socket connects; refer (cross-directory rename)
+// writeDir is what a writable zone grants: everything but execute, FIFOs, device
+// nodes, sockets, device ioctls and UNIX socket connects; refer (cross-directory rename)
 // and truncate only where the kernel knows them.
 func writeDir(abi int) uint64 {
 	a := uint64(unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR |
 		unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
-		unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_SYM)
+		unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_SYM)
 	if abi >= 2 {
 		a |= unix.LANDLOCK_ACCESS_FS_REFER
 	}

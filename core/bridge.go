@@ -1,0 +1,313 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// BridgeArgs are the arguments of every zone bridge (reference §5.14-§5.17).
+type BridgeArgs struct {
+	Src             string `json:"src" required:"true" doc:"File or folder in the source zone"`
+	Dest            string `json:"dest" required:"true" doc:"Destination path; a trailing / keeps the name"`
+	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace an existing destination file"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
+}
+
+// BridgeCommitInput is the input of the bridges that touch Documents (a commit message).
+type BridgeCommitInput struct {
+	BridgeArgs
+	Message string `json:"message,omitempty" doc:"Commit message"`
+}
+
+// bridge describes one of the four zone bridges.
+type bridge struct {
+	tool     string
+	from, to string // zone labels
+	move     bool
+	done     string // message verb
+	commit   string // default commit message, %s = the source path
+}
+
+var (
+	uploadsToStorage   = bridge{tool: "shed_move_uploads_to_storage", from: "uploads", to: "storage", move: true, done: "Moved"}
+	uploadsToDocuments = bridge{tool: "shed_move_uploads_to_documents", from: "uploads", to: "documents", move: true, done: "Moved and committed", commit: "Import %s"}
+	storageToDocuments = bridge{tool: "shed_copy_storage_to_documents", from: "storage", to: "documents", done: "Copied and committed", commit: "Import from Storage: %s"}
+	documentsToStorage = bridge{tool: "shed_move_documents_to_storage", from: "documents", to: "storage", move: true, done: "Moved", commit: "Move to Storage: %s"}
+)
+
+// MoveUploadsToStorage answers shed_move_uploads_to_storage (reference §5.14).
+func (s *Service) MoveUploadsToStorage(ctx context.Context, c Caller, in BridgeArgs) (Result, error) {
+	return s.bridge(ctx, c, uploadsToStorage, in, "")
+}
+
+// MoveUploadsToDocuments answers shed_move_uploads_to_documents (reference §5.15).
+func (s *Service) MoveUploadsToDocuments(ctx context.Context, c Caller, in BridgeCommitInput) (Result, error) {
+	return s.bridge(ctx, c, uploadsToDocuments, in.BridgeArgs, in.Message)
+}
+
+// CopyStorageToDocuments answers shed_copy_storage_to_documents (reference §5.16).
+func (s *Service) CopyStorageToDocuments(ctx context.Context, c Caller, in BridgeCommitInput) (Result, error) {
+	return s.bridge(ctx, c, storageToDocuments, in.BridgeArgs, in.Message)
+}
+
+// MoveDocumentsToStorage answers shed_move_documents_to_storage (reference §5.17).
+func (s *Service) MoveDocumentsToStorage(ctx context.Context, c Caller, in BridgeCommitInput) (Result, error) {
+	return s.bridge(ctx, c, documentsToStorage, in.BridgeArgs, in.Message)
+}
+
+// bridge moves or copies a file or folder between two zones of the caller. A move is one
+// rename(2) between the zones (same file system): a crash leaves the entry at exactly one
+// place, and the quota does not change (all personal zones count against the same
+// owner). A copy is staged beside the destination and renamed into place (stageCopy). An
+// existing destination is replaced only with overwrite, and only file over file (also
+// atomically). The versioned side commits, with the caller as author.
+func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs, message string) (Result, error) {
+	for _, p := range [][2]string{{"src", in.Src}, {"dest", in.Dest}} {
+		if p[1] == "" {
+			return Result{}, Errf(MissingParameter, "Parameter '%s' is required", p[0]).With("parameter", p[0]).
+				WithHint("Call %s(src='report.pdf', dest='reports/report.pdf')", b.tool)
+		}
+	}
+	src, err := s.resolveZone(ctx, c, b.from, "", false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer src.Close()
+	dst, err := s.resolveZone(ctx, c, b.to, "", true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer dst.Close()
+	srcRel, err := src.Path(in.Src, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	// src='.' in Uploads moves the conversation's whole upload folder (reference §5.14).
+	whole := srcRel == "" && src.Kind == Uploads && b.move
+	if srcRel == "" && !whole {
+		return Result{}, Errf(InvalidPath, "Cannot move the whole %s zone", src.Name).With("path", in.Src).With("zone", src.Label).
+			WithHint("Give a file or folder inside %s (see shed_tree(zone='%s'))", src.Name, src.Label)
+	}
+	destRel, err := bridgeDest(dst, in.Dest, srcRel, in.AllowZoneInPath)
+	if err != nil {
+		return Result{}, err
+	}
+	// Both path locks, in a fixed order, so two opposite bridges cannot deadlock.
+	keys := [][2]any{{src, srcRel}, {dst, destRel}}
+	if dst.Fs.Dir()+"\x00"+destRel < src.Fs.Dir()+"\x00"+srcRel {
+		keys[0], keys[1] = keys[1], keys[0]
+	}
+	for _, k := range keys {
+		defer s.lockPath(k[0].(*Zone), k[1].(string))()
+	}
+
+	tree, err := bridgeSource(src, srcRel, in.Src)
+	if err != nil {
+		return Result{}, err
+	}
+	exists, replaced, err := bridgeTarget(dst, destRel, in, tree.dir)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := s.bridgeAllowed(ctx, c, b, src, srcRel, dst, destRel, exists); err != nil {
+		return Result{}, err
+	}
+	growth := -replaced
+	if !b.move {
+		growth = tree.size - replaced
+	}
+	r, err := s.reserve(ctx, dst, -1, growth)
+	if err != nil {
+		return Result{}, err
+	}
+	shownSrc := srcRel
+	if whole {
+		shownSrc = "."
+	}
+	if message == "" && b.commit != "" {
+		message = fmt.Sprintf(b.commit, shownSrc)
+	}
+	// The versioned side commits: Documents as destination, else Documents as source.
+	vz, vrel := dst, destRel
+	if !dst.Versioned && src.Versioned {
+		vz, vrel = src, srcRel
+	}
+	var written int64
+	done := false
+	from, fromRel := src, srcRel
+	if whole {
+		// The conversation's folder is moved from its parent; the next call recreates it.
+		if from, err = uploadsParent(src); err != nil {
+			r.Settle(ctx, 0)
+			return Result{}, err
+		}
+		defer from.Close()
+		fromRel = c.ConvID
+	}
+	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
+		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
+		if err != nil {
+			return Change{}, err
+		}
+		written, done = n, true
+		return Change{Paths: []string{vrel}}, nil
+	})
+	switch {
+	case done && b.move:
+		r.Settle(ctx, -replaced)
+	case done:
+		r.Settle(ctx, written-replaced)
+	default:
+		r.Settle(ctx, 0)
+	}
+	if done {
+		if rerr := s.recordGroupFiles(ctx, c, dst, "", destRel); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	kind := "file"
+	if tree.dir {
+		kind = "folder"
+	}
+	data := map[string]any{"src": shownSrc, "dest": destRel, "src_zone": src.Name, "dest_zone": dst.Name,
+		"type": kind, "files": len(tree.files), "bytes": tree.size, "replaced": exists}
+	if hash != "" {
+		data["commit"] = hash
+	}
+	return Result{Data: data, Message: fmt.Sprintf("%s: %s/%s -> %s/%s", b.done, src.Name, shownSrc, dst.Name, destRel)}, nil
+}
+
+// bridgeSource describes the source: FILE_NOT_FOUND (with a word about shed_import for
+// Uploads) when missing, else its scanned tree.
+func bridgeSource(src *Zone, srcRel, shown string) (treeInfo, error) {
+	fi, _, err := src.Fs.LstatIfPossible(srcRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		e := Errf(FileNotFound, "File not found in %s: %s", src.Name, shown).With("path", shown).With("zone", src.Label).
+			WithHint("Check the path with shed_tree(zone='%s')", src.Label)
+		if src.Kind == Uploads {
+			e.WithHint("Did you call shed_import first? Files must be imported before moving (shed_tree(zone='uploads') lists them)")
+		}
+		return treeInfo{}, e
+	}
+	if err != nil {
+		return treeInfo{}, writeError(err, src, shown)
+	}
+	return scanTree(src, srcRel, fi)
+}
+
+// uploadsParent is the Uploads zone src seen from the folder holding every conversation's
+// uploads, so that the conversation's own folder can be moved. The caller closes it.
+func uploadsParent(src *Zone) (*Zone, error) {
+	up, err := confine.New(src.space)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
+	}
+	parent := *src
+	parent.Fs = up
+	return &parent, nil
+}
+
+// bridgeDest validates dest; the zone root, or a path ending in '/', means "into this
+// folder, under the source's name". A whole folder (srcRel "") needs a name.
+func bridgeDest(z *Zone, dest, srcRel string, allowZone bool) (string, error) {
+	rel, err := z.Path(dest, allowZone)
+	if err != nil {
+		return "", err
+	}
+	if srcRel == "" {
+		if rel == "" {
+			return "", Errf(InvalidPath, "Give the folder to create for the whole upload folder").With("path", dest).With("zone", z.Label).
+				WithHint("Use e.g. dest='imports/this-chat'")
+		}
+		return rel, nil
+	}
+	if rel == "" || strings.HasSuffix(dest, "/") || strings.HasSuffix(dest, `\`) {
+		rel = path.Join(rel, path.Base(srcRel))
+	}
+	return rel, nil
+}
+
+// bridgeTarget checks the destination: its folders must stay inside the zone; an existing
+// entry is FILE_EXISTS unless overwrite replaces a regular file by a file. It returns
+// whether a file is replaced and its size.
+func bridgeTarget(dst *Zone, destRel string, in BridgeArgs, dir bool) (bool, int64, error) {
+	if d := path.Dir(destRel); d != "." {
+		if _, err := dst.Fs.Confined(d); err != nil {
+			return false, 0, writeError(err, dst, in.Dest)
+		}
+	}
+	fi, _, err := dst.Fs.LstatIfPossible(destRel)
+	switch {
+	case err == nil && (!in.Overwrite || dir || !fi.Mode().IsRegular()):
+		return false, 0, destExists(dst, in.Dest, dir || fi.IsDir(), in.Overwrite)
+	case err == nil:
+		return true, fi.Size(), nil
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, confine.ErrNotDir):
+		return false, 0, parentNotDir(dst, in.Dest)
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, 0, writeError(err, dst, in.Dest)
+	}
+	return false, 0, nil
+}
+
+// destExists is FILE_EXISTS for a bridge's destination.
+func destExists(dst *Zone, dest string, folder, overwrite bool) *Error {
+	e := Errf(FileExists, "Destination exists: %s", dest).With("path", dest).With("zone", dst.Label).
+		WithHint("Use overwrite=true to replace the existing file, or choose another dest")
+	if folder || overwrite {
+		e.WithHint("overwrite=true replaces a file by a file, never a folder: choose another dest or shed_delete it first")
+	}
+	return e
+}
+
+// bridgeAllowed applies the locks and the group ownership rules: a moved source must not
+// be in another conversation's locked edit (anywhere below a folder), nor a replaced
+// destination file.
+func (s *Service) bridgeAllowed(ctx context.Context, c Caller, b bridge, src *Zone, srcRel string, dst *Zone, destRel string, exists bool) error {
+	if b.move {
+		if err := s.checkTreeUnlocked(ctx, c, src, srcRel); err != nil {
+			return err
+		}
+		if err := s.checkGroupWrite(ctx, c, src, writeDelete, srcRel); err != nil {
+			return err
+		}
+	}
+	kind := writeCreate
+	if exists {
+		kind = writeModify
+		if err := s.checkUnlocked(ctx, c, dst, destRel); err != nil {
+			return err
+		}
+	}
+	return s.checkGroupWrite(ctx, c, dst, kind, destRel)
+}
+
+// checkTreeUnlocked is checkUnlocked for a file or a whole folder: FILE_LOCKED when
+// another conversation holds an unexpired locked edit on rel or below it.
+func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel string) error {
+	if z.ReadOnly {
+		return nil
+	}
+	locks, err := s.db.LocksUnder(ctx, zoneKey(z), rel)
+	if err != nil {
+		return lockErr(rel, err)
+	}
+	for _, l := range locks {
+		if !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
+			return s.fileLocked(z, l.Path, l).
+				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", l.Path)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// The copy core shared by the zone bridges (and meant for every cross-zone move or copy,
+// such as shed_copy_to_group): a source tree is first scanned (scanTree: sizes for the
+// quota, links and special files refused), then carried (carry): moved in one rename, or
+// copied into a staging name beside the destination (stageCopy) and renamed into place in
+// one step, so a failure or a crash never leaves a half-copied destination; a leftover
+// staging file or folder carries a temporary name that the start-up sweep removes.
+
+// treeInfo is what a scan found: the regular files (zone-relative) and their total size.
+type treeInfo struct {
+	dir   bool
+	files []string
+	sizes []int64
+	size  int64
+}
+
+// scanTree walks rel (described by fi, not followed) in z and refuses what a bridge must
+// never carry: a symlink (PATH_ESCAPE when it points outside the zone, INVALID_PATH
+// otherwise: a link moved or copied to another zone would point elsewhere), a FIFO, a
+// device or a socket (NOT_A_FILE: opening a FIFO would hang), and names no tool could
+// have written (INVALID_PATH). Temporary files of writes in flight are left out.
+func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
+	var t treeInfo
+	t.dir = fi.IsDir()
+	var walk func(rel string, fi fs.FileInfo) error
+	walk = func(rel string, fi fs.FileInfo) error {
+		switch m := fi.Mode(); {
+		case m&fs.ModeSymlink != 0:
+			if _, err := z.Fs.Confined(rel); err != nil {
+				return Errf(PathEscape, "%s is a symbolic link pointing outside the %s zone", rel, z.Label).
+					With("path", rel).With("zone", z.Label).Because(err).
+					WithHint("Bridges never follow links out of a zone: copy the files themselves, or remove the link with shed_delete")
+			}
+			return Errf(InvalidPath, "%s is a symbolic link: bridges carry files and folders, not links", rel).
+				With("path", rel).With("zone", z.Label).
+				WithHint("Bridge the link's target instead, or remove the link with shed_delete and retry")
+		case m.IsRegular() && confine.IsTempName(rel):
+			return nil // a write in flight (or its crash leftover): never copied
+		case m.IsRegular():
+			t.files = append(t.files, rel)
+			t.sizes = append(t.sizes, fi.Size())
+			t.size += fi.Size()
+			return nil
+		case !m.IsDir():
+			return Errf(NotAFile, "%s is not a regular file (a %s)", rel, fileKind(m)).With("path", rel).With("zone", z.Label).
+				WithHint("Only regular files and folders can be moved or copied: remove it with shed_delete")
+		}
+		d, err := z.Fs.Open(rel)
+		if err != nil {
+			return writeError(err, z, rel)
+		}
+		entries, err := d.Readdir(-1)
+		_ = d.Close()
+		if err != nil {
+			return writeError(err, z, rel)
+		}
+		for _, e := range entries {
+			if c, err := confine.Clean(e.Name()); err != nil || c != e.Name() {
+				return Errf(InvalidPath, "%s holds a name that cannot be carried: %q", rel, shorten(e.Name())).
+					With("path", rel).With("zone", z.Label).
+					WithHint("Rename or delete that entry with shed_exec (mv/rm), then retry")
+			}
+			if err := walk(path.Join(rel, e.Name()), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return t, walk(rel, fi)
+}
+
+// carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
+// model gave it): moved in one rename, or copied into a staging name and renamed into
+// place. Missing destination folders are created. Without replace an existing destination
+// is FILE_EXISTS (checked by the kernel); with it, a file is replaced atomically. It returns
+// the bytes written (0 for a move). The caller holds the path locks and, for versioned
+// zones, runs it inside mutate.
+func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone, destRel, shown string, move, replace bool) (int64, error) {
+	dir := path.Dir(destRel)
+	if dir == "." {
+		dir = ""
+	}
+	if err := dst.Fs.MkdirAll(dir, 0o700); err != nil {
+		return 0, writeError(err, dst, shown)
+	}
+	from, fromRel, written := src, srcRel, int64(0)
+	if !move {
+		stage := path.Join(dir, confine.TempName())
+		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)
+		if err != nil {
+			return 0, err
+		}
+		from, fromRel, written = dst, stage, n
+	}
+	if err := from.Fs.MoveTo(fromRel, dst.Fs, destRel, !replace); err != nil {
+		if !move {
+			_ = dst.Fs.RemoveAll(fromRel)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return 0, destExists(dst, shown, t.dir, false)
+		}
+		return 0, writeError(err, dst, shown)
+	}
+	return written, nil
+}
+
+// stageCopy copies the scanned tree t rooted at srcRel in src into dst at stage, a fresh
+// temporary name in the destination's folder (TempName); the caller renames stage into
+// place. Each file is opened without blocking (a FIFO swapped in after the scan cannot
+// hang the server) and read up to its scanned size, so the bytes written are exactly what
+// was reserved. On error the staging copy is removed. It returns the bytes written.
+func stageCopy(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone, stage string) (int64, error) {
+	var written int64
+	err := func() error {
+		if t.dir {
+			if err := dst.Fs.Mkdir(stage, 0o700); err != nil {
+				return writeError(err, dst, stage)
+			}
+		}
+		for i, f := range t.files {
+			if err := ctx.Err(); err != nil {
+				return Errf(InternalError, "The copy was interrupted").Because(err)
+			}
+			target := stage
+			if t.dir {
+				target = path.Join(stage, f[len(srcRel)+1:])
+				if err := dst.Fs.MkdirAll(path.Dir(target), 0o700); err != nil {
+					return writeError(err, dst, f)
+				}
+			}
+			n, err := stageFile(src, f, t.sizes[i], dst, target)
+			written += n
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		_ = dst.Fs.RemoveAll(stage)
+		return 0, err
+	}
+	return written, nil
+}
+
+// stageFile streams at most size bytes of the regular file rel of src into target of dst
+// through the atomic write path.
+func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int64, error) {
+	f, err := src.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return 0, writeError(err, src, rel)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0, Errf(NotAFile, "%s is no longer a regular file", rel).With("path", rel).With("zone", src.Label).
+			WithHint("Something changed the file during the copy: check it with shed_tree and retry")
+	}
+	n, err := dst.Fs.WriteAtomic(target, io.LimitReader(f, size), 0o600)
+	if err != nil {
+		return 0, writeError(err, dst, rel)
+	}
+	return n, nil
+}

@@ -1,0 +1,74 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// CopyToGroupInput is the input of shed_copy_to_group (reference §5.44).
+type CopyToGroupInput struct {
+	SrcZone         string `json:"src_zone" required:"true" enum:"uploads,storage,documents"`
+	SrcPath         string `json:"src_path" required:"true" doc:"File or folder in src_zone"`
+	Group           string `json:"group" required:"true" doc:"Group id or exact name"`
+	DestPath        string `json:"dest_path" required:"true" doc:"Destination in the group space"`
+	Message         string `json:"message,omitempty" default:"Add file to group" doc:"Commit message"`
+	Mode            string `json:"mode,omitempty" doc:"New files: owner, group or owner_ro"`
+	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
+}
+
+// CopyToGroup answers shed_copy_to_group: copy a file (or a folder's regular files) from
+// the caller's uploads, storage or documents into a group space, in one commit. Unlike the
+// original, nothing is removed before every check passed (ownership of each replaced file,
+// size, quota), symlinks are never followed or copied, and every created file gets an
+// ownership record (mode, or group_default_mode); replaced files keep their record.
+func (s *Service) CopyToGroup(ctx context.Context, c Caller, in CopyToGroupInput) (Result, error) {
+	switch strings.ToLower(strings.TrimSpace(in.SrcZone)) {
+	case "uploads", "storage", "documents":
+	case "":
+		return Result{}, Errf(MissingParameter, "src_zone is required").With("parameter", "src_zone")
+	default:
+		return Result{}, Errf(ZoneForbidden, "Invalid source zone: %s", in.SrcZone).With("src_zone", in.SrcZone).
+			WithHint("Use 'uploads', 'storage', or 'documents'")
+	}
+	mode, err := s.groupMode(in.Mode)
+	if err != nil {
+		return Result{}, err
+	}
+	from, src, err := s.zonePath(ctx, c, ZoneArgs{Zone: in.SrcZone, AllowZoneInPath: in.AllowZoneInPath}, in.SrcPath, false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer from.Close()
+	to, dst, err := s.zonePath(ctx, c, ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.DestPath, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer to.Close()
+	if src == "" || dst == "" {
+		return Result{}, Errf(InvalidPath, "Cannot copy a zone root: give a file or folder").With("src_path", in.SrcPath).
+			With("dest_path", in.DestPath).WithHint("Name a file or folder inside the zone, e.g. src_path='report.pdf'")
+	}
+	job := &copyJob{from: from, to: to, overwrite: in.Overwrite, mode: mode}
+	if err := s.planCopy(ctx, c, job, src, dst, in.SrcPath); err != nil {
+		return Result{}, err
+	}
+	message := in.Message
+	if message == "" {
+		message = "Add file to group"
+	}
+	hash, written, err := s.runCopy(ctx, c, job, "shed_copy_to_group", message)
+	if err != nil {
+		return Result{}, err
+	}
+	data := map[string]any{"src_zone": in.SrcZone, "src_path": src, "group": to.GroupID, "dest_path": dst, "mode": mode,
+		"files_copied": len(job.items), "bytes_copied": written}
+	if len(job.skipped) > 0 {
+		data["skipped_not_regular"] = job.skipped
+	}
+	if hash != "" {
+		data["commit"] = hash
+	}
+	return Result{Data: data, Message: fmt.Sprintf("File copied to group '%s' with mode '%s'", to.GroupID, mode)}, nil
+}

@@ -1,0 +1,40 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// Locks in group spaces: a locked edit there could be broken by any member with
+// shed_force_unlock and the file edited at once, so editing could be denied at will. The
+// rule: the holder (same user, any conversation) may always release; another member only
+// a lock idle for lock_force_after_minutes (no open, overwrite or exec on its working copy
+// since); an Open WebUI admin always. Breaking a lock grants nothing else: every later write
+// still goes through checkGroupWrite.
+
+// checkForceUnlock refuses, with NOT_LOCK_OWNER, breaking lock l on p in zone z when the
+// rule above does not allow c to. nil outside group zones.
+func (s *Service) checkForceUnlock(ctx context.Context, c Caller, z *Zone, p string, l store.Lock) error {
+	if z.Kind != GroupZone || l.UserID == c.UserID || c.Role == "admin" {
+		return nil
+	}
+	last := l.Since
+	if ez, err := s.editzone(z, l.ConvID); err == nil {
+		if fi, err := ez.Stat(p); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+		_ = ez.Close()
+	}
+	after := time.Duration(s.cfg.LockForceAfterMinutes) * time.Minute
+	idle := time.Since(last)
+	if idle >= after {
+		return nil
+	}
+	return lockDetails(Errf(NotLockOwner, "Another member is editing %s: its lock can be broken after %d idle minutes", p, s.cfg.LockForceAfterMinutes).
+		With("path", p).With("zone", z.Label).With("idle_minutes", int(idle/time.Minute)).
+		With("force_after_minutes", s.cfg.LockForceAfterMinutes).
+		With("breakable_at", last.Add(after).UTC().Format(time.RFC3339)), l, s.lockMaxAge()).
+		WithHint("Wait until breakable_at, ask the member to save or cancel, or ask an Open WebUI admin")
+}

@@ -1,0 +1,288 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/fileshed/fileshed/core/archive"
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// UnzipInput is the input of shed_unzip.
+type UnzipInput struct {
+	ZoneArgs
+	Src       string `json:"src" required:"true" doc:"ZIP file, relative to src_zone"`
+	Dest      string `json:"dest,omitempty" doc:"Destination folder (default: the ZIP's folder)"`
+	SrcZone   string `json:"src_zone,omitempty" enum:"uploads,storage,documents,group" doc:"Zone of src (default: zone)"`
+	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
+}
+
+// listCap bounds the names an answer lists (the original's 50).
+const listCap = 50
+
+// Unzip extracts a ZIP archive (reference §5.19) from one of the caller's zones into
+// storage, documents or a group. Nothing is trusted: archive.Open refuses unsafe names and
+// bombs from the central directory, Extract checks the real bytes, and the whole archive
+// is written into a staging folder inside the zone that is moved into place only when
+// complete, so a failure leaves the zone and the quota as they were. One commit in
+// versioned zones.
+func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, error) {
+	z, err := s.archiveZone(ctx, c, in.ZoneArgs, "unzip destination")
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	if in.Src == "" {
+		return Result{}, Errf(MissingParameter, "Source path is required").With("parameter", "src").
+			WithHint("Specify the ZIP file to extract: shed_archive(action='unzip', zone, src, dest)")
+	}
+	srcZone := in.SrcZone
+	if srcZone == "" {
+		srcZone = in.Zone
+	}
+	if _, ok := zoneNames[strings.ToLower(strings.TrimSpace(srcZone))]; !ok {
+		return Result{}, Errf(ZoneForbidden, "Source zone '%s' not allowed", srcZone).With("src_zone", srcZone).
+			With("valid", zoneList()).WithHint("src_zone is one of your zones: uploads, storage, documents or group (with group)")
+	}
+	o, err := s.openRead(ctx, c, ZoneArgs{Zone: srcZone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Src, notAFileDir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer o.close()
+	a, err := archive.Open(o.f, o.info.Size(), s.archiveLimits(), unzipExclude(z))
+	if err != nil {
+		return Result{}, archiveError(err, o.z, o.rel, z)
+	}
+	destRel := path.Dir(o.rel) // the ZIP's folder, re-created in the destination zone
+	if in.Dest != "" {
+		if destRel, err = z.Path(in.Dest, in.AllowZoneInPath); err != nil {
+			return Result{}, err
+		}
+	} else if destRel == "." {
+		destRel = ""
+	}
+	shownDest := destRel
+	if shownDest == "" {
+		shownDest = "."
+	}
+	if z.Versioned && destRel != "" && vcs.Ignored(destRel) {
+		return Result{}, Errf(ProtectedPath, "Cannot extract into a .git folder").With("dest", shownDest).
+			WithHint("Choose a destination outside .git")
+	}
+	r, err := s.reserve(ctx, z, -1, a.Declared)
+	if err != nil {
+		return Result{}, err
+	}
+	var u unzipped
+	message := fmt.Sprintf("Extracted %s to %s", o.rel, shownDest)
+	if o.z.Label != z.Label {
+		message = fmt.Sprintf("Extracted %s:%s to %s", o.z.Name, o.rel, shownDest)
+	}
+	hash, err := s.mutate(c, z, "Unzip", message, func() (Change, error) {
+		return s.unzipInto(ctx, c, z, a, destRel, in.Overwrite, &u)
+	})
+	r.Settle(ctx, u.delta())
+	if err != nil {
+		return Result{}, archiveError(err, o.z, o.rel, z)
+	}
+	return Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.z, z)}, nil
+}
+
+// unzipped is what an extraction did.
+type unzipped struct {
+	stats    archive.Stats
+	moved    bool  // the staging folder's content reached the destination
+	replaced int64 // bytes of the existing files replaced (overwrite)
+	nReplace int
+}
+
+// delta is the change of the zone's usage: nothing unless the content was moved in.
+func (u *unzipped) delta() int64 {
+	if !u.moved {
+		return 0
+	}
+	return u.stats.Bytes - u.replaced
+}
+
+// unzipInto checks the destination, extracts a into a staging folder and moves it into
+// destRel; it runs inside mutate (in versioned zones no other writer runs meanwhile).
+func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (Change, error) {
+	replacing, err := checkUnzipDest(z, a, destRel, overwrite)
+	if err != nil {
+		return Change{}, err
+	}
+	if err := s.checkGroupWrite(ctx, c, z, writeCreate, destRel); err != nil {
+		return Change{}, err
+	}
+	for _, p := range replacing {
+		if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+			return Change{}, err
+		}
+		if err := s.checkUnlocked(ctx, c, z, p); err != nil {
+			return Change{}, err
+		}
+	}
+	staging := confine.TempName()
+	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
+		return Change{}, err
+	}
+	defer z.Fs.RemoveAll(staging) // empty after a successful move
+	dest := newStagingDest(z.Fs, staging)
+	u.stats, err = a.Extract(ctx, dest)
+	if werr := dest.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return Change{}, err
+	}
+	if destRel != "" {
+		if err := z.Fs.MkdirAll(destRel, 0o700); err != nil {
+			return Change{}, err
+		}
+	}
+	m := mover{z: z, overwrite: overwrite}
+	if err := m.move(staging, destRel); err != nil {
+		m.undo()
+		return Change{}, err
+	}
+	u.moved, u.replaced, u.nReplace = true, m.replaced, len(m.replacedPaths)
+	m.sync()
+	var created []string
+	for i := range a.Entries {
+		if e := &a.Entries[i]; e.Path != "" && e.Skip == "" && !e.Dir {
+			created = append(created, path.Join(destRel, e.Path))
+		}
+	}
+	if err := s.recordGroupFiles(ctx, c, z, "", created...); err != nil {
+		return Change{Paths: m.paths}, err
+	}
+	return Change{Paths: m.paths}, nil
+}
+
+// checkUnzipDest refuses a destination that is not a real folder of the zone (a symlink
+// on the way, a file) and entries that would land on something existing: a file without
+// overwrite (FILE_EXISTS), or anything that is not a plain file or folder of the same kind.
+// It returns the existing files that overwrite would replace.
+func checkUnzipDest(z *Zone, a *archive.Archive, destRel string, overwrite bool) ([]string, error) {
+	checked := map[string]bool{}
+	// dir checks that p, if it exists, is a real folder (not a symlink, not a file).
+	dir := func(p, shown string) error {
+		if p == "" || checked[p] {
+			return nil
+		}
+		checked[p] = true
+		fi, _, err := z.Fs.LstatIfPossible(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case errors.Is(err, syscall.ENOTDIR):
+			return parentNotDir(z, shown)
+		case err != nil:
+			return writeError(err, z, shown)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return Errf(PathEscape, "Destination %s is a symlink", shown).With("path", shown).With("zone", z.Label).
+				WithHint("Extract into a real folder: give another dest")
+		case !fi.IsDir():
+			return Errf(FileExists, "Destination %s is a file, the archive needs a folder there", shown).With("path", shown).
+				With("zone", z.Label).WithHint("Give another dest, or rename or delete the file first")
+		}
+		return nil
+	}
+	for p := destRel; p != "."; p = path.Dir(p) {
+		if err := dir(p, p); err != nil {
+			return nil, err
+		}
+	}
+	var exists, replacing []string
+	for i := range a.Entries {
+		e := &a.Entries[i]
+		if e.Path == "" || e.Skip != "" {
+			continue
+		}
+		parts := strings.Split(e.Path, "/")
+		for j := 1; j < len(parts); j++ {
+			p := strings.Join(parts[:j], "/")
+			if err := dir(path.Join(destRel, p), p); err != nil {
+				return nil, err
+			}
+		}
+		target := path.Join(destRel, e.Path)
+		if e.Dir {
+			if err := dir(target, e.Path); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fi, _, err := z.Fs.LstatIfPossible(target)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, writeError(err, z, e.Path)
+		case !fi.Mode().IsRegular():
+			return nil, Errf(FileExists, "Destination %s exists and is not a regular file", e.Path).With("path", e.Path).
+				With("zone", z.Label).WithHint("overwrite replaces files only: delete or rename it first, or give another dest")
+		case overwrite:
+			replacing = append(replacing, target)
+		default:
+			exists = append(exists, e.Path)
+		}
+	}
+	if len(exists) > 0 {
+		return nil, Errf(FileExists, "%d file(s) of the archive already exist, e.g. %s", len(exists), exists[0]).
+			With("existing", exists[:min(len(exists), listCap)]).With("dest", destRel).
+			WithHint("Add overwrite=true to replace them, or give another dest (e.g. a new folder)")
+	}
+	return replacing, nil
+}
+
+// data is the answer of a successful extraction: the original's fields, plus what was
+// skipped and replaced.
+func (u *unzipped) data(a *archive.Archive, o *opened, z *Zone, dest, hash string) map[string]any {
+	var files []string
+	var skipped []map[string]string
+	nSkipped := 0
+	for i := range a.Entries {
+		e := &a.Entries[i]
+		switch {
+		case e.Skip != "":
+			nSkipped++
+			if len(skipped) < listCap {
+				skipped = append(skipped, map[string]string{"entry": e.Name, "reason": e.Skip})
+			}
+		case len(files) < listCap:
+			files = append(files, e.Path)
+		}
+	}
+	count := u.stats.Files + u.stats.Dirs
+	d := map[string]any{"source": o.rel, "source_zone": o.z.Name, "destination": dest, "destination_zone": z.Name,
+		"files_count": count, "files": files, "truncated": count > len(files), "bytes": u.stats.Bytes,
+		"skipped": skipped, "skipped_count": nSkipped, "replaced_count": u.nReplace}
+	if skipped == nil {
+		d["skipped"] = []map[string]string{}
+	}
+	if hash != "" {
+		d["commit"] = hash
+	}
+	return d
+}
+
+// message is the one-line summary of a successful extraction.
+func (u *unzipped) message(a *archive.Archive, src, dst *Zone) string {
+	msg := fmt.Sprintf("Extracted %d files from %s to %s", u.stats.Files+u.stats.Dirs, src.Name, dst.Name)
+	skipped := 0
+	for i := range a.Entries {
+		if a.Entries[i].Skip != "" {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d entries skipped (see data.skipped)", skipped)
+	}
+	return msg
+}
