@@ -310,7 +310,7 @@ func (s *Service) sqlError(err error, d *dbFile) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", shown).
 			With("timeout", s.cfg.ExecTimeoutDefault).Because(err).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_parameters)")
+			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
 	case errors.Is(err, sqlq.ErrTableExists):
 		return Errf(TableExists, "Table '%s' already exists", d.table).With("table", d.table).With("path", shown)
 	case errors.As(err, &ce):
@@ -335,12 +335,12 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_FULL:
 		return Errf(QuotaExceeded, "The database would grow past the quota or max_file_size_mb").With("path", d.shown).Because(se).
-			WithHint("Free space with shed_delete (see shed_stats), or delete rows and VACUUM")
+			WithHint("Free space with shed_delete (see shed_info action=stats), or delete rows and VACUUM")
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return e.WithHint("Another call or command is writing this database: retry in a moment")
 	case sqlite3.SQLITE_INTERRUPT:
 		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", d.shown).Because(se).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_parameters)")
+			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
 	case sqlite3.SQLITE_READONLY:
 		if d.roErr != nil {
 			c := *d.roErr
@@ -442,7 +442,7 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	switch {
 	case z.ReadOnly:
 		d.roErr = Errf(ZoneForbidden, "Write operations not allowed in Uploads zone").
-			WithHint("Move the database to Storage or Documents first (shed_move_uploads_to_storage)")
+			WithHint("Move the database to Storage or Documents first (shed_transfer action=uploads_to_storage)")
 	case s.cfg.SQLiteReadonly:
 		d.roErr = Errf(CommandForbidden, "Write operations are disabled (sqlite_readonly=True)").
 			WithHint("Only queries that read are allowed. Ask an administrator to disable sqlite_readonly")

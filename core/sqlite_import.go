@@ -26,7 +26,7 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 			WithHint("Use 'fail', 'replace', or 'append'")
 	case strings.EqualFold(strings.TrimSpace(in.Zone), "uploads"):
 		return Result{}, Errf(ZoneForbidden, "CSV import not allowed in Uploads zone").With("zone", "uploads").
-			WithHint("Move the CSV to Storage or Documents first (shed_move_uploads_to_storage), then import")
+			WithHint("Move the CSV to Storage or Documents first (shed_transfer action=uploads_to_storage), then import")
 	case !sqlq.ValidTable(in.Table):
 		return Result{}, Errf(InvalidParameter, "Invalid table name").With("table", in.Table).With("parameter", "table").
 			WithHint("Table name must be alphanumeric with underscores, starting with letter or underscore (not sqlite_)")
