@@ -60,6 +60,14 @@ type cli struct {
 		Force bool   `help:"Replace a storage directory that holds data."`
 	} `cmd:"" help:"Restore a backup (refused while a server runs on the storage)."`
 	Verify struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
+	Links  struct {
+		List struct {
+			User string `help:"Only this user's links."`
+		} `cmd:"" help:"Download links with their state."`
+		Revoke struct {
+			ID string `arg:"" help:"Link id as listed."`
+		} `cmd:"" help:"Revoke a link at once (any user's)."`
+	} `cmd:"" help:"Download links."`
 }
 
 // Run executes `fileshed admin args...` with the configuration cfg and returns the exit
@@ -185,6 +193,8 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		}
 		fmt.Fprintf(out, "backup written to %s\n", c.Backup.Dir)
 		return nil
+	case strings.HasPrefix(cmd, "links"):
+		return c.links(ctx, cmd, svc, out)
 	case cmd == "verify":
 		rep, err := svc.AdminVerify(ctx)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fileshed/fileshed/core/linktoken"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/valves"
@@ -32,6 +33,8 @@ type Service struct {
 	audit       auditor
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
+	// links signs and verifies download-link tokens (links.go).
+	links *linktoken.Signer
 	// draining is set when the server begins to shut down (readiness turns off).
 	draining atomic.Bool
 }
@@ -69,8 +72,13 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
+	signer, err := linkSigner(cfg.Links.Secret, base)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
-		sweep: func() {}}
+		sweep: func() {}, links: signer}
 	if !opt.Admin {
 		if s.storageLock, err = lockStorage(base, false); err != nil {
 			db.Close()

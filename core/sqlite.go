@@ -23,20 +23,20 @@ import (
 type SQLiteInput struct {
 	ZoneArgs
 	Path        string   `json:"path" required:"true"`
-	Query       string   `json:"query,omitempty" doc:"One SQL statement"`
-	Params      any      `json:"params,omitempty" doc:"For ? (list) or :name (object)"`
-	Limit       int      `json:"limit,omitempty" minimum:"0" absent:"-1" doc:"Rows (default 10; 0 = max)"`
+	Query       string   `json:"query,omitempty"`
+	Params      any      `json:"params,omitempty" doc:"List for ?, object for :name"`
+	Limit       int      `json:"limit,omitempty" minimum:"0" absent:"-1" doc:"Rows (default 10, 0=max)"`
 	OutputCSV   string   `json:"output_csv,omitempty" doc:"Save ALL rows to this CSV"`
-	ImportCSV   string   `json:"import_csv,omitempty" doc:"CSV file to load into table"`
+	ImportCSV   string   `json:"import_csv,omitempty"`
 	Table       string   `json:"table,omitempty"`
-	IfExists    string   `json:"if_exists,omitempty" default:"fail" enum:"fail,replace,append"`
+	IfExists    string   `json:"if_exists,omitempty" absent:"fail" enum:"fail,replace,append"`
 	Delimiter   string   `json:"delimiter,omitempty"`
 	Encoding    string   `json:"encoding,omitempty"`
 	DateColumns []string `json:"date_columns,omitempty"`
 	DateFormat  string   `json:"date_format,omitempty"`
 	Decimal     string   `json:"decimal,omitempty"`
 	SkipRows    int      `json:"skip_rows,omitempty"`
-	HasHeader   bool     `json:"has_header,omitempty" default:"true"`
+	HasHeader   bool     `json:"has_header,omitempty" absent:"true"`
 }
 
 // The bounds of an answer's values (the row count comes from the valves, the byte total

@@ -53,7 +53,7 @@ func peakRSS(b *testing.B, op func()) float64 {
 }
 
 // procStatus reads a kB field of /proc/<proc>/status (proc: "self" or a pid).
-func procStatus(b *testing.B, proc, field string) int64 {
+func procStatus(b testing.TB, proc, field string) int64 {
 	f, err := os.Open("/proc/" + proc + "/status")
 	if err != nil {
 		b.Fatal(err)

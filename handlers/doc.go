@@ -1,6 +1,8 @@
 // Package handlers is fileshed's HTTP edge: one huma operation per tool (POST /shed_<name>,
 // operationId = tool name), the identity middleware that builds core.Caller, the envelope,
-// CORS, health routes. It holds no business logic: every tool calls one core.Service method.
+// CORS, health routes, and the download-link route GET|HEAD /dl/{token} (files, folder
+// pages, zip streams; HTML and text answers, never the envelope). It holds no business
+// logic: every tool calls one core.Service method.
 //
 // Dependency direction: main -> handlers -> core; handlers may import openapi.
 package handlers

@@ -58,6 +58,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerLockedit(api, d)
 	registerGroups(api, d)
 	registerArchive(api, d)
+	registerLinks(r, api, d)
 	registerBridges(api, d)
 	registerSQLite(api, d)
 	registerMerged(api, d)

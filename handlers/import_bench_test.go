@@ -16,7 +16,7 @@ import (
 )
 
 // peakRSSOf is VmHWM (the peak resident set) of process pid, in bytes.
-func peakRSSOf(b *testing.B, pid int) int64 {
+func peakRSSOf(b testing.TB, pid int) int64 {
 	return procStatus(b, strconv.Itoa(pid), "VmHWM") << 10
 }
 

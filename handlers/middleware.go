@@ -60,7 +60,11 @@ func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
 // does not follow redirects, so the router must never answer one.
 func normalizePath(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; p != "/" {
+		// Download links keep their path as sent: the link route refuses "..", NUL and
+		// friends itself with a 404 page, where cleaning would turn them into other routes.
+		if p := r.URL.Path; strings.HasPrefix(p, "/dl/") {
+			r.URL.RawPath = ""
+		} else if p != "/" {
 			c := path.Clean("/" + p)
 			r.URL.Path, r.URL.RawPath = c, ""
 		}

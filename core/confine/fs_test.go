@@ -303,3 +303,33 @@ func TestErrorsKeepTheirKind(t *testing.T) {
 		t.Fatalf("rename of a missing source blames %q, want the source", pe.Path)
 	}
 }
+
+func TestSubStaysInside(t *testing.T) {
+	dir := t.TempDir()
+	f, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_ = os.MkdirAll(filepath.Join(dir, "pub"), 0o700)
+	_ = os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("s"), 0o600)
+	_ = os.WriteFile(filepath.Join(dir, "pub", "a.txt"), []byte("a"), 0o600)
+	_ = os.Symlink("../secret.txt", filepath.Join(dir, "pub", "up"))
+	sub, err := f.Sub("pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if _, err := sub.Stat("a.txt"); err != nil {
+		t.Errorf("a.txt: %v", err)
+	}
+	for _, name := range []string{"up", "../secret.txt", "/etc/passwd"} {
+		if fh, err := sub.Open(name); err == nil {
+			fh.Close()
+			t.Errorf("%s opened through a folder Fs", name)
+		}
+	}
+	if _, err := f.Sub("../x"); err == nil {
+		t.Error("Sub(../x) accepted")
+	}
+}

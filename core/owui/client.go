@@ -126,6 +126,12 @@ func (c *Client) get(ctx context.Context, token, path string, resource bool) (*h
 		// The parse error would echo the base URL (maybe with credentials).
 		return nil, fmt.Errorf("%w: GET %s: invalid Open WebUI URL", ErrUnavailable, path)
 	}
+	return c.do(req, token, path, resource)
+}
+
+// do sends req with the token and returns the response only for 200; any other answer
+// is closed and mapped to an error (see get for resource).
+func (c *Client) do(req *http.Request, token, path string, resource bool) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "fileshed")
@@ -135,7 +141,7 @@ func (c *Client) get(ctx context.Context, token, path string, resource bool) (*h
 		if errors.As(err, &ue) {
 			err = ue.Err // drop the URL, keep the cause
 		}
-		return nil, fmt.Errorf("%w: GET %s: %w", ErrUnavailable, path, err)
+		return nil, fmt.Errorf("%w: %s %s: %w", ErrUnavailable, req.Method, path, err)
 	}
 	if resp.StatusCode == http.StatusOK {
 		return resp, nil

@@ -61,6 +61,30 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX audit_at ON audit (at_us)`,
 	}},
+	{version: 2, name: "links", stmts: []string{
+		// Download links (core/links.go). id is the random public half of the token; the
+		// file's identity at creation (device, inode, size, mtime) tells a replaced file from
+		// the linked one. max_downloads 0 is unlimited; revoked_us 0 is not revoked.
+		`CREATE TABLE links (
+			id            TEXT PRIMARY KEY,
+			owner_id      TEXT NOT NULL,
+			zone          TEXT NOT NULL,
+			conv_id       TEXT NOT NULL,
+			group_id      TEXT NOT NULL,
+			path          TEXT NOT NULL,
+			is_dir        INTEGER NOT NULL,
+			dev           BIGINT NOT NULL,
+			ino           BIGINT NOT NULL,
+			size          BIGINT NOT NULL,
+			mtime_ns      BIGINT NOT NULL,
+			created_us    BIGINT NOT NULL,
+			expires_us    BIGINT NOT NULL,
+			max_downloads BIGINT NOT NULL CHECK (max_downloads >= 0),
+			downloads     BIGINT NOT NULL DEFAULT 0,
+			revoked_us    BIGINT NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX links_owner ON links (owner_id, created_us)`,
+	}},
 }
 
 // migrate applies the pending migrations in one transaction and records each in

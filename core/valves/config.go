@@ -154,6 +154,9 @@ type GroupsConfig struct {
 type LinksConfig struct {
 	// Mode is fileshed (links served by fileshed) or openwebui (upload into Open WebUI).
 	Mode string `yaml:"mode" enum:"fileshed|openwebui"`
+	// Secret is the key that signs link tokens; empty means a random key kept in
+	// {storage_base_path}/links.key (0600, created on first start).
+	Secret string `yaml:"secret" secret:"true"`
 }
 
 // PublicURL is the base URL of download links, without a trailing slash: public_url, or

@@ -24,6 +24,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/files/{id}", s.authed(s.fileMeta))
 	mux.HandleFunc("GET /api/v1/files/{id}/content", s.authed(s.fileContent))
 	mux.HandleFunc("GET /api/v1/chats/{id}", s.authed(s.chat))
+	mux.HandleFunc("POST /api/v1/files/{$}", s.authed(s.upload))
+	mux.HandleFunc("DELETE /api/v1/files/{id}", s.authed(s.deleteFile))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusNotFound, object{"detail": "Not Found"})
 	})

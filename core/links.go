@@ -1,0 +1,224 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fileshed/fileshed/core/linktoken"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// LinkCreateInput is the input of shed_link_create.
+type LinkCreateInput struct {
+	ZoneArgs
+	Path         string `json:"path" required:"true" doc:"File or folder to share"`
+	ExpiresHours int64  `json:"expires_hours,omitempty" minimum:"0" doc:"Hours until expiry (omit = server default)"`
+	MaxDownloads int64  `json:"max_downloads,omitempty" minimum:"0" doc:"Downloads allowed (0 = unlimited)"`
+}
+
+// LinkListInput is the input of shed_link_list (none).
+type LinkListInput struct{}
+
+// LinkDeleteInput is the input of shed_link_delete; file_id is the original's name.
+type LinkDeleteInput struct {
+	LinkID string `json:"link_id,omitempty" doc:"From create or list"`
+	FileID string `json:"file_id,omitempty" doc:"Alias of link_id"`
+}
+
+// linkSigner opens the key that signs link tokens: links.secret, or the key file in the
+// storage directory (created on first start).
+func linkSigner(secret, base string) (*linktoken.Signer, error) {
+	key, err := linktoken.LoadKey(secret, filepath.Join(base, "links.key"))
+	if err != nil {
+		return nil, err
+	}
+	return linktoken.New(key)
+}
+
+// LinkCreate answers shed_link_create: a signed, expiring link to a file or folder of any
+// zone. In links.mode openwebui the file is uploaded into the caller's Open WebUI files
+// instead (the original's behaviour).
+func (s *Service) LinkCreate(ctx context.Context, c Caller, in LinkCreateInput) (Result, error) {
+	ttl := in.ExpiresHours
+	if ttl == 0 {
+		ttl = int64(s.cfg.LinkTTLHoursDefault)
+	}
+	if ttl < 0 || ttl > int64(s.cfg.LinkTTLHoursMax) {
+		return Result{}, Errf(InvalidParameter, "expires_hours must be between 1 and %d", s.cfg.LinkTTLHoursMax).
+			With("expires_hours", in.ExpiresHours).With("max", s.cfg.LinkTTLHoursMax).
+			WithHint("Use expires_hours from 1 to %d, or omit it for %d", s.cfg.LinkTTLHoursMax, s.cfg.LinkTTLHoursDefault)
+	}
+	if in.MaxDownloads < 0 {
+		return Result{}, Errf(InvalidParameter, "max_downloads must be >= 0").With("max_downloads", in.MaxDownloads).
+			WithHint("Use max_downloads=0 (unlimited) or a positive count")
+	}
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	if err != nil {
+		return Result{}, err
+	}
+	defer z.Close()
+	info, err := z.Fs.Stat(rel)
+	if err != nil {
+		return Result{}, openError(err, z, in.Path)
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return Result{}, Errf(NotAFile, "Path is not a file: %s", in.Path).With("path", in.Path).With("zone", z.Label).
+			WithHint("Share a regular file or a folder (see shed_tree)")
+	}
+	name := path.Base(rel)
+	if rel == "" {
+		name = z.Name
+	}
+	if s.cfg.Links.Mode == "openwebui" {
+		return s.linkUpload(ctx, c, z, rel, name, info)
+	}
+	id, token := s.links.Issue()
+	now := time.Now()
+	l := store.Link{ID: id, Owner: c.UserID, Zone: z.Label, GroupID: z.GroupID, Path: rel, IsDir: info.IsDir(),
+		Identity: identity(info), Created: now, Expires: now.Add(time.Duration(ttl) * time.Hour), MaxDownloads: in.MaxDownloads}
+	if z.Kind == Uploads {
+		l.ConvID = c.ConvID
+	}
+	if err := s.db.AddLink(ctx, l); err != nil {
+		return Result{}, Errf(InternalError, "Cannot record the link").Because(err)
+	}
+	url := s.linkURL(token)
+	kind := "file"
+	if l.IsDir {
+		kind = "folder"
+	}
+	click := fmt.Sprintf("[📥 %s](%s)", markdownEscape(name), url)
+	data := map[string]any{"url": url, "clickable_link": click, "link_id": id, "expires_at": l.Expires.UTC().Format(time.RFC3339),
+		"max_downloads": l.MaxDownloads, "zone": z.Label, "path": rel, "kind": kind, "filename": name}
+	if !l.IsDir {
+		data["size_bytes"] = info.Size()
+	}
+	return Result{Data: data, Message: "Link ready: " + click + " (show clickable_link to the user)"}, nil
+}
+
+// LinkList answers shed_link_list: the caller's links, newest first, with their state.
+func (s *Service) LinkList(ctx context.Context, c Caller, _ LinkListInput) (Result, error) {
+	ls, err := s.db.LinksOf(ctx, c.UserID)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot read the links").Because(err)
+	}
+	now := time.Now()
+	out := make([]map[string]any, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, s.linkEntry(l, now))
+	}
+	msg := fmt.Sprintf("Found %d download link(s)", len(out))
+	if len(out) == 0 {
+		msg = "No download links found"
+	}
+	return Result{Data: map[string]any{"links": out, "count": len(out)}, Message: msg}, nil
+}
+
+// linkEntry describes one link for shed_link_list and the admin listing.
+func (s *Service) linkEntry(l store.Link, now time.Time) map[string]any {
+	e := map[string]any{"link_id": l.ID, "zone": l.Zone, "path": l.Path, "created_at": l.Created.Format(time.RFC3339),
+		"expires_at": l.Expires.Format(time.RFC3339), "downloads": l.Downloads, "max_downloads": l.MaxDownloads,
+		"state": l.State(now)}
+	if l.GroupID != "" {
+		e["group"] = l.GroupID
+	}
+	switch id, owuiLink := strings.CutPrefix(l.ID, owuiLinkPrefix); {
+	case l.State(now) != store.LinkActive:
+	case owuiLink:
+		e["url"], e["file_id"] = s.owuiContentURL(id), id
+	case linkIDPattern.MatchString(l.ID):
+		e["url"] = s.linkURL(s.links.TokenFor(l.ID))
+	}
+	return e
+}
+
+// linkIDPattern is the form of the ids shed_link_create issues (16 bytes in hex).
+var linkIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// LinkDelete answers shed_link_delete: revoke one of the caller's links at once. Another
+// user's id answers LINK_NOT_FOUND, exactly like a missing one.
+func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) (Result, error) {
+	id := strings.TrimSpace(in.LinkID)
+	if id == "" {
+		id = strings.TrimSpace(in.FileID)
+	}
+	if id == "" {
+		return Result{}, Errf(MissingFileID, "link_id parameter is required").
+			WithHint("Give link_id: list your links with shed_link(action='list')")
+	}
+	if i := strings.LastIndex(id, "/dl/"); i >= 0 { // a whole URL: take its token
+		tok, _, _ := strings.Cut(id[i+4:], "/")
+		got, err := s.links.Verify(tok)
+		if err != nil {
+			return Result{}, Errf(NotAFileshedLink, "This URL was not made by shed_link_create").With("link_id", shorten(id))
+		}
+		id = got
+	}
+	foreign := !linkIDPattern.MatchString(id) && !strings.HasPrefix(id, owuiLinkPrefix)
+	if foreign { // maybe the bare Open WebUI file id of a links.mode openwebui link
+		id = owuiLinkPrefix + id
+	}
+	l, err := s.db.RevokeLink(ctx, id, c.UserID, time.Now())
+	if foreign && errors.Is(err, store.ErrNoLink) {
+		shown := shorten(strings.TrimPrefix(id, owuiLinkPrefix))
+		return Result{}, Errf(NotAFileshedLink, "This id was not made by shed_link_create: %s", shown).With("link_id", shown)
+	}
+	if errors.Is(err, store.ErrNoLink) {
+		return Result{}, Errf(LinkNotFound, "Link not found: %s", id).With("link_id", id)
+	}
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot revoke the link").Because(err)
+	}
+	if err := s.linkUnupload(ctx, c, l); err != nil {
+		return Result{}, err
+	}
+	return Result{Data: map[string]any{"link_id": id, "path": l.Path, "zone": l.Zone, "deleted": true},
+		Message: "Link deleted: " + path.Base("/"+l.Path)}, nil
+}
+
+// linkURL is the public address of a token: public_url, never the request's Host.
+func (s *Service) linkURL(token string) string {
+	return s.cfg.PublicURL() + "/dl/" + token
+}
+
+// identity is what tells a file from its replacement (device, inode, size, mtime); folders
+// keep device and inode only, since their size and mtime change with their content.
+func identity(info os.FileInfo) store.Identity {
+	var id store.Identity
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		id.Dev, id.Ino = int64(st.Dev), int64(st.Ino) //nolint:gosec // identities are compared, never used as sizes
+	}
+	if !info.IsDir() {
+		id.Size, id.MtimeNS = info.Size(), info.ModTime().UnixNano()
+	}
+	return id
+}
+
+// markdownEscaper escapes what would break a Markdown link label; line breaks become spaces.
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `(`, `\(`, `)`, `\)`, "*", `\*`, "_", `\_`,
+	"`", "\\`", "<", `\<`, ">", `\>`, "!", `\!`, "\r", " ", "\n", " ")
+
+func markdownEscape(s string) string { return markdownEscaper.Replace(s) }
+
+// AdminLinks lists the links of user ("" = everyone), newest first, for `fileshed admin
+// links list`.
+func (s *Service) AdminLinks(ctx context.Context, user string) ([]store.Link, error) {
+	return s.db.LinksOf(ctx, user)
+}
+
+// AdminRevokeLink revokes any user's link at once (`fileshed admin links revoke`).
+func (s *Service) AdminRevokeLink(ctx context.Context, id string) (store.Link, error) {
+	l, err := s.db.RevokeLink(ctx, id, "", time.Now())
+	if errors.Is(err, store.ErrNoLink) {
+		return store.Link{}, fmt.Errorf("no link with id %q", id)
+	}
+	return l, err
+}

@@ -1,0 +1,85 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// owuiLinkPrefix marks the ids of links made in links.mode openwebui: "owui:" and the
+// Open WebUI file id.
+const owuiLinkPrefix = "owui:"
+
+// owuiNever is the expiry of links.mode openwebui links: the Open WebUI copy has none.
+var owuiNever = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// linkUpload is shed_link_create in links.mode openwebui (the original's behaviour,
+// reference §5.27): the file is uploaded into the caller's Open WebUI files with the
+// caller's own session, and the link is Open WebUI's authenticated content URL. The copy
+// is a snapshot and does not expire; shed_link_delete removes it.
+func (s *Service) linkUpload(ctx context.Context, c Caller, z *Zone, rel, name string, info os.FileInfo) (Result, error) {
+	if info.IsDir() {
+		return Result{}, Errf(NotAFile, "Path is not a file: %s", rel).With("path", rel).With("zone", z.Label).
+			WithHint("links.mode openwebui shares single files: zip the folder first with shed_archive(action='zip')")
+	}
+	if s.owui == nil || c.Token() == "" {
+		return Result{}, Errf(AuthUnavailable, "links.mode openwebui needs the user's Open WebUI session").
+			WithHint("Ask the administrator to use auth.mode session, or links.mode fileshed")
+	}
+	f, _, err := openRegular(z, rel, rel, readDirError)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+	up, err := s.owui.Upload(ctx, c.Token(), name, f)
+	if err != nil {
+		return Result{}, owuiError(err, "uploading the file")
+	}
+	l := store.Link{ID: owuiLinkPrefix + up.ID, Owner: c.UserID, Zone: z.Label, GroupID: z.GroupID, Path: rel,
+		Identity: identity(info), Expires: owuiNever}
+	if err := s.db.AddLink(ctx, l); err != nil {
+		_ = s.owui.DeleteFile(ctx, c.Token(), up.ID)
+		return Result{}, Errf(InternalError, "Cannot record the link").Because(err)
+	}
+	url := s.owuiContentURL(up.ID)
+	click := fmt.Sprintf("[📥 Download %s](%s)", markdownEscape(name), url)
+	return Result{Data: map[string]any{"file_id": up.ID, "link_id": l.ID, "url": url, "download_url": url,
+		"clickable_link": click, "filename": name, "size_bytes": info.Size(), "zone": z.Label, "path": rel},
+		Message: "Link ready: " + click + " (show clickable_link to the user)"}, nil
+}
+
+// owuiContentURL is Open WebUI's authenticated download address of a file.
+func (s *Service) owuiContentURL(id string) string {
+	return strings.TrimRight(s.cfg.OpenWebUI.URL, "/") + "/api/v1/files/" + id + "/content"
+}
+
+// linkUnupload removes the Open WebUI copy of a links.mode openwebui link (nothing for
+// links served by fileshed). A copy already gone is not an error.
+func (s *Service) linkUnupload(ctx context.Context, c Caller, l store.Link) error {
+	id, ok := strings.CutPrefix(l.ID, owuiLinkPrefix)
+	if !ok {
+		return nil
+	}
+	if s.owui == nil || c.Token() == "" {
+		return Errf(AuthUnavailable, "Removing the Open WebUI copy needs the user's Open WebUI session").
+			WithHint("The link is revoked here; delete the file in Open WebUI's interface")
+	}
+	if err := s.owui.DeleteFile(ctx, c.Token(), id); err != nil && !errors.Is(err, owui.ErrNotFound) {
+		return owuiError(err, "deleting the file")
+	}
+	return nil
+}
+
+// owuiError maps an Open WebUI failure on the caller's behalf.
+func owuiError(err error, doing string) error {
+	if errors.Is(err, owui.ErrUnauthorized) {
+		return Errf(AuthInvalid, "Open WebUI refused the session while %s", doing).Because(err)
+	}
+	return Errf(AuthUnavailable, "Open WebUI did not answer while %s", doing).Because(err)
+}

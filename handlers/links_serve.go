@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gabriel-vasile/mimetype"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// linkServer serves GET|HEAD /dl/{token}[/sub/path]: files with http.ServeContent (Range,
+// ETag, conditional requests, sendfile), folders as an HTML page or a streamed zip. Its
+// answers are never JSON envelopes: a browser shows them to a person.
+type linkServer struct {
+	svc     *core.Service
+	metrics *metrics
+	log     *slog.Logger
+	// base is public_url: every address on a page is built from it, never from the
+	// request's Host header.
+	base string
+}
+
+// Why these headers on every answer: the content is the user's, possibly hostile (an HTML
+// file with a script); no-store keeps it out of shared caches, no-referrer keeps the token
+// out of the Referer of anything a page links to, nosniff stops browsers from guessing a
+// more dangerous type than the one sent.
+func commonHeaders(h http.Header) {
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		l.metrics.downloads.WithLabelValues(strconv.Itoa(cw.status)).Inc()
+		l.metrics.bytes.Add(float64(cw.n))
+		l.log.Info("download", "request_id", requestID(r.Context()), "method", r.Method, "status", cw.status, "bytes", cw.n)
+	}()
+	commonHeaders(cw.Header())
+	// "//a.txt" is a doubled slash, not an absolute path: the path is otherwise as sent.
+	sub := strings.TrimLeft(chi.URLParam(r, "*"), "/")
+	t, err := l.svc.OpenLink(r.Context(), chi.URLParam(r, "token"), sub)
+	if err != nil {
+		l.fail(cw, r, err)
+		return
+	}
+	defer t.Close()
+	defer func() { l.svc.AuditDownload(t, cw.status) }()
+	switch {
+	case t.File != nil:
+		l.file(cw, r, t)
+	case r.URL.Query().Has("zip"):
+		l.zip(cw, r, t)
+	default:
+		l.listing(cw, r, t)
+	}
+}
+
+// fail answers a refused link: 404 for what is unknown, 410 for what is gone.
+func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, core.ErrLinkUnknown):
+		errorPage(w, http.StatusNotFound, "This link does not exist. Check that it was copied whole.")
+	case errors.Is(err, core.ErrLinkGone):
+		errorPage(w, http.StatusGone, "This link has expired or was revoked, or the file changed since it was shared. Ask for a new link.")
+	default:
+		l.log.Error("download failed", "request_id", requestID(r.Context()), "err", err)
+		errorPage(w, http.StatusInternalServerError, "The server could not serve this link. Request id: "+requestID(r.Context()))
+	}
+}
+
+// file streams one file. The download is counted (one atomic UPDATE) before the first
+// byte, on GET only: HEAD and conditional answers without a body count too little to
+// matter, and counting them would let a probe use a one-time link up.
+func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+	size := t.Info.Size()
+	if status := checkRanges(r.Header.Get("Range"), size); status != 0 {
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))
+		errorPage(w, status, "The requested byte range cannot be served.")
+		return
+	}
+	content := t.Content()
+	mt, err := mimetype.DetectReader(content)
+	if err == nil {
+		_, err = content.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		l.fail(w, r, err)
+		return
+	}
+	if r.Method == http.MethodGet {
+		if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
+			l.fail(w, r, err)
+			return
+		}
+	}
+	h := w.Header()
+	ctype := mt.String()
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Disposition", disposition(inlineSafe(ctype), t.Name))
+	// Why for every file: HTML and SVG run scripts when opened; a sandboxed document has an
+	// opaque origin and no scripts, whatever the type turns out to be.
+	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("ETag", etag(t))
+	http.ServeContent(w, r, "", t.Info.ModTime(), content)
+}
+
+// etag names this version of the file: inode, size and mtime.
+func etag(t *core.LinkTarget) string {
+	return fmt.Sprintf(`"%x-%x-%x"`, inode(t.Info), t.Info.Size(), t.Info.ModTime().UnixNano())
+}
+
+// inlineSafe reports whether a type may be shown in the browser rather than downloaded:
+// raster images, plain text, audio and video. Never HTML, SVG, XML or PDF.
+func inlineSafe(ctype string) bool {
+	base, _, _ := strings.Cut(ctype, ";")
+	switch base {
+	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "text/plain":
+		return true
+	}
+	return strings.HasPrefix(base, "audio/") || strings.HasPrefix(base, "video/")
+}
+
+// zip streams the folder as a zip archive (counted as one download on GET).
+func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+	h := w.Header()
+	h.Set("Content-Type", "application/zip")
+	h.Set("Content-Disposition", disposition(false, t.Name+".zip"))
+	h.Set("Content-Security-Policy", "sandbox")
+	if r.Method != http.MethodGet {
+		return
+	}
+	if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
+		h.Del("Content-Disposition")
+		l.fail(w, r, err)
+		return
+	}
+	if err := t.WriteZip(r.Context(), w); err != nil {
+		// The status is sent: abort the connection so the client sees a truncated
+		// download, not a valid-looking archive.
+		l.log.Warn("zip stream failed", "request_id", requestID(r.Context()), "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// countingWriter records the status and the body bytes of an answer, for the metrics.
+// ReadFrom passes through so that http.ServeContent keeps its sendfile path.
+type countingWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (c *countingWriter) WriteHeader(status int) {
+	c.status = status
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := c.ResponseWriter.(io.ReaderFrom); ok {
+		n, err := rf.ReadFrom(src)
+		c.n += n
+		return n, err
+	}
+	return io.Copy(struct{ io.Writer }{c}, src)
+}
+
+// Flush sends what is buffered (the zip stream starts at once).
+func (c *countingWriter) Flush() { _ = http.NewResponseController(c.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the server's writer (flush, deadlines).
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
