@@ -130,11 +130,8 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 	// period stops the calls still running (their commands' process groups are killed).
 	base, cancelCalls := context.WithCancel(context.Background())
 	defer cancelCalls()
-	// Headers must arrive within 10 s and an idle keep-alive connection is closed after 2 min;
-	// request bodies have their own deadline (handlers: limitBodies). No write timeout: a
-	// command may run up to exec_timeout_max.
-	srv := &http.Server{Addr: cfg.Listen, Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return base }}
+	srv := handlers.NewServer(cfg.Listen, h, handlers.DefaultTimeouts(cfg))
+	srv.BaseContext = func(net.Listener) context.Context { return base }
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)

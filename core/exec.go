@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/fileshed/fileshed/core/vcs"
 	"strings"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -23,10 +25,12 @@ type ExecInput struct {
 }
 
 // Exec runs one whitelisted command in a zone (reference §5.1, DESIGN §5): policy first
-// (core/sandbox.Prepare), then the kernel layer (launcher, rlimits, Landlock). success is
-// true when the command ran; data.returncode (and data.ok) say how it ended. In versioned
-// zones a command that may write runs under the repository lock and its changes are
-// committed; the owner's quota is updated from what it changed.
+// (core/sandbox.Prepare), then a command slot (exec_slots.go), then the kernel layer
+// (launcher, rlimits, Landlock). success is true when the command ran; data.returncode
+// (and data.ok) say how it ended. A command that may write runs alone among its owner's
+// writing commands, under the quota watchdog, with the files other conversations have
+// locked protected (exec_locks.go); in versioned zones it runs under the repository lock
+// and its changes are committed; the owner's usage is updated from what it changed.
 func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, error) {
 	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
@@ -46,39 +50,111 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 			return Result{}, err
 		}
 	}
+	// The slot comes first: a user's commands waiting for their turn count against their
+	// share too, so one user never holds more than exec_max_per_user calls in the server.
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
-	// Landlock) changes nothing: no repository lock, no commit, no usage walk.
+	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	if p.changesNothing {
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
 	}
+	// The owner's writing commands run one at a time (exec_quota.go).
+	defer s.paths.Lock(execOwnerKey(z))()
+	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
+	if err != nil {
+		return Result{}, err
+	}
+	defer guard.close()
 	q, err := s.startExecQuota(ctx, z)
 	if err != nil {
 		return Result{}, err
 	}
+	defer q.finish()
 	var data map[string]any
 	var runErr error
+	var rb *rolledBack
+	var fromHead []string
+	var peak int64
 	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
-		// The measurement and the commit happen under the repository lock: no other
-		// writer of a versioned zone runs between them (exec_quota.go).
+		// The measures and the commit happen under the repository lock: no other writer
+		// of a versioned zone runs between them.
 		if err := q.measureBefore(); err != nil {
 			return Change{}, err
 		}
-		guard, err := s.guardExec(ctx, c, z) // group zones: ownership kept (groups_guard.go)
+		owned, err := s.guardExec(ctx, c, z) // group zones: ownership kept (groups_guard.go)
 		if err != nil {
 			return Change{}, err
 		}
-		data, runErr = s.run(ctx, z, z.Fs, p)
+		runCtx, kill := context.WithCancel(ctx)
+		defer kill()
+		w := q.watch(kill)
+		data, runErr = s.run(runCtx, z, z.Fs, p)
+		w.halt()
 		if data == nil {
 			return Change{}, runErr // refused or not started: nothing changed
 		}
-		return guard.change(Change{All: true, Measured: q.settle}, data), nil
+		for _, step := range s.afterCommand(guard) {
+			step(data)
+		}
+		after, err := takeSnapshot(z.Fs.Dir())
+		if err != nil {
+			return Change{}, Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
+		}
+		if peak = max(w.peak.Load(), after.total); w.killed.Load() || q.over(after.total) {
+			undone, head := q.undo(after)
+			rb, fromHead = &undone, head
+			return Change{}, errOverQuota
+		}
+		q.settle(after)
+		ch := owned.change(Change{All: true}, data)
+		if restore := ch.BeforeCommit; restore != nil {
+			// The ownership guard puts protected files back after the measure: count them.
+			ch.BeforeCommit = func(l *vcs.Locked) error {
+				err := restore(l)
+				if again, e := takeSnapshot(z.Fs.Dir()); e == nil {
+					q.adjust(after, again)
+				}
+				return err
+			}
+		}
+		return ch, nil
 	})
-	q.finish()
+	if rb != nil {
+		// Outside the repository lock: restoring from HEAD reads the repository.
+		s.restoreFromHead(z, fromHead, rb)
+		if after, err := takeSnapshot(z.Fs.Dir()); err == nil {
+			q.settle(after)
+		}
+		return Result{}, q.overQuota(in.Cmd, peak, *rb)
+	}
 	if err != nil {
 		return Result{}, err
 	}
 	return execResult(data, runErr)
+}
+
+// errOverQuota is what the change of a command over the quota returns to mutate (nothing
+// is committed); Exec answers QUOTA_EXCEEDED after the rollback.
+var errOverQuota = errors.New("command over quota")
+
+// afterCommand is the list of checks run after a writing command, before its changes are
+// measured and committed, in order; each may undo changes and say so in data. The lock
+// guard puts back the files other conversations hold (data.reverted); group zones add
+// their own check here (what the command changed: the execQuota's snapshot before it and
+// its start time, against a snapshot taken now).
+func (s *Service) afterCommand(guard *lockGuard) []func(data map[string]any) {
+	return []func(map[string]any){
+		func(data map[string]any) {
+			if reverted := guard.restore(); len(reverted) > 0 {
+				data["reverted"] = reverted
+			}
+		},
+	}
 }
 
 // execResult is the answer of a finished command.
@@ -86,14 +162,19 @@ func execResult(data map[string]any, err error) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Data: data, Message: fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])}, nil
+	msg := fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])
+	if r, ok := data["reverted"].([]string); ok {
+		msg += fmt.Sprintf("; %d file(s) locked by another conversation were put back unchanged: %s", len(r), strings.Join(r, ", "))
+	}
+	return Result{Data: data, Message: msg}, nil
 }
 
 // runIn runs in inside dir, a directory of zone z other than its root (the editzone copy
 // of shed_lockedit_exec): the same policy, limits and data as shed_exec, with dir as the
 // working directory and the only writable tree; paths are confined to dir. It neither
-// commits nor walks the quota (the copy is outside the zone's data until saved).
-func (s *Service) runIn(ctx context.Context, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
+// commits nor counts usage (the copy is outside the zone's data until saved), but the
+// quota watchdog stops a command that writes more than the owner's remaining quota.
+func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
 	if in.Cmd == "git" {
 		return nil, Errf(CommandForbidden, "git is not available in an edit copy").With("command", "git").
 			WithHint("Use git with shed_exec in zone='documents'")
@@ -102,7 +183,35 @@ func (s *Service) runIn(ctx context.Context, z *Zone, dir *confine.Fs, in ExecIn
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, z, dir, p)
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if p.changesNothing {
+		return s.run(ctx, z, dir, p)
+	}
+	// The copy's folder is not in the quota until saved, but its disk is: the watchdog
+	// holds it to the owner's remaining quota as in the zone.
+	left, err := s.remainingQuota(ctx, z)
+	if err != nil {
+		return nil, err
+	}
+	before, err := takeSnapshot(dir.Dir())
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot measure the edit copy").Because(err)
+	}
+	runCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	w := watchGrowth(dir.Dir(), before.total, left, kill)
+	data, err := s.run(runCtx, z, dir, p)
+	w.halt()
+	if w.killed.Load() {
+		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the %s left in the quota and was stopped", in.Cmd, humanMB(left)).
+			With("command", in.Cmd).With("remaining", left).
+			WithHint("The working copy may be partly changed: shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start over")
+	}
+	return data, err
 }
 
 // violation maps a policy refusal to the catalogue; its texts never hold host paths.

@@ -2,33 +2,41 @@ package core
 
 import (
 	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
 
-	"github.com/fileshed/fileshed/core/vcs"
+	"golang.org/x/sys/unix"
 )
 
-// Quota after exec (DESIGN §5): a command may write anything inside its zone, so its
-// effect on usage is measured, not predicted: the zone's bytes (regular files) before and
-// after the command, the owner's usage adjusted by the difference. Adjusting by a delta,
-// not storing an absolute total, keeps concurrent writers' reservations intact. Readers
-// skip all of it (exec_class.go). Each file the command writes is capped by RLIMIT_FSIZE
-// at the owner's remaining quota (and max_file_size_mb), so one command cannot fill the
-// disk.
+// Quota for commands (DESIGN §5): a command may write anything inside its zone, so its
+// effect on usage is measured, not predicted, and enforced three times:
 //
-// Where the sizes come from: a walk of the zone costs one stat per file (~33 ms at 10,000
-// files here, BenchmarkExecQuotaWalk), and a versioned zone's commit after the command
-// already stats every file. So in Documents and group zones the commit's scan measures
-// the zone (vcs.Measure): "after" is what it found, and "before" is what the index
-// recorded at the previous commit — exact as long as every change since went through a
-// commit (mutate), which isIndexed tracks: it is dropped by a failed operation or commit
-// and by a write under a .git name (which versioning never sees), and set again by a full
-// scan that saw the whole tree. Otherwise the zone is walked before, and after when the
-// scan did not see everything (a .git folder, a file of 4 GiB or more). In Storage both
-// sides are walks; a concurrent write there during the command is counted twice
-// (conservative), which shed_maintenance's reconcile repairs.
+//   - before: writing commands of one owner run one at a time (Exec holds execOwnerKey),
+//     so their measures never overlap and parallel `sed -i` loses no update; the zone is
+//     walked into a snapshot (path, size) under the owner's lock (held shared, so no
+//     Reconcile runs in between) and, in versioned zones, under the repository lock;
+//   - during: each file is capped by RLIMIT_FSIZE at the remaining quota (and
+//     max_file_size_mb), and a watchdog (exec_watch.go) kills the command when the zone
+//     grows past the remaining quota;
+//   - after: the zone is walked again; a command that grew the owner past the quota has
+//     its changes rolled back (exec_rollback.go) and answers QUOTA_EXCEEDED; otherwise the
+//     owner's usage is adjusted by the difference. Adjusting by a delta, not storing an
+//     absolute total, keeps concurrent writers' reservations intact.
+//
+// The walks cost one stat per file (~33 ms at 10,000 files here, BenchmarkExecQuotaWalk).
 
 // fileLimit is the largest file a command may write: the owner's remaining quota,
 // at most max_file_size_mb.
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
+	left, err := s.remainingQuota(ctx, z)
+	return min(left, int64(s.cfg.MaxFileSizeMB)<<20), err
+}
+
+// remainingQuota is what the zone's owner may still add (0 when over the quota).
+func (s *Service) remainingQuota(ctx context.Context, z *Zone) (int64, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
@@ -36,23 +44,27 @@ func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 	if err != nil {
 		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
-	return max(0, min(s.limit(z.Owner)-used, int64(s.cfg.MaxFileSizeMB)<<20)), nil
+	return max(0, s.limit(z.Owner)-used), nil
 }
+
+// execOwnerKey serialises the writing commands of one owner (s.paths).
+func execOwnerKey(z *Zone) string { return "exec\x00" + z.Owner.Kind + "\x00" + z.Owner.ID }
 
 // execQuota is the usage measurement around one command that may write.
 type execQuota struct {
 	s   *Service
 	ctx context.Context
 	z   *Zone
-	// fromIndex: "before" is the commit's Measure.Before, not a walk.
-	fromIndex bool
-	before    int64
+	// limit and used are the owner's quota and recorded usage (reservations of writes in
+	// flight included) when the command started.
+	limit, used int64
+	before      snapshot
+	// start is when the command started (rollback restores what changed since).
+	start time.Time
 	// release lets go of the owner's lock, held shared from before the first measurement to
 	// the end (quota.go: no Reconcile in between). It is taken before the repository lock,
 	// in the same order as every writer (reserve, then mutate), and released after it.
 	release func()
-	// reconcile asks finish for a full measurement (the index could not weigh the tree).
-	reconcile bool
 }
 
 // startExecQuota prepares the usage measurement of a command that may write: the owner is
@@ -62,57 +74,128 @@ func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, erro
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
 	}
-	return &execQuota{s: s, ctx: ctx, z: z, release: s.holdOwner(z.Owner)}, nil
+	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: s.holdOwner(z.Owner)}, nil
 }
 
-// measureBefore takes the "before" measure; in a versioned zone it runs under the
-// repository lock (inside mutate), so no other writer of the zone runs until settle.
+// measureBefore reads the owner's usage and takes the zone's snapshot; in a versioned zone
+// it runs under the repository lock (inside mutate), so no other writer of the zone runs
+// until the command is settled.
 func (q *execQuota) measureBefore() error {
-	if q.z.Versioned && q.s.isIndexed(q.z.space) {
-		q.fromIndex = true
-		return nil
-	}
-	u, err := walkUsage(q.z.Fs.Dir())
+	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
 	if err != nil {
+		return Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	if q.before, err = takeSnapshot(q.z.Fs.Dir()); err != nil {
 		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)
 	}
-	q.before = u.SizeBytes
+	q.used, q.start = used, time.Now()
 	return nil
 }
 
-// settle records what the command changed in the owner's usage, given the measure of the
-// commit that followed it (an empty one outside versioned zones); it is Change.Measured.
-func (q *execQuota) settle(m vcs.Measure, committed bool) {
-	ctx := context.WithoutCancel(q.ctx)
-	before, after := q.before, m.After
-	if q.fromIndex {
-		if !committed || !m.BeforeExact {
-			// The index did not weigh the tree (rebuilt after a crash, or the commit
-			// failed before reading it): measure the owner from scratch, as
-			// shed_maintenance does, once the locks are released (finish). Rare, and the
-			// truth rather than a guess.
-			q.reconcile = true
-			return
-		}
-		before = m.Before
-	}
-	if !m.AfterExact {
-		u, err := walkUsage(q.z.Fs.Dir())
-		if err != nil {
-			// Why ignore: the command already ran; drift is repaired by shed_maintenance.
-			return
-		}
-		after = u.SizeBytes
-	}
-	if d := after - before; d != 0 {
-		_ = q.s.db.Adjust(ctx, q.z.Owner, d)
+// over reports whether a zone of size bytes puts the owner over the quota: only growth
+// counts (a command that shrinks an owner already over quota is never refused).
+func (q *execQuota) over(size int64) bool {
+	growth := size - q.before.total
+	return growth > 0 && q.used+growth > q.limit
+}
+
+// settle records in the owner's usage the difference between the snapshot before the
+// command and after, a measure of the zone taken after the command (or its rollback).
+func (q *execQuota) settle(after snapshot) { q.adjust(q.before, after) }
+
+// adjust counts the growth from one snapshot of the zone to a later one.
+func (q *execQuota) adjust(from, to snapshot) {
+	if d := to.total - from.total; d != 0 {
+		// Why ignore the error: the command already ran; drift is repaired by
+		// shed_maintenance's reconcile.
+		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
 
-// finish releases the owner's lock and runs the full measurement settle asked for.
-func (q *execQuota) finish() {
-	q.release()
-	if q.reconcile {
-		_, _ = q.s.Reconcile(context.WithoutCancel(q.ctx), q.z.Owner)
+// overQuota is the answer of a command rolled back for going over the quota.
+func (q *execQuota) overQuota(cmd string, peak int64, rb rolledBack) *Error {
+	growth := peak - q.before.total
+	return Errf(QuotaExceeded, "Quota exceeded: %s grew the %s zone by %s with %s free; its changes were undone",
+		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit-q.used))).
+		With("command", cmd).With("used", q.used).With("limit", q.limit).With("growth", growth).
+		With("rolled_back", rb.details(q.z.Versioned)).
+		WithHint("Free space with shed_delete (see shed_info(action='stats')), or write less (e.g. extract only the files you need)")
+}
+
+// finish releases the owner's lock.
+func (q *execQuota) finish() { q.release() }
+
+// entry is one name of a zone snapshot.
+type entry struct {
+	size  int64 // regular files
+	dir   bool
+	other bool // neither a regular file nor a directory (symlink, FIFO, ...)
+	ctime time.Time
+}
+
+// snapshot is a zone's names and the total size of its regular files.
+type snapshot struct {
+	entries map[string]entry
+	total   int64
+}
+
+// takeSnapshot walks root without following symbolic links, one directory descriptor per
+// level: names are read with getdents and only regular files are stat'ed, relative to
+// their directory (fstatat), so no path is resolved twice. Names that vanish during the
+// walk (a command still running) are skipped.
+func takeSnapshot(root string) (snapshot, error) {
+	s := snapshot{entries: map[string]entry{}}
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return s, nil // the zone does not exist yet
+	}
+	if err != nil {
+		return s, &fs.PathError{Op: "open", Path: root, Err: err}
+	}
+	return s, s.walk(fd, root, "")
+}
+
+// walk adds the names below the directory open as dirfd (the host path abs, zone-relative
+// prefix ending in "/" or empty) and closes dirfd.
+func (s *snapshot) walk(dirfd int, abs, prefix string) error {
+	dir := os.NewFile(uintptr(dirfd), abs)
+	defer dir.Close()
+	for {
+		names, err := dir.ReadDir(1024)
+		for _, d := range names {
+			name := d.Name()
+			rel := prefix + name
+			switch {
+			case d.IsDir():
+				s.entries[rel] = entry{dir: true}
+				fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+					continue // replaced meanwhile
+				}
+				if err != nil {
+					return &fs.PathError{Op: "open", Path: rel, Err: err}
+				}
+				if err := s.walk(fd, abs+"/"+name, rel+"/"); err != nil {
+					return err
+				}
+			case d.Type().IsRegular():
+				var st unix.Stat_t
+				if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+					continue
+				} else if err != nil {
+					return &fs.PathError{Op: "stat", Path: rel, Err: err}
+				}
+				s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
+				s.total += st.Size
+			default:
+				s.entries[rel] = entry{other: true}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 }

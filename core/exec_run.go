@@ -22,6 +22,8 @@ type execPlan struct {
 	// changesNothing says that the kernel guarantees it (or the zone is uploads), so no
 	// lock, commit or usage walk is needed.
 	readOnly, changesNothing bool
+	// operands are the clean zone-relative paths the policy confined (exec_locks.go).
+	operands []string
 }
 
 // plan validates the parameters and applies the policy; nothing runs yet.
@@ -48,8 +50,15 @@ func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error
 		return nil, Errf(InvalidParameter, "stdout_file and stderr_file name the same file").With("path", in.StdoutFile).
 			WithHint("Use redirect_stderr_to_stdout=true to save both streams in one file")
 	}
+	confined := confineFn(z, dir, in.AllowZoneInPath)
 	req := sandbox.Request{Cmd: in.Cmd, Args: in.Args, Kind: sandbox.ReadWrite, Network: s.cfg.NetworkMode,
-		Confine: confineFn(z, dir, in.AllowZoneInPath), StdoutToFile: p.stdoutFile != ""}
+		StdoutToFile: p.stdoutFile != "", Confine: func(rel string) (string, error) {
+			c, err := confined(rel)
+			if err == nil {
+				p.operands = append(p.operands, c)
+			}
+			return c, err
+		}}
 	if z.ReadOnly {
 		req.Kind = sandbox.ReadOnly
 	}

@@ -45,7 +45,7 @@ func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInp
 	if err := ez.Rename(p, box+"/"+base); err != nil {
 		return Result{}, Errf(InternalError, "Cannot prepare the working copy of %s", p).Because(err)
 	}
-	data, runErr := s.runBoxed(ctx, z, filepath.Join(ez.Dir(), box), in, base)
+	data, runErr := s.runBoxed(ctx, c, z, filepath.Join(ez.Dir(), box), in, base)
 	// Move the copy back whatever happened; a command that deleted or replaced it by a
 	// folder leaves no working copy (save then answers NOT_IN_EDIT_MODE).
 	if err := ez.Rename(box+"/"+base, p); err != nil && runErr == nil {
@@ -60,7 +60,7 @@ func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInp
 }
 
 // runBoxed runs the command in the private folder dir, '.' arguments naming the copy.
-func (s *Service) runBoxed(ctx context.Context, z *Zone, dir string, in LockeditExecInput, base string) (map[string]any, error) {
+func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, dir string, in LockeditExecInput, base string) (map[string]any, error) {
 	box, err := confine.New(dir)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the command's folder").Because(err)
@@ -73,6 +73,6 @@ func (s *Service) runBoxed(ctx context.Context, z *Zone, dir string, in Lockedit
 		}
 		args[i] = a
 	}
-	return s.runIn(ctx, z, box, ExecInput{ZoneArgs: ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
+	return s.runIn(ctx, c, z, box, ExecInput{ZoneArgs: ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
 		Cmd: in.Cmd, Args: args, Timeout: in.Timeout, MaxOutput: -1})
 }

@@ -31,6 +31,8 @@ type Service struct {
 	// storageLock is the storage directory's lock, held shared while serving (admin.go).
 	storageLock *os.File
 	audit       auditor
+	// slots bounds the commands running at once (exec_slots.go).
+	slots slots
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
 	// links signs and verifies download-link tokens (links.go).

@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -15,12 +14,6 @@ import (
 type repos struct {
 	mu sync.Mutex
 	m  map[string]*vcs.Repo
-	// indexed holds the spaces whose index is known to weigh exactly what the work tree
-	// does (the last full scan saw everything, and no write since touched an ignored path
-	// or failed to commit): a shed_exec there takes its "before" size from the index
-	// instead of walking the zone (exec_quota.go). Read and written under the repository
-	// lock of the space.
-	indexed map[string]bool
 	// gates orders the writers of each space (gate).
 	gates map[string]*sync.RWMutex
 }
@@ -42,23 +35,6 @@ func (s *Service) gate(space string) *sync.RWMutex {
 		s.repos.gates[space] = g
 	}
 	return g
-}
-
-// setIndexed records whether the index of a space weighs exactly its work tree.
-func (s *Service) setIndexed(space string, ok bool) {
-	s.repos.mu.Lock()
-	defer s.repos.mu.Unlock()
-	if s.repos.indexed == nil {
-		s.repos.indexed = map[string]bool{}
-	}
-	s.repos.indexed[space] = ok
-}
-
-// isIndexed reports what setIndexed last recorded (false for a space not yet scanned).
-func (s *Service) isIndexed(space string) bool {
-	s.repos.mu.Lock()
-	defer s.repos.mu.Unlock()
-	return s.repos.indexed[space]
 }
 
 // repo opens (once) the repository of a versioned zone: the work tree is the zone's data
@@ -104,10 +80,6 @@ type Change struct {
 	Paths []string
 	// All asks for full change detection instead of Paths (after shed_exec).
 	All bool
-	// Measured, with All, receives the full commit's measure of the work tree under the
-	// repository lock (committed false, and an empty Measure, when the commit failed or
-	// the zone is not versioned): shed_exec settles its quota from it.
-	Measured func(m vcs.Measure, committed bool)
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
@@ -134,10 +106,7 @@ func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() 
 
 func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bool, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
-		ch, err := fn()
-		if err == nil && ch.Measured != nil {
-			ch.Measured(vcs.Measure{}, false)
-		}
+		_, err := fn()
 		return "", err
 	}
 	r, err := s.repo(z)
@@ -167,19 +136,16 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	}
 	ch, err := fn()
 	if err != nil {
-		s.setIndexed(z.space, false) // a failed operation may have changed part of the tree
 		return "", err
 	}
 	if shared && (ch.All || len(ch.Paths) > 0) {
 		if l, err = lock(); err != nil {
-			s.setIndexed(z.space, false)
 			return "", err
 		}
 		defer l.Unlock()
 	}
 	if ch.BeforeCommit != nil {
 		if err := ch.BeforeCommit(l); err != nil {
-			s.setIndexed(z.space, false)
 			return "", err
 		}
 	}
@@ -201,22 +167,12 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	}
 	var hash string
 	if ch.All {
-		var m vcs.Measure
-		hash, m, err = l.CommitAllMeasured(author, message)
-		s.setIndexed(z.space, err == nil && m.AfterExact)
-		if ch.Measured != nil {
-			ch.Measured(m, err == nil)
-		}
+		hash, err = l.CommitAll(author, message)
 		if err == nil && ch.AfterCommit != nil {
 			ch.AfterCommit(l)
 		}
 	} else {
-		if slices.ContainsFunc(ch.Paths, vcs.Ignored) {
-			s.setIndexed(z.space, false) // bytes the index cannot see
-		}
-		if hash, err = l.CommitPaths(ch.Paths, author, message); err != nil {
-			s.setIndexed(z.space, false) // the work tree is ahead of the index
-		}
+		hash, err = l.CommitPaths(ch.Paths, author, message)
 	}
 	if err != nil {
 		return "", Errf(ExecutionError, "The change was written but not committed").Because(err).

@@ -144,3 +144,24 @@ func TestHintsNameModelFacingTools(t *testing.T) {
 		t.Fatalf("only %d tool names found in hints: is the scan right?", checked)
 	}
 }
+
+// contractGuides are the shed_help topics of the contract (reference §5, shed_help) plus ours.
+var contractGuides = []string{"download", "upload", "share", "edit", "commands", "network", "paths",
+	"large_files", "history", "groups", "archives", "csv_to_sqlite", "full"}
+
+// Every guide of the contract answers, and the quick reference lists it.
+func TestEveryContractGuideAnswers(t *testing.T) {
+	e := start(t, nil)
+	quick := e.post("shed_help", map[string]any{"howto": ""}, nil)
+	wantOK(t, quick)
+	for _, topic := range contractGuides {
+		r := e.post("shed_help", map[string]any{"howto": topic}, nil)
+		wantOK(t, r)
+		if help, _ := r.Data["help"].(string); len(help) < 200 {
+			t.Errorf("guide %s: %q", topic, help)
+		}
+		if topic != "full" && !strings.Contains(quick.raw, topic) {
+			t.Errorf("the quick reference does not mention the guide %s", topic)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/go-chi/chi/v5"
@@ -31,6 +32,15 @@ type linkServer struct {
 // file with a script); no-store keeps it out of shared caches, no-referrer keeps the token
 // out of the Referer of anything a page links to, nosniff stops browsers from guessing a
 // more dangerous type than the one sent.
+// downloadTime is how long a download of size bytes may take: 10 minutes, plus the time the
+// bytes need at 64 KiB/s (a folder's zip, of unknown size, gets an hour).
+func downloadTime(size int64) time.Duration {
+	if size <= 0 {
+		return time.Hour
+	}
+	return 10*time.Minute + time.Duration(size/(64<<10))*time.Second
+}
+
 func commonHeaders(h http.Header) {
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -54,6 +64,14 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer t.Close()
 	defer func() { l.svc.AuditDownload(t, cw.status) }()
+	// The server's write timeout is sized for tool answers; a download gets time for its
+	// size at a slow client's pace (64 KiB/s), so large files are not cut off, and a client
+	// that stops reading is still let go.
+	size := int64(0)
+	if t.File != nil {
+		size = t.Info.Size()
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(downloadTime(size)))
 	switch {
 	case t.File != nil:
 		l.file(cw, r, t)

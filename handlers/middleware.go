@@ -153,8 +153,9 @@ type limitedBody struct {
 	src      io.Reader
 	n, limit int64
 	done     func()
-	stalled  bool // the read deadline passed: the client is not sending
-	finished bool // the body was read to its end: nothing to drain
+	onStall  func() // runs when the read deadline passes, before the answer is written
+	stalled  bool   // the read deadline passed: the client is not sending
+	finished bool   // the body was read to its end: nothing to drain
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -164,9 +165,14 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		n, err = 0, &bodyTooLargeError{b.limit}
 	}
 	var ne net.Error
-	b.stalled = b.stalled || (errors.As(err, &ne) && ne.Timeout())
+	if !b.stalled && errors.As(err, &ne) && ne.Timeout() {
+		b.stalled = true
+		if b.onStall != nil {
+			b.onStall()
+		}
+	}
 	b.finished = b.finished || err == io.EOF
-	if err != nil && b.done != nil {
+	if err != nil && b.done != nil && !b.stalled { // a stalled body keeps its deadline: the server must not wait on it
 		b.done()
 		b.done = nil
 	}
@@ -191,7 +197,8 @@ func limitBodies(limits map[string]int64, log *slog.Logger) func(http.Handler) h
 			body, length := r.Body, r.ContentLength
 			rc := http.NewResponseController(w)
 			_ = rc.EnableFullDuplex() // answer first, drain after (HTTP/1 otherwise stops reading)
-			lb := &limitedBody{src: body, limit: limit, done: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+			lb := &limitedBody{src: body, limit: limit, done: func() { _ = rc.SetReadDeadline(time.Time{}) },
+				onStall: func() { w.Header().Set("Connection", "close") }} // a stalled client gets its answer, then no more time
 			defer func() {
 				if lb.finished {
 					return

@@ -37,8 +37,8 @@ func diskUsage(t *testing.T, e *env, user string) int64 {
 }
 
 // TestExecQuotaInDocumentsFollowsTheDisk: in a versioned zone a writing command's usage
-// delta comes from the commit's scan and the index (no walk of the zone), except when the
-// index cannot weigh the tree: a .git folder (never versioned, so never scanned) made by
+// delta comes from walks of the zone before and after it (exec_quota.go), which also see
+// what the index cannot weigh: a .git folder (never versioned, so never scanned) made by
 // a command or by a file tool, or an index rebuilt from HEAD. After every step the
 // recorded usage must equal what is on disk: a quota escape through .git, or double
 // counting, fails here.

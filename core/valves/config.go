@@ -46,6 +46,13 @@ type Config struct {
 	ExecCPULimitSeconds int `yaml:"exec_cpu_limit_seconds" min:"0" max:"86400"`
 	// ExecSandbox says whether Landlock confinement of commands is required, best effort or off.
 	ExecSandbox string `yaml:"exec_sandbox" enum:"required|best_effort|off"`
+	// ExecMaxPerUser is how many commands one user may run at once.
+	ExecMaxPerUser int `yaml:"exec_max_per_user" min:"1" max:"100000"`
+	// ExecMaxTotal is how many commands may run at once on the server (0 = 4 per CPU core).
+	ExecMaxTotal int `yaml:"exec_max_total" min:"0" max:"100000"`
+	// ExecMemoryTotalMB bounds the sum of the running commands' memory limits, in MB
+	// (0 = half of the machine's memory).
+	ExecMemoryTotalMB int `yaml:"exec_memory_total_mb" min:"0" max:"1073741824"`
 	// GroupDefaultMode is the access mode of new files in group spaces.
 	GroupDefaultMode string `yaml:"group_default_mode" enum:"group|owner|owner_ro"`
 	// NetworkMode is the network access of commands.
