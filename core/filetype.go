@@ -83,8 +83,15 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	default:
 		data["text_encoding"], data["line_endings"] = textEncoding(sample), textcap.LineEndings(sample)
 	}
-	return Result{Data: data, Message: data["magic"].(string)}, nil
+	msg := data["magic"].(string)
+	if bytes.HasPrefix(sample, []byte(sqliteMagic)) {
+		msg += ": query it with shed_sqlite (SELECT name FROM sqlite_master lists its tables)"
+	}
+	return Result{Data: data, Message: msg}, nil
 }
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
 
 // magic names the content by the original's signature table, else "Text file (UTF-8)" when
 // the first 1024 bytes are UTF-8 (a character cut at byte 1024 does not count against it).

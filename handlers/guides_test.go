@@ -147,7 +147,7 @@ func TestHintsNameModelFacingTools(t *testing.T) {
 
 // contractGuides are the shed_help topics of the contract (reference §5, shed_help) plus ours.
 var contractGuides = []string{"download", "upload", "share", "edit", "commands", "network", "paths",
-	"large_files", "history", "groups", "archives", "full"}
+	"large_files", "history", "groups", "archives", "csv_to_sqlite", "full"}
 
 // Every guide of the contract answers, and the quick reference lists it.
 func TestEveryContractGuideAnswers(t *testing.T) {

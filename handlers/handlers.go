@@ -60,6 +60,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerArchive(api, d)
 	registerLinks(r, api, d)
 	registerBridges(api, d)
+	registerSQLite(api, d)
 	registerMerged(api, d)
 	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)

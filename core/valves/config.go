@@ -65,6 +65,10 @@ type Config struct {
 	SQLiteReadonly bool `yaml:"sqlite_readonly"`
 	// SQLiteJournalMode is the journal mode of fileshed.sqlite and of shed_sqlite databases.
 	SQLiteJournalMode string `yaml:"sqlite_journal_mode" enum:"wal|delete|truncate|memory"`
+	// SQLiteRowsDefault is how many rows a shed_sqlite query answers when the call gives no limit.
+	SQLiteRowsDefault int `yaml:"sqlite_rows_default" min:"1" max:"1000000"`
+	// SQLiteRowsMax is the most rows a shed_sqlite query answers (limit=0 asks for this many).
+	SQLiteRowsMax int `yaml:"sqlite_rows_max" min:"1" max:"1000000"`
 	// LinkTTLHoursDefault is a download link's lifetime when the call gives none, in hours.
 	LinkTTLHoursDefault int `yaml:"link_ttl_hours_default" min:"1" max:"87600"`
 	// LinkTTLHoursMax is the longest lifetime a download link may ask for, in hours.

@@ -1,0 +1,23 @@
+package core
+
+// Codes of shed_sqlite. DB_ERROR, TABLE_EXISTS and the CSV codes are the original's;
+// SQL_FORBIDDEN is ours (FUNCTIONS.md: an authorizer refusal).
+const (
+	DBError       Code = "DB_ERROR"
+	TableExists   Code = "TABLE_EXISTS"
+	CSVEmpty      Code = "CSV_EMPTY"
+	CSVParseError Code = "CSV_PARSE_ERROR"
+	CSVTooWide    Code = "CSV_TOO_WIDE"
+	SQLForbidden  Code = "SQL_FORBIDDEN"
+)
+
+func init() {
+	addHints(map[Code]string{
+		DBError:       "Check your SQL syntax and the table names (PRAGMA table_info(t) lists columns)",
+		TableExists:   "Use if_exists='replace' or if_exists='append'",
+		CSVEmpty:      "The CSV has no data rows: check the file with shed_read, or skip_rows/has_header",
+		CSVParseError: "Try specifying delimiter, encoding, or skip_rows explicitly",
+		CSVTooWide:    "SQLite tables have at most 2000 columns: cut the CSV's columns with shed_exec (cut -d, -f1-100)",
+		SQLForbidden:  "ATTACH, DETACH, load_extension and PRAGMAs that change settings are not allowed: query the tables of this database",
+	})
+}

@@ -1,0 +1,145 @@
+package core
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/fileshed/fileshed/core/sqlq"
+)
+
+// csvOut is the CSV export of a query: every row goes to a temporary file outside the
+// zones while the statement runs (bounded by max_file_size_mb), then the file is written
+// into the zone through the one atomic write path (quota, lock, ownership, commit).
+type csvOut struct {
+	z      *Zone
+	rel    string
+	shown  string
+	tmp    *os.File
+	w      *csv.Writer
+	count  *countingWriter
+	rows   int64
+	header bool
+}
+
+// countingWriter counts bytes and refuses to pass max.
+type countingWriter struct {
+	f   *os.File
+	n   int64
+	max int64
+}
+
+var errCSVTooLarge = errors.New("CSV export over max_file_size_mb")
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.n+int64(len(p)) > c.max {
+		return 0, errCSVTooLarge
+	}
+	n, err := c.f.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// newCSVOut validates the export path (refusals come before the query runs).
+func (s *Service) newCSVOut(ctx context.Context, c Caller, z *Zone, p string) (*csvOut, error) {
+	rel, err := z.Path(p, false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := statTarget(z, rel, p); err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", "fileshed-csv-*")
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
+	}
+	cw := &countingWriter{f: tmp, max: int64(s.cfg.MaxFileSizeMB) << 20}
+	w := csv.NewWriter(cw)
+	w.UseCRLF = true
+	return &csvOut{z: z, rel: rel, shown: p, tmp: tmp, w: w, count: cw}, nil
+}
+
+// row writes the header once, then one row (RFC 4180: CRLF, quotes doubled).
+func (o *csvOut) row(cols []string, vals []any) error {
+	if !o.header {
+		o.header = true
+		if err := o.w.Write(cols); err != nil {
+			return o.tooLarge(err)
+		}
+	}
+	rec := make([]string, len(vals))
+	for i, v := range vals {
+		rec[i] = sqlq.Text(v)
+	}
+	o.rows++
+	return o.tooLarge(o.w.Write(rec))
+}
+
+// tooLarge turns the refusal of countingWriter into FILE_TOO_LARGE.
+func (o *csvOut) tooLarge(err error) error {
+	if errors.Is(err, errCSVTooLarge) {
+		return Errf(FileTooLarge, "The CSV export would be over the %d MB limit", o.count.max>>20).
+			With("output_csv", o.shown).WithHint("Export fewer rows or columns (WHERE, LIMIT), or in several files")
+	}
+	return err
+}
+
+// discard removes the temporary file.
+func (o *csvOut) discard() {
+	_ = o.tmp.Close()
+	_ = os.Remove(o.tmp.Name())
+}
+
+// finishCSVOut writes the export into the zone.
+func (s *Service) finishCSVOut(ctx context.Context, c Caller, o *csvOut, d *dbFile, in SQLiteInput, ans *sqlq.Answer) (Result, error) {
+	if !o.header { // no rows: the header alone
+		if err := o.w.Write(ans.Columns); err != nil {
+			return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
+		}
+	}
+	o.w.Flush()
+	if err := o.tooLarge(o.w.Error()); err != nil {
+		if _, ok := AsError(err); ok {
+			return Result{}, err
+		}
+		return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
+	}
+	if _, err := o.tmp.Seek(0, 0); err != nil {
+		return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
+	}
+	z := o.z
+	t, unlock, err := s.patchTarget(ctx, c, z, o.rel, o.shown, true, "end", "")
+	defer unlock()
+	if err != nil {
+		return Result{}, err
+	}
+	kind := writeModify
+	if !t.exists {
+		kind = writeCreate
+	}
+	if err := s.checkGroupWrite(ctx, c, z, kind, o.rel); err != nil {
+		return Result{}, err
+	}
+	if _, err := s.writeFile(ctx, c, z, write{tool: "shed_sqlite", message: "shed_sqlite: export " + o.rel, t: t, size: o.count.n, body: o.tmp}); err != nil {
+		return Result{}, err
+	}
+	if !t.exists {
+		if err := s.recordGroupFiles(ctx, c, z, "", o.rel); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{Data: map[string]any{"path": d.rel, "query": in.Query, "output_csv": o.rel, "rows_exported": o.rows, "columns": ans.Columns},
+		Message: fmt.Sprintf("Exported %d row(s) to %s", o.rows, o.rel)}, nil
+}
+
+// decodeJSON parses a JSON value sent as a string (params), or returns the string.
+func decodeJSON(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	return v
+}
