@@ -83,7 +83,17 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	default:
 		data["text_encoding"], data["line_endings"] = textEncoding(sample), textcap.LineEndings(sample)
 	}
-	return Result{Data: data, Message: data["magic"].(string)}, nil
+	msg := data["magic"].(string)
+	if isPDF(sample) {
+		// Best effort: the type is known whatever the PDF engine says.
+		if pi, err := s.pdfInfoOf(ctx, o.z, rel); err == nil {
+			data["page_count"], data["pdf_encrypted"] = pi.pages, pi.encrypted
+			msg += fmt.Sprintf(", %d pages", pi.pages)
+		} else if e, ok := AsError(err); ok {
+			data["pdf_error"] = e.Code
+		}
+	}
+	return Result{Data: data, Message: msg}, nil
 }
 
 // magic names the content by the original's signature table, else "Text file (UTF-8)" when
