@@ -54,6 +54,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
 	registerLinks(r, api, d)
+	registerPages(api, d)
 	registerMerged(api, d)
 	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)
