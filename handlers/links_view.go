@@ -34,7 +34,8 @@ h1,h2,h3{line-height:1.25;margin:1.5rem 0 .5rem}h1{font-size:1.75rem}h2{font-siz
 pre{background:#f4f4f4;padding:.75rem;overflow-x:auto;border-radius:.25rem}
 code{font:.9em ui-monospace,monospace;background:#f4f4f4;padding:.1em .25em}pre code{padding:0}
 .table{overflow-x:auto}table{border-collapse:collapse;margin:1rem 0}
-th,td{border:1px solid #ccc;padding:.4rem .6rem;text-align:left;vertical-align:top}th{background:#f0f0f0}
+th,td{border:1px solid #ccc;padding:.4rem .6rem;vertical-align:top}th{background:#f0f0f0;text-align:left}
+[align=right]{text-align:right}[align=center]{text-align:center}
 blockquote{margin:0;padding-left:1rem;border-left:4px solid #ccc;color:#444}
 img{max-width:100%}
 `
@@ -51,7 +52,10 @@ var viewCSP = func() string {
 // that runs or loads.
 const htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; sandbox"
 
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// markdown is GitHub-flavoured Markdown; table alignment as align attributes, since the
+// policy refuses style attributes.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.TaskList,
+	extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute))))
 
 var viewTemplate = template.Must(template.New("view").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -40,7 +40,7 @@ func TestSavePageMarkdown(t *testing.T) {
 		t.Fatalf("view: %d %v", f.status, f.header)
 	}
 	for _, want := range []string{"<title>Sales report 2026</title>", "<h1>Sales report 2026</h1>", "<h2>Summary</h2>",
-		"<th>Region</th>", `<td style="text-align:right">12</td>`, `<code class="language-go">`, `name="viewport"`} {
+		"<th>Region</th>", `<td align="right">12</td>`, `<code class="language-go">`, `name="viewport"`} {
 		if !strings.Contains(f.body, want) {
 			t.Errorf("page lacks %q:\n%s", want, f.body)
 		}
