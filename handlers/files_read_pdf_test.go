@@ -246,3 +246,21 @@ func TestPDFToolsInExec(t *testing.T) {
 		t.Fatalf("pdfinfo: %v", r.Data["stdout"])
 	}
 }
+
+// TestReadPDFWithoutPoppler: on a server without poppler-utils a PDF read answers
+// COMMAND_NOT_FOUND naming the package (PATH emptied after start-up stands for it).
+func TestReadPDFWithoutPoppler(t *testing.T) {
+	e := start(t, nil)
+	e.write(zoneDir+"r.pdf", string(textPDF(1, "x")))
+	t.Setenv("PATH", t.TempDir())
+	r := e.post("shed_read", map[string]any{"zone": "storage", "path": "r.pdf"}, nil)
+	wantError(t, r, "COMMAND_NOT_FOUND")
+	if !strings.Contains(r.Hint, "poppler-utils") {
+		t.Fatalf("hint %q", r.Hint)
+	}
+	r = e.post("shed_file_type", map[string]any{"zone": "storage", "path": "r.pdf"}, nil)
+	wantOK(t, r)
+	if r.Data["magic"] != "PDF document" || r.Data["pdf_error"] != "COMMAND_NOT_FOUND" {
+		t.Fatalf("file_type without poppler: %v", r.Data)
+	}
+}

@@ -92,6 +92,10 @@ func (l *linkServer) view(w http.ResponseWriter, r *http.Request, t *core.LinkTa
 			"Body": template.HTML(out)}) // goldmark's output: raw HTML and dangerous URLs dropped
 		page, csp = b.Bytes(), viewCSP
 	}
+	if status := checkRanges(r.Header.Get("Range"), int64(len(page))); status != 0 {
+		errorPage(w, status, "The requested byte range cannot be served.")
+		return true
+	}
 	if r.Method == http.MethodGet {
 		if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
 			l.fail(w, r, err)

@@ -45,6 +45,18 @@ func TestSavePageMarkdown(t *testing.T) {
 			t.Errorf("page lacks %q:\n%s", want, f.body)
 		}
 	}
+	if g := e.get("GET", url, map[string]string{"Range": "bytes=0-0,2-2,4-4,6-6,8-8,10-10,12-12,14-14,16-16,18-18,20-20,22-22,24-24,26-26,28-28,30-30,32-32"}); g.status != 416 {
+		t.Errorf("17 ranges on a page: %d", g.status)
+	}
+	if g := e.get("GET", url, map[string]string{"Range": "bytes=0-14"}); g.status != 206 || g.body != "<!doctype html>" {
+		t.Errorf("range of a page: %d %q", g.status, g.body)
+	}
+	// ?view on another kind of file changes nothing: it downloads.
+	e.write("users/alice/Storage/data/plain.txt", "plain")
+	txt := e.link("alice", map[string]any{"zone": "storage", "path": "plain.txt"})["url"].(string)
+	if g := e.get("GET", txt+"?view", nil); g.status != 200 || g.body != "plain" || !strings.HasPrefix(g.header.Get("Content-Type"), "text/plain") {
+		t.Errorf("?view on a .txt: %d %v %q", g.status, g.header, g.body)
+	}
 	// Without ?view the link downloads the Markdown file itself.
 	raw := e.get("GET", strings.TrimSuffix(url, "?view"), nil)
 	if raw.status != 200 || raw.body != string(disk) {
