@@ -212,6 +212,10 @@ func (s *Service) readPDF(ctx context.Context, z *Zone, rel string, size int64, 
 		data["group"] = z.GroupID
 	}
 	msg := fmt.Sprintf("Read pages %d-%d of %d (%d characters)", from, last, info.pages, utf8.RuneCountInString(b.String()))
+	if cutPage {
+		data["page_cut"] = true
+		msg += fmt.Sprintf("; page %d is longer than the output cap: for all of it, shed_exec pdftotext -layout -f %d -l %d with an output file, then shed_read it with offset", last, last, last)
+	}
 	if last < info.pages {
 		next := fmt.Sprintf("%d-%d", last+1, min(last+1+(last-from), info.pages))
 		data["next_pages"] = next

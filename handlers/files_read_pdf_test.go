@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,17 @@ func TestReadPDFOutputCap(t *testing.T) {
 		if seen[i] != 1 {
 			t.Fatalf("page %d seen %d times", i, seen[i])
 		}
+	}
+	// One page longer than the cap: its head, marked, and how to get the rest.
+	wide := newPDF()
+	wide.textPage(slices.Repeat([]string{strings.Repeat("dense ", 12)}, 45)...)
+	wide.textPage("second")
+	e.write(zoneDir+"wide.pdf", string(wide.bytes()))
+	r := e.post("shed_read", map[string]any{"zone": "storage", "path": "wide.pdf"}, nil)
+	wantOK(t, r)
+	if c := r.Data["content"].(string); len(c) > 2000 || !strings.Contains(c, "[page cut at the output cap]") ||
+		r.Data["page_cut"] != true || r.Data["next_pages"] != "2-2" || !strings.Contains(r.Message, "pdftotext -layout -f 1 -l 1") {
+		t.Fatalf("page over the cap: %d bytes, %v", len(c), r.Message)
 	}
 }
 
