@@ -257,6 +257,14 @@ func TestPDFToolsInExec(t *testing.T) {
 	if !strings.Contains(r.Data["stdout"].(string), "Pages:           2") {
 		t.Fatalf("pdfinfo: %v", r.Data["stdout"])
 	}
+	// In a versioned zone a text file written by pdftotext is committed like any write.
+	e.write("users/local/Documents/data/d.pdf", string(textPDF(1, "versioned")))
+	wantOK(t, e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "pdftotext", "args": []string{"d.pdf", "d.txt"}}, nil))
+	r = e.post("shed_history", map[string]any{"zone": "documents", "path": "d.txt"}, nil)
+	wantOK(t, r)
+	if !strings.Contains(r.raw, "pdftotext") {
+		t.Fatalf("d.txt not committed: %s", r.raw)
+	}
 }
 
 // TestReadPDFWithoutPoppler: on a server without poppler-utils a PDF read answers
