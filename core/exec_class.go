@@ -19,7 +19,8 @@ var readers = map[string]bool{
 	"sha256sum": true, "sha512sum": true, "b2sum": true, "cksum": true, "base32": true, "base64": true,
 	"basenc": true, "strings": true, "od": true, "hexdump": true, "xxd": true, "jq": true, "yq": true,
 	"iconv": true, "xmllint": true, "bc": true, "expr": true, "factor": true, "numfmt": true,
-	"basename": true, "dirname": true, "echo": true, "printf": true, "realpath": true,
+	"basename": true, "dirname": true, "echo": true, "printf": true, "realpath": true, "pdfinfo": true,
+	"pdftotext": true, // with an output file it fails the read-only policy: a writer then
 	// git under exec is read-only by policy (log, show, diff, status...), with
 	// GIT_OPTIONAL_LOCKS=0 so that status does not refresh the index.
 	"git": true,

@@ -87,6 +87,15 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	if bytes.HasPrefix(sample, []byte(sqliteMagic)) {
 		msg += ": query it with shed_sqlite (SELECT name FROM sqlite_master lists its tables)"
 	}
+	if isPDF(sample) {
+		// Best effort: the type is known whatever the PDF engine says.
+		if pi, err := s.pdfInfoOf(ctx, o.z, rel); err == nil {
+			data["page_count"], data["pdf_encrypted"] = pi.pages, pi.encrypted
+			msg += fmt.Sprintf(", %d pages", pi.pages)
+		} else if e, ok := AsError(err); ok {
+			data["pdf_error"] = e.Code
+		}
+	}
 	return Result{Data: data, Message: msg}, nil
 }
 

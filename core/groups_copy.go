@@ -9,9 +9,9 @@ import (
 // CopyToGroupInput is the input of shed_copy_to_group (reference §5.44).
 type CopyToGroupInput struct {
 	SrcZone         string `json:"src_zone" required:"true" enum:"uploads,storage,documents"`
-	SrcPath         string `json:"src_path" required:"true" doc:"File or folder in src_zone"`
+	SrcPath         string `json:"src_path" required:"true"`
 	Group           string `json:"group" required:"true" doc:"Group id or exact name"`
-	DestPath        string `json:"dest_path" required:"true" doc:"Destination in the group space"`
+	DestPath        string `json:"dest_path" required:"true"`
 	Message         string `json:"message,omitempty" default:"Add file to group" doc:"Commit message"`
 	Mode            string `json:"mode,omitempty" doc:"New files: owner, group or owner_ro"`
 	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`

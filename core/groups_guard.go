@@ -177,7 +177,7 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 		if err := g.put(l, f.rec.Path); err != nil {
 			if firstErr == nil {
 				firstErr = Errf(ExecutionError, "A protected file changed by the command could not be restored: %s", f.rec.Path).
-					With("path", f.rec.Path).Because(err).WithHint("Run shed_info(action='maintenance'), then check the file with shed_history")
+					With("path", f.rec.Path).Because(err).WithHint("Run shed_info(action='maintenance'), then check the file with shed_version(action='history')")
 			}
 			continue
 		}

@@ -23,6 +23,8 @@ type ReadInput struct {
 	Path      string `json:"path" required:"true"`
 	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1"`
 	EndLine   int64  `json:"end_line,omitempty" minimum:"1" absent:"0"`
+	Pages     string `json:"pages,omitempty" doc:"PDF pages, e.g. 3-5"`
+	Offset    *int64 `json:"offset,omitempty" minimum:"0" doc:"Byte offset: page by bytes (long lines)"`
 }
 
 // readChunk is the streaming buffer size: memory per read is this plus the output cap.
@@ -54,10 +56,24 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	if isPDF(sample) {
+		// A UTF-8 text file that only starts like a PDF is read as text.
+		res, err := s.readPDF(ctx, z, rel, info.Size(), in)
+		if !isCode(err, PdfUnreadable) || !validPrefix(sample, len(sample) == textcap.SniffLen) {
+			return res, err
+		}
+	}
+	if in.Pages != "" {
+		return Result{}, Errf(InvalidParameter, "pages is for PDFs; %s is not one", rel).With("path", rel).With("pages", in.Pages).
+			WithHint("Use start_line/end_line, or offset for very long lines")
+	}
 	if textcap.LooksBinary(sample) {
 		return Result{}, Errf(BinaryFile, "Binary file: %s (%s, %d bytes)", rel, detectMIME(sample), info.Size()).
 			With("path", rel).With("zone", z.Label).With("size", info.Size()).With("mime", detectMIME(sample)).
 			WithHint("Use shed_read_bytes (hex or base64, with offset/length) or shed_hexdump to see its bytes; shed_file_type identifies it")
+	}
+	if in.Offset != nil {
+		return s.readOffset(z, rel, f, info.Size(), sample, *in.Offset)
 	}
 	out := textcap.NewHeadTail(max(s.cfg.MaxOutputDefault, 1))
 	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)

@@ -173,7 +173,7 @@ func vcsError(z *Zone, p string, err error) *Error {
 	switch {
 	case errors.Is(err, vcs.ErrNotFound):
 		return Errf(FileNotFound, "No such version of %s: %v", p, err).With("path", p).With("zone", z.Label).
-			WithHint("List the versions with shed_history(zone, path) and pass one of their hashes, or HEAD~N")
+			WithHint("List the versions with shed_version(action='history')(zone, path) and pass one of their hashes, or HEAD~N")
 	case errors.Is(err, vcs.ErrIsDir):
 		return Errf(NotAFile, "%s is a folder in that version", p).With("path", p).
 			WithHint("Restore files one by one; list them with shed_exec git show VERSION --stat")

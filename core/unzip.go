@@ -19,7 +19,7 @@ type UnzipInput struct {
 	ZoneArgs
 	Src       string `json:"src" required:"true" doc:"ZIP file, relative to src_zone"`
 	Dest      string `json:"dest,omitempty" doc:"Destination folder (default: the ZIP's folder)"`
-	SrcZone   string `json:"src_zone,omitempty" enum:"uploads,storage,documents,group" doc:"Zone of src (default: zone)"`
+	SrcZone   string `json:"src_zone,omitempty" enum:"uploads,storage,documents,group" doc:"Default: zone"`
 	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
 }
 

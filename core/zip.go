@@ -17,7 +17,7 @@ import (
 // ZipInput is the input of shed_zip.
 type ZipInput struct {
 	ZoneArgs
-	Src              string `json:"src" required:"true" doc:"File or folder to compress ('.' = the zone)"`
+	Src              string `json:"src" required:"true"`
 	Dest             string `json:"dest,omitempty" doc:"ZIP path (default: src + '.zip')"`
 	IncludeEmptyDirs bool   `json:"include_empty_dirs,omitempty"`
 }

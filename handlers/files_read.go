@@ -9,7 +9,7 @@ import (
 func registerFilesRead(api huma.API, d Deps) {
 	s := d.Service
 	tool(api, d, toolSpec{name: "shed_read", summary: "Read a text file",
-		description: "Read a text file, or lines start_line..end_line."}, s.Read)
+		description: "Read a text file (lines, or bytes from offset) or a PDF's pages."}, s.Read)
 	tool(api, d, toolSpec{name: "shed_read_bytes", summary: "Read bytes as hex or base64",
 		description: "Read bytes from offset as hex or base64; continue at next_offset."}, s.ReadBytes)
 	tool(api, d, toolSpec{name: "shed_file_type", summary: "Detect a file's type",

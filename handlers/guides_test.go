@@ -165,3 +165,30 @@ func TestEveryContractGuideAnswers(t *testing.T) {
 		}
 	}
 }
+
+// Every tool a guide names, called or not, is model-facing — except on a line that says the
+// original names are routes (the guides map them to the merged tools).
+func TestGuidesNameModelFacingTools(t *testing.T) {
+	e := start(t, nil)
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	e.spec(&doc)
+	files, _ := filepath.Glob("../core/guides/*.md")
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(text), "\n") {
+			if strings.Contains(line, "routes") || strings.Contains(line, "original tool") || strings.HasPrefix(line, "| `") {
+				continue // the mapping of original names to the merged tools
+			}
+			for _, name := range hintCall.FindAllString(line, -1) {
+				if doc.Paths["/"+name] == nil {
+					t.Errorf("%s:%d names %s, which the model does not see", filepath.Base(f), i+1, name)
+				}
+			}
+		}
+	}
+}

@@ -61,6 +61,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerLinks(r, api, d)
 	registerBridges(api, d)
 	registerSQLite(api, d)
+	registerPages(api, d)
 	registerMerged(api, d)
 	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)

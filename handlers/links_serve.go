@@ -99,6 +99,9 @@ func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 // byte, on GET only: HEAD and conditional answers without a body count too little to
 // matter, and counting them would let a probe use a one-time link up.
 func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+	if r.URL.Query().Has(core.PageView) && l.view(w, r, t) {
+		return
+	}
 	size := t.Info.Size()
 	if status := checkRanges(r.Header.Get("Range"), size); status != 0 {
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))

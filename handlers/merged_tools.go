@@ -27,4 +27,7 @@ func registerMerged(api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_archive", summary: "ZIP archives",
 		description: "ZIP: zip (src, dest), unzip (src, src_zone, dest; all or nothing, limits) or info (path)",
 		actions:     []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
+	merge(api, d, mergedSpec{name: "shed_version", summary: "History and restore (documents, group)",
+		description: "documents/group versions: history (path) or restore (path, version), as a new commit",
+		actions:     []mergedAction{{"history", "shed_history"}, {"restore", "shed_restore"}}})
 }

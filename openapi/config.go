@@ -57,7 +57,7 @@ var rareFlags = []string{"allow_zone_in_path", "safe"}
 
 // zoneDoc is the one short description of the zone argument (enums are dropped by some Open
 // WebUI conversions, so the values are named in words).
-const zoneDoc = "uploads (read-only), storage, documents (git) or group"
+const zoneDoc = "uploads|storage|documents|group"
 
 // commonDocs are the short descriptions of arguments many tools share.
 // An empty text drops the description: the name says it.

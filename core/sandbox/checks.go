@@ -42,10 +42,11 @@ func suffixWithoutSlash(p *parsed, names ...string) error {
 // checkUniq: "uniq IN OUT" writes OUT, which a read-only zone refuses.
 func checkUniq(c *cmdRule, p *parsed, r Request) error { return checkSecondOperandWrites(c, p, r) }
 
-// checkSecondOperandWrites refuses an output operand (uniq IN OUT, xxd IN OUT) in a
-// read-only zone; in other zones it is confined like every operand.
+// checkSecondOperandWrites refuses an output operand (uniq IN OUT, xxd IN OUT, pdftotext
+// IN OUT) other than "-" (stdout) in a read-only zone; in other zones it is confined like
+// every operand.
 func checkSecondOperandWrites(_ *cmdRule, p *parsed, r Request) error {
-	if r.Kind == ReadOnly && len(p.operands) > 1 {
+	if r.Kind == ReadOnly && len(p.operands) > 1 && p.operands[1] != "-" {
 		return forbid(p.operands[1], fmt.Sprintf("%s would write '%s': forbidden in a read-only zone", r.Cmd, p.operands[1]),
 			"This zone is read-only; copy the file to storage first")
 	}

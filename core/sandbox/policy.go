@@ -91,6 +91,12 @@ func policy() map[string]*cmdRule {
 		"cmp":   {dashDash: true, opts: "-i: --ignore-initial: -n: --bytes:"},
 		"comm":  {dashDash: true, opts: "--output-delimiter:"},
 
+		// ---- documents (poppler: single-dash long options; "-" as output is stdout) --
+		"pdftotext": {longSingle: true, dashDash: true, needsOp: true, check: checkSecondOperandWrites,
+			opts: "--f: --l: --r: --x: --y: --W: --H: --fixed: --enc: --eol: --opw: --upw: --layout --raw --nopgbrk --q --nodiag --cropbox --htmlmeta --bbox --bbox-layout --tsv"},
+		"pdfinfo": {longSingle: true, dashDash: true, needsOp: true,
+			opts: "--f: --l: --enc: --opw: --upw: --meta --js --struct --struct-text --box --rawdates --dests --url --isodates --custom"},
+
 		// ---- archives -------------------------------------------------------------
 		"tar":     {preparse: tarOldStyle, writes: "-x --extract --get -c --create -r --append -u --update -A --catenate --concatenate --delete", keepOrder: true, opts: tarOpts, helpers: compressors},
 		"unzip":   {check: checkUnzip, opts: "-d= -P: !-: !-^"},

@@ -73,6 +73,8 @@ type Config struct {
 	LinkTTLHoursDefault int `yaml:"link_ttl_hours_default" min:"1" max:"87600"`
 	// LinkTTLHoursMax is the longest lifetime a download link may ask for, in hours.
 	LinkTTLHoursMax int `yaml:"link_ttl_hours_max" min:"1" max:"87600"`
+	// PageMaxKB is the largest result page shed_save_page writes, in KB.
+	PageMaxKB int `yaml:"page_max_kb" min:"1" max:"1048576"`
 	// Links says who serves download links.
 	Links LinksConfig `yaml:"links"`
 	// AuditRetentionDays is how long `fileshed admin audit prune` keeps audit entries by default.

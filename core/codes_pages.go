@@ -1,0 +1,20 @@
+package core
+
+// Codes of page-by-page reading (shed_read on a PDF, shed_file_type's page count) and of
+// result pages (shed_save_page).
+const (
+	// PdfEncrypted: the PDF needs a password, or forbids copying its text.
+	PdfEncrypted Code = "PDF_ENCRYPTED"
+	// PdfNoText: the pages asked for have no text layer (scanned images).
+	PdfNoText Code = "PDF_NO_TEXT"
+	// PdfUnreadable: the PDF engine cannot parse the file (truncated, corrupt).
+	PdfUnreadable Code = "PDF_UNREADABLE"
+)
+
+func init() {
+	addHints(map[Code]string{
+		PdfEncrypted:  "The PDF is password-protected: ask the user for an unprotected copy",
+		PdfNoText:     "The pages are images (a scan): no text to extract; try other pages",
+		PdfUnreadable: "The file is damaged or not a PDF: shed_file_type and shed_hexdump show what it is",
+	})
+}

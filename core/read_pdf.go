@@ -1,0 +1,262 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fileshed/fileshed/core/sandbox"
+	"github.com/fileshed/fileshed/core/textcap"
+)
+
+// PDFs are read by poppler's pdftotext and pdfinfo, run like every shed_exec command:
+// through the launcher (Landlock read-only on the zone, rlimits on memory, CPU and files,
+// the process group killed at the timeout). A malformed PDF is a classic exploit vector,
+// so the parser never runs inside the server.
+
+// pdfMagic starts every PDF (the specification tolerates bytes before it: readers look
+// in the first 1024).
+var pdfMagic = []byte("%PDF-")
+
+// isPDF reports whether the sample starts with the PDF header, or holds it in its first
+// 1024 bytes of binary content.
+func isPDF(sample []byte) bool {
+	return bytes.HasPrefix(sample, pdfMagic) ||
+		(bytes.Contains(sample[:min(len(sample), 1024)], pdfMagic) && textcap.LooksBinary(sample))
+}
+
+// isCode reports whether err is a fileshed error with code c.
+func isCode(err error, c Code) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == c
+}
+
+// pdfInfo is what pdfinfo says of a file.
+type pdfInfo struct {
+	pages     int64
+	encrypted bool
+}
+
+// pdfStderrCap bounds what is kept of a poppler tool's diagnostics (a damaged file can
+// make it print one warning per object).
+const pdfStderrCap = 4096
+
+// pdfRun runs a poppler tool on zone file rel, read-only, sending stdout to out. ctx
+// cancelled (out full) kills it; the result says whether it timed out.
+func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, args ...string) (sandbox.Result, error) {
+	c, err := sandbox.Prepare(sandbox.Request{Cmd: cmd, Args: args, Kind: sandbox.ReadOnly,
+		Confine: confineFn(z, z.Fs, false)})
+	if err != nil {
+		var v *sandbox.Violation
+		if errors.As(err, &v) {
+			if v.Kind == sandbox.CommandNotFound {
+				return sandbox.Result{}, Errf(CommandNotFound, "Cannot read PDFs: %s is not installed", cmd).With("command", cmd).
+					WithHint("Ask the admin to install poppler-utils; shed_read_bytes shows the raw bytes")
+			}
+			return sandbox.Result{}, violation(v, z)
+		}
+		return sandbox.Result{}, Errf(InternalError, "Cannot check the PDF command").Because(err)
+	}
+	timeout, _ := s.execTimeout(0)
+	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
+		Timeout: timeout, MaxOutput: pdfStderrCap, MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20,
+		CPUSeconds: int64(s.cfg.ExecCPULimitSeconds), Mode: sandbox.Mode(s.cfg.ExecSandbox), Stdout: out}
+	s.running.Add(1)
+	res, err := sandbox.Run(ctx, spec)
+	s.running.Add(-1)
+	if errors.Is(err, sandbox.ErrSandboxUnavailable) {
+		return res, Errf(SandboxUnavailable, "Cannot read PDFs: exec_sandbox is 'required' and this kernel has no Landlock").
+			With("command", cmd)
+	}
+	if err != nil {
+		return res, Errf(ExecError, "The PDF engine could not be started").With("command", cmd).Because(err)
+	}
+	if res.TimedOut {
+		sec := int(timeout / time.Second)
+		return res, Errf(Timeout, "PDF extraction stopped after %ds", sec).With("command", cmd).With("timeout", sec).
+			WithHint("The PDF is too costly to read whole: ask for fewer pages (pages=\"1-2\")")
+	}
+	return res, nil
+}
+
+// pdfInfoOf runs pdfinfo on rel: page count and encryption, or PDF_ENCRYPTED and
+// PDF_UNREADABLE.
+func (s *Service) pdfInfoOf(ctx context.Context, z *Zone, rel string) (pdfInfo, error) {
+	out := newCapBuf(64<<10, nil)
+	res, err := s.pdfRun(ctx, z, "pdfinfo", out, "./"+rel)
+	if err != nil {
+		return pdfInfo{}, err
+	}
+	if res.ExitCode != 0 {
+		return pdfInfo{}, pdfFailure(res, z, rel)
+	}
+	var info pdfInfo
+	for line := range strings.Lines(string(out.buf)) {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Pages":
+			info.pages, _ = strconv.ParseInt(v, 10, 64)
+		case "Encrypted":
+			info.encrypted = strings.HasPrefix(v, "yes")
+		}
+	}
+	return info, nil
+}
+
+// pdfFailure maps a poppler tool's failure: poppler exits 1 for a file it cannot open or
+// a wrong password, 3 when the document forbids copying its text.
+func pdfFailure(res sandbox.Result, z *Zone, rel string) error {
+	if res.ExitCode == 3 || strings.Contains(res.Stderr, "Incorrect password") {
+		return Errf(PdfEncrypted, "The PDF is encrypted: %s", rel).With("path", rel).With("zone", z.Label)
+	}
+	detail, _, _ := strings.Cut(strings.TrimSpace(res.Stderr), "\n")
+	return Errf(PdfUnreadable, "Cannot read the PDF: %s", rel).With("path", rel).With("zone", z.Label).
+		With("engine_message", clipText(detail, 200))
+}
+
+// pageRange parses pages="3-5", "3", "3-" (to the end) against a page count.
+func pageRange(spec string, count int64) (from, to int64, err error) {
+	bad := func(format string, args ...any) (int64, int64, error) {
+		return 0, 0, Errf(InvalidParameter, format, args...).With("pages", spec).With("page_count", count).
+			WithHint("Use pages=\"3-5\", \"3\" or \"3-\", between 1 and %d", max(count, 1))
+	}
+	a, b, isRange := strings.Cut(strings.TrimSpace(spec), "-")
+	from, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	to, err2 := from, error(nil)
+	if isRange {
+		to = count
+		if b = strings.TrimSpace(b); b != "" {
+			to, err2 = strconv.ParseInt(b, 10, 64)
+		}
+	}
+	switch {
+	case err1 != nil || err2 != nil:
+		return bad("pages must look like \"3-5\", got %q", spec)
+	case from < 1 || to < from:
+		return bad("pages %q is not a range of pages (first page is 1)", spec)
+	case from > count:
+		return bad("page %d is beyond the end of the PDF (%d pages)", from, count)
+	}
+	return from, min(to, count), nil
+}
+
+// readPDF answers shed_read for a PDF: the text of pages (all of them by default) laid
+// out by pdftotext -layout, each under a "[page N]" line, whole pages only up to the
+// output cap; next_pages names the rest.
+func (s *Service) readPDF(ctx context.Context, z *Zone, rel string, size int64, in ReadInput) (Result, error) {
+	info, err := s.pdfInfoOf(ctx, z, rel)
+	if err != nil {
+		return Result{}, err
+	}
+	if info.pages < 1 {
+		return Result{}, Errf(PdfUnreadable, "The PDF has no pages: %s", rel).With("path", rel).With("zone", z.Label)
+	}
+	from, to := int64(1), info.pages
+	if in.Pages != "" {
+		if from, to, err = pageRange(in.Pages, info.pages); err != nil {
+			return Result{}, err
+		}
+	}
+	limit := max(s.cfg.MaxOutputDefault, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := newCapBuf(limit, cancel) // enough pages: pdftotext is stopped
+	res, err := s.pdfRun(ctx, z, "pdftotext", out, "-layout", "-enc", "UTF-8", "-f", strconv.FormatInt(from, 10),
+		"-l", strconv.FormatInt(to, 10), "./"+rel, "-")
+	if err != nil {
+		return Result{}, err
+	}
+	if res.ExitCode != 0 && !out.full {
+		return Result{}, pdfFailure(res, z, rel)
+	}
+	var b strings.Builder
+	last, text, cutPage := from-1, false, false
+	pages := bytes.Split(out.buf, []byte{'\f'})
+	for i, p := range pages {
+		if i == len(pages)-1 && len(p) == 0 {
+			break // after the last form feed
+		}
+		complete := i < len(pages)-1 || !out.full
+		page := from + int64(i)
+		head := fmt.Sprintf("[page %d]\n", page)
+		body, _ := textcap.ValidText(bytes.TrimRight(p, " \n"))
+		if strings.TrimSpace(body) != "" {
+			text = true
+		}
+		if !complete || b.Len()+len(head)+len(body)+1 > limit {
+			if page == from { // one page longer than the cap: its head, marked
+				keep := clipText(body, max(limit-len(head)-80, 0))
+				b.WriteString(head + keep + "\n[page cut at the output cap]\n")
+				last, cutPage = page, true
+			}
+			break
+		}
+		b.WriteString(head + body + "\n")
+		last = page
+	}
+	if !text {
+		return Result{}, Errf(PdfNoText, "No text on pages %d-%d of %s: they are images (a scan?)", from, last, rel).
+			With("path", rel).With("zone", z.Label).With("page_count", info.pages).With("pages", fmt.Sprintf("%d-%d", from, last)).
+			WithHint("No OCR here: the pages are images. Try other pages, or ask the user for a text version")
+	}
+	data := map[string]any{"path": rel, "zone": z.Label, "size": size, "type": "pdf", "page_count": info.pages,
+		"pages": fmt.Sprintf("%d-%d", from, last), "content": b.String(), "truncated": last < to || cutPage,
+		"encrypted": info.encrypted}
+	if z.GroupID != "" {
+		data["group"] = z.GroupID
+	}
+	msg := fmt.Sprintf("Read pages %d-%d of %d (%d characters)", from, last, info.pages, utf8.RuneCountInString(b.String()))
+	if cutPage {
+		data["page_cut"] = true
+		msg += fmt.Sprintf("; page %d is longer than the output cap: for all of it, shed_exec pdftotext -layout -f %d -l %d with an output file, then shed_read it with offset", last, last, last)
+	}
+	if last < info.pages {
+		next := fmt.Sprintf("%d-%d", last+1, min(last+1+(last-from), info.pages))
+		data["next_pages"] = next
+		msg += fmt.Sprintf("; read on with pages=%q", next)
+	}
+	return Result{Data: data, Message: msg}, nil
+}
+
+// capBuf keeps the first n bytes written to it and reports the rest as written (so the
+// writer never blocks); onFull runs once when more than n arrive.
+type capBuf struct {
+	buf    []byte
+	n      int
+	full   bool
+	onFull func()
+}
+
+func newCapBuf(n int, onFull func()) *capBuf { return &capBuf{n: n, onFull: onFull} }
+
+// Write keeps what fits.
+func (c *capBuf) Write(p []byte) (int, error) {
+	room := c.n - len(c.buf)
+	if len(p) > room {
+		c.buf = append(c.buf, p[:max(room, 0)]...)
+		if !c.full && c.onFull != nil {
+			c.onFull()
+		}
+		c.full = true
+		return len(p), nil
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
+
+// clipText cuts s to at most n bytes on a character boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
