@@ -16,6 +16,6 @@ func init() {
 		NotInEditMode: "Use shed_lockedit_open() first. Note: shed_lockedit_save() closes edit mode",
 		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_force_unlock breaks an abandoned lock",
 		LockError:     "Retry in a moment; if it persists, run shed_maintenance or report it to the administrator",
-		ZoneForbidden: "This operation does not accept that zone: see the tool description for the allowed zones",
+		ZoneForbidden: "This tool does not work in that zone: pick another zone (shed_help lists each tool's zones)",
 	})
 }
