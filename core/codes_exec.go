@@ -16,7 +16,7 @@ func init() {
 	addHints(map[Code]string{
 		CommandForbidden:   "Use shed_info(action='commands') to see the commands this zone allows",
 		ArgumentForbidden:  "Drop the refused option; see shed_help for what each command accepts",
-		ArgumentRequired:   "Add the missing argument (e.g. curl -o file URL, or stdout_file) and call again",
+		ArgumentRequired:   "Add the missing argument to args (e.g. curl -o file URL), or use stdout_file='out.txt', and call again",
 		CommandNotFound:    "The command is not installed: check shed_info(action='commands') for what is available",
 		Timeout:            "Increase timeout (at most exec_timeout_max, see shed_info(action='parameters')), or split the work",
 		ExecError:          "Retry; if it persists, report the request id to the administrator",

@@ -13,9 +13,9 @@ const (
 func init() {
 	addHints(map[Code]string{
 		FileLocked:    "Another conversation is editing this file: wait for its shed_lockedit action save or cancel, or use shed_lockedit(action='force_unlock') or shed_info(action='maintenance')",
-		NotInEditMode: "Use shed_lockedit(action='open') first. Note: action 'save' closes edit mode",
+		NotInEditMode: "Use shed_lockedit(action='open') first. Note: shed_lockedit(action='save') closes edit mode",
 		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_lockedit(action='force_unlock') breaks an abandoned lock",
 		LockError:     "Retry in a moment; if it persists, run shed_info(action='maintenance') or report it to the administrator",
-		ZoneForbidden: "This operation does not accept that zone: see the tool description for the allowed zones",
+		ZoneForbidden: "This tool does not work in that zone: pick another zone (shed_help lists each tool's zones)",
 	})
 }

@@ -12,7 +12,7 @@ import (
 type PatchTextInput struct {
 	ZoneArgs
 	Path       string `json:"path" required:"true"`
-	Content    string `json:"content" required:"true" empty:"value" doc:"New text, literal except \\1 or \\g<name> groups"`
+	Content    string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
 	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
 	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
 	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
