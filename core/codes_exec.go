@@ -21,6 +21,6 @@ func init() {
 		Timeout:            "Increase timeout (at most exec_timeout_max, see shed_info(action='parameters')), or split the work",
 		ExecError:          "Retry; if it persists, report the request id to the administrator",
 		SandboxUnavailable: "The administrator must run fileshed on a kernel with Landlock, or set exec_sandbox to best_effort",
-		TooManyCommands:    "Wait a few seconds for your running commands to finish, then call again (one at a time)",
+		TooManyCommands:    "Wait a few seconds for your running commands to finish, then call shed_exec again (one at a time)",
 	})
 }

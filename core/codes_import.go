@@ -9,6 +9,6 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		MissingFileID: "Pass file_id: the id of a <file> in the chat's <attached_files>",
+		MissingFileID: "Pass file_id=<the id of a <file> in the chat's <attached_files>>, or filename=, or import_all=true",
 	})
 }

@@ -13,8 +13,8 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		PdfEncrypted:  "The PDF is password-protected: ask the user for an unprotected copy",
-		PdfNoText:     "The pages are images (a scan): no text to extract; try other pages",
+		PdfEncrypted:  "The PDF is password-protected: ask the user for an unprotected copy, then shed_import it",
+		PdfNoText:     "The pages are images (a scan): no text to extract; try other pages=, or check page_count with shed_file_type",
 		PdfUnreadable: "The file is damaged or not a PDF: shed_file_type and shed_hexdump show what it is",
 	})
 }

@@ -13,11 +13,11 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		DBError:       "Check your SQL syntax and the table names (PRAGMA table_info(t) lists columns)",
+		DBError:       "Check your SQL syntax and the table names: query=\"SELECT name FROM sqlite_master\" lists them, PRAGMA table_info(t) the columns",
 		TableExists:   "Use if_exists='replace' or if_exists='append'",
 		CSVEmpty:      "The CSV has no data rows: check the file with shed_read, or skip_rows/has_header",
-		CSVParseError: "Try specifying delimiter, encoding, or skip_rows explicitly",
+		CSVParseError: "Give delimiter=, encoding= or skip_rows= explicitly (guide: shed_help(howto='csv_to_sqlite'))",
 		CSVTooWide:    "SQLite tables have at most 2000 columns: cut the CSV's columns with shed_exec (cut -d, -f1-100)",
-		SQLForbidden:  "ATTACH, DETACH, load_extension and PRAGMAs that change settings are not allowed: query the tables of this database",
+		SQLForbidden:  "ATTACH, DETACH, load_extension and PRAGMAs that change settings are not allowed: query the tables of this database with shed_sqlite",
 	})
 }
