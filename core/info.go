@@ -96,6 +96,17 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		return Result{}, Errf(InternalError, "Cannot list your locks").Because(err)
 	}
 	data["locks"] = lockLines(locks, c.ConvID)
+	links, err := s.db.LinksOf(ctx, c.UserID)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot list your links").Because(err)
+	}
+	active, now := 0, time.Now()
+	for _, l := range links {
+		if l.State(now) == store.LinkActive {
+			active++
+		}
+	}
+	data["links"] = map[string]any{"active": active, "total": len(links)}
 	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used, %d open lock(s)", humanMB(used), s.cfg.QuotaPerUserMB, len(locks))}, nil
 }
 

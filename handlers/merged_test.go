@@ -131,4 +131,9 @@ func TestStatsShowsZonesAndLocks(t *testing.T) {
 	if l["zone"] != "documents" || l["path"] != "a.md" || l["this_conversation"] != false {
 		t.Fatalf("lock line %v", l)
 	}
+	wantOK(t, e.post("shed_link", map[string]any{"action": "create", "zone": "documents", "path": "a.md"}, nil))
+	r = e.post("shed_info", map[string]any{"action": "stats"}, nil)
+	if links := r.Data["links"].(map[string]any); links["active"] != float64(1) || links["total"] != float64(1) {
+		t.Fatalf("links %v", links)
+	}
 }
