@@ -29,7 +29,7 @@ func (s *Service) startAudit() {
 		for e := range s.audit.ch {
 			// Why ignore errors: the trail is best effort; a failed insert must not fail or
 			// block the calls it describes.
-			_ = s.db.Audit(context.Background(), e)
+			_ = s.timed("db_audit", func() error { return s.db.Audit(context.Background(), e) })
 		}
 	}()
 }

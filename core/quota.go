@@ -137,7 +137,7 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size, growth int64) (*Re
 
 // grow reserves growth more bytes (QUOTA_EXCEEDED when over the limit).
 func (r *Reservation) grow(ctx context.Context, growth int64) error {
-	if err := r.s.db.Reserve(ctx, r.owner, growth, r.s.limit(r.owner)); err != nil {
+	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.limit(r.owner)) }); err != nil {
 		var qe *store.QuotaError
 		if errors.As(err, &qe) {
 			return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).

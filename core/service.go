@@ -39,6 +39,8 @@ type Service struct {
 	links *linktoken.Signer
 	// draining is set when the server begins to shut down (readiness turns off).
 	draining atomic.Bool
+	// timings receives operation durations (SetTimings; the metrics).
+	timings atomic.Pointer[Timings]
 }
 
 // Options carries the collaborators main wires in.

@@ -167,12 +167,12 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	}
 	var hash string
 	if ch.All {
-		hash, err = l.CommitAll(author, message)
+		err = s.timed("git_commit_all", func() (err error) { hash, err = l.CommitAll(author, message); return err })
 		if err == nil && ch.AfterCommit != nil {
 			ch.AfterCommit(l)
 		}
 	} else {
-		hash, err = l.CommitPaths(ch.Paths, author, message)
+		err = s.timed("git_commit", func() (err error) { hash, err = l.CommitPaths(ch.Paths, author, message); return err })
 	}
 	if err != nil {
 		return "", Errf(ExecutionError, "The change was written but not committed").Because(err).

@@ -23,6 +23,8 @@ type metrics struct {
 	quota     *prometheus.CounterVec
 	downloads *prometheus.CounterVec
 	bytes     prometheus.Counter
+	// operations times git commits and state database writes (core's Timings).
+	operations *prometheus.HistogramVec
 }
 
 // sandboxCodes are the refusals of the command and SQL sandboxes, counted by code.
@@ -47,10 +49,14 @@ func newMetrics(svc *core.Service) *metrics {
 		Help: "Download link requests by HTTP status."}, []string{"status"})
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
 		Help: "Bytes sent through download links."})
+	m.operations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fileshed_operation_duration_seconds",
+		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), state database writes (db_quota_reserve, db_audit).",
+		Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}}, []string{"op"})
+	svc.SetTimings(func(op string, d time.Duration) { m.operations.WithLabelValues(op).Observe(d.Seconds()) })
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_commands_running",
 		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
 		func() float64 { return float64(svc.RunningCommands()) })
-	m.reg.MustRegister(m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running,
+	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -92,3 +92,27 @@ func TestMetricsShowRunningCommands(t *testing.T) {
 		t.Fatal("the finished command still counts as running")
 	}
 }
+
+// /metrics times the git commits and state database writes behind the tools, by operation.
+func TestMetricsTimeGitAndDatabase(t *testing.T) {
+	e := start(t, nil)
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "a.md", "content": "x\n"}, nil))
+	wantOK(t, e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "touch", "args": []string{"b.md"}}, nil))
+	deadline := time.Now().Add(5 * time.Second) // the audit trail is written in the background
+	for {
+		_, body := scrape(t, e, "")
+		missing := ""
+		for _, op := range []string{"git_commit", "git_commit_all", "db_quota_reserve", "db_audit"} {
+			if !strings.Contains(body, `fileshed_operation_duration_seconds_count{op="`+op+`"}`) {
+				missing = op
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics has no duration of %s", missing)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
