@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,9 +115,15 @@ func TestHintsNameModelFacingTools(t *testing.T) {
 		Paths map[string]any `json:"paths"`
 	}
 	e.spec(&doc)
-	files, err := filepath.Glob("../core/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no core sources: %v", err)
+	var files []string
+	_ = filepath.WalkDir("../core", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatal("no core sources")
 	}
 	checked := 0
 	for _, f := range files {
@@ -129,7 +136,7 @@ func TestHintsNameModelFacingTools(t *testing.T) {
 		}
 		codes := strings.HasPrefix(filepath.Base(f), "codes")
 		for i, line := range strings.Split(string(src), "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), "//") || !(strings.Contains(line, "WithHint(") || codes && strings.Contains(line, `"`)) {
+			if strings.HasPrefix(strings.TrimSpace(line), "//") || !(strings.Contains(line, "Hint") || codes && strings.Contains(line, `"`)) {
 				continue
 			}
 			for _, name := range hintCall.FindAllString(line, -1) {

@@ -37,7 +37,7 @@ func Prepare(r Request) (Command, error) {
 	if !ok || (c.rw && r.Kind != ReadWrite) {
 		return Command{}, &Violation{Kind: CommandForbidden, Arg: r.Cmd,
 			Reason: fmt.Sprintf("Command '%s' is not in whitelist", r.Cmd),
-			Hint:   "Use shed_allowed_commands() to see available commands"}
+			Hint:   "Use shed_info(action='commands') to see the available commands"}
 	}
 	if c.net && netMode(r.Network) == netDisabled {
 		return Command{}, &Violation{Kind: CommandForbidden, Arg: r.Cmd,
@@ -75,9 +75,9 @@ func Prepare(r Request) (Command, error) {
 	if err != nil || !strings.HasPrefix(path, "/") {
 		v := &Violation{Kind: CommandNotFound, Arg: r.Cmd,
 			Reason: fmt.Sprintf("Command '%s' not found on system", r.Cmd),
-			Hint:   "Use shed_allowed_commands() to see available commands"}
+			Hint:   "Use shed_info(action='commands') to see the available commands"}
 		if c.missing != "" {
-			v.Reason, v.Hint = c.missing, "Ask the administrator to install it; shed_allowed_commands() lists what runs here"
+			v.Reason, v.Hint = c.missing, "Ask the administrator to install it; shed_info(action='commands') lists what runs here"
 		}
 		return Command{}, v
 	}
