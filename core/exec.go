@@ -115,9 +115,12 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		if restore := ch.BeforeCommit; restore != nil {
 			// The ownership guard puts protected files back after the measure: count them.
 			ch.BeforeCommit = func(l *vcs.Locked) error {
+				n := len(reverted(data))
 				err := restore(l)
-				if again, e := takeSnapshot(z.Fs.Dir()); e == nil {
-					q.adjust(after, again)
+				if len(reverted(data)) > n { // only then did the disk change after the measure
+					if again, e := takeSnapshot(z.Fs.Dir()); e == nil {
+						q.adjust(after, again)
+					}
 				}
 				return err
 			}
@@ -150,8 +153,8 @@ var errOverQuota = errors.New("command over quota")
 func (s *Service) afterCommand(guard *lockGuard) []func(data map[string]any) {
 	return []func(map[string]any){
 		func(data map[string]any) {
-			if reverted := guard.restore(); len(reverted) > 0 {
-				data["reverted"] = reverted
+			for _, p := range guard.restore() {
+				addReverted(data, map[string]any{"path": p, "reason": revertedLocked})
 			}
 		},
 	}
@@ -163,10 +166,31 @@ func execResult(data map[string]any, err error) (Result, error) {
 		return Result{}, err
 	}
 	msg := fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])
-	if r, ok := data["reverted"].([]string); ok {
-		msg += fmt.Sprintf("; %d file(s) locked by another conversation were put back unchanged: %s", len(r), strings.Join(r, ", "))
+	var locked []string
+	for _, r := range reverted(data) {
+		if r["reason"] == revertedLocked {
+			locked = append(locked, r["path"].(string))
+		}
+	}
+	if len(locked) > 0 {
+		msg += fmt.Sprintf("; %d file(s) locked by another conversation were put back unchanged: %s", len(locked), strings.Join(locked, ", "))
 	}
 	return Result{Data: data, Message: msg}, nil
+}
+
+// revertedLocked is the reason of a data.reverted entry put back for a locked edit.
+const revertedLocked = "locked by another conversation"
+
+// reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
+// back after the command (the lock guard, and the ownership guard in group zones).
+func reverted(data map[string]any) []map[string]any {
+	r, _ := data["reverted"].([]map[string]any)
+	return r
+}
+
+// addReverted appends one entry to data.reverted.
+func addReverted(data map[string]any, entry map[string]any) {
+	data["reverted"] = append(reverted(data), entry)
 }
 
 // runIn runs in inside dir, a directory of zone z other than its root (the editzone copy

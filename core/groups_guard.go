@@ -161,7 +161,6 @@ func (g *execGuard) recordCreated(l *vcs.Locked) {
 // restore puts back, from HEAD, every protected file the command changed and the caller
 // was not allowed to change, and records them in data["reverted"].
 func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
-	reverted := []map[string]any{}
 	dirs := map[string]bool{} // ancestor -> still a real folder
 	st, err := newStatter(g.z)
 	if err != nil {
@@ -181,10 +180,7 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			}
 			continue
 		}
-		reverted = append(reverted, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
-	}
-	if len(reverted) > 0 {
-		data["reverted"] = reverted
+		addReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
 	}
 	return firstErr
 }

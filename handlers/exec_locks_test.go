@@ -53,7 +53,7 @@ func TestExecRestoresLockedFileReachedIndirectly(t *testing.T) {
 			wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": zone, "path": "docs/plan.md"}, conv("chat-a")))
 			r := execAs(e, "chat-b", execCall{"zone": zone, "cmd": "rm", "args": []string{"-r", "docs"}})
 			wantOK(t, r)
-			if rev, _ := r.Data["reverted"].([]any); len(rev) != 1 || rev[0] != "docs/plan.md" {
+			if rev := reverted(r); len(rev) != 1 || rev[0] != "docs/plan.md" {
 				t.Fatalf("reverted: %s", r.raw)
 			}
 			if got := readFile(t, e, dir+"docs/plan.md"); got != "a plan\n" {

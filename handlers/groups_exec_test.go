@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -181,4 +183,27 @@ func TestGroupSymlinkedFolder(t *testing.T) {
 	wantOK(t, g.as("bob", "shed_delete", in(map[string]any{"path": "l"})))
 	wantOK(t, g.as("bob", "shed_delete", in(map[string]any{"path": "f.md"})))
 	g.wantFile("docs/plan.md", "v1\n")
+}
+
+// Both guards report into one data.reverted: in a group zone, a command that removes a file
+// another conversation holds locked and a file owned by another member gets both back, and
+// the answer lists both (the ownership guard used to overwrite the lock guard's list).
+func TestGroupExecLockAndOwnerRevertedTogether(t *testing.T) {
+	g := startGroups(t, nil)
+	g.create("alice", "docs/plan.md", "v1\n", "owner")
+	g.create("bob", "notes/todo.md", "todo\n", "")
+	wantOK(t, g.post("shed_lockedit_open", in(map[string]any{"path": "notes/todo.md"}),
+		map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "carol", "X-OpenWebUI-Chat-Id": "c-other"}))
+	r := g.as("bob", "shed_exec", in(map[string]any{"cmd": "rm", "args": []string{"-r", "docs", "notes"}}))
+	wantOK(t, r)
+	g.wantFile("docs/plan.md", "v1\n")
+	g.wantFile("notes/todo.md", "todo\n")
+	got := reverted(r)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"docs/plan.md", "notes/todo.md"}) {
+		t.Fatalf("reverted = %v: %s", got, r.raw)
+	}
+	if !strings.Contains(r.Message, "locked by another conversation") {
+		t.Fatalf("message: %s", r.Message)
+	}
 }
