@@ -60,8 +60,7 @@ type Repo struct {
 	workTree string
 	st       *filesystem.Storage
 	flock    *os.File
-	s        state    // cached index/HEAD; valid only while mu is held
-	seen     scanSeen // what the last scan skipped (CommitAllMeasured)
+	s        state // cached index/HEAD; valid only while mu is held
 	// fanout remembers the objects/xx directories known to exist (placeObject).
 	fanout [256]atomic.Bool
 }

@@ -214,7 +214,6 @@ func (r *Repo) scanDir(dirfd int, dir string, out []*index.Entry) ([]*index.Entr
 	kids := make([]child, 0, len(ents))
 	for _, e := range ents {
 		if ignoredName(e.Name()) {
-			r.seen.partial = true // never looked into, so its bytes are not counted
 			continue
 		}
 		c := child{key: e.Name(), name: e.Name()}
@@ -236,7 +235,6 @@ func (r *Repo) scanDir(dirfd int, dir string, out []*index.Entry) ([]*index.Entr
 		if c.dir {
 			sub, err := unix.Openat(dirfd, c.name, dirFlags, 0)
 			if err != nil {
-				r.seen.partial = true
 				continue // replaced or removed since ReadDir: not a directory we may enter
 			}
 			out, err = r.scanDir(sub, full, out)
@@ -245,9 +243,6 @@ func (r *Repo) scanDir(dirfd int, dir string, out []*index.Entry) ([]*index.Entr
 				return nil, err
 			}
 			continue
-		}
-		if c.st.Size >= 1<<32 {
-			r.seen.partial = true // the index keeps 32 bits of a size
 		}
 		e, err := r.fileEntry(dirfd, c.name, full, &c.st, r.lookup(full))
 		if err != nil {
