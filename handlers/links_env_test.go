@@ -18,6 +18,13 @@ const linksKey = "links-test-key-0123456789"
 // configuration is built), in headers mode, with extra valves.
 func startLinks(t testing.TB, vars map[string]string) *env {
 	t.Helper()
+	return startLinksOn(t, vars, nil)
+}
+
+// startLinksOn is startLinks with a hook that may set the HTTP server's fields (timeouts)
+// before it starts.
+func startLinksOn(t testing.TB, vars map[string]string, setup func(*http.Server)) *env {
+	t.Helper()
 	var h http.Handler
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	all := map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": linksKey,
@@ -32,6 +39,9 @@ func startLinks(t testing.TB, vars map[string]string) *env {
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(srv.Config)
 	}
 	srv.Start()
 	t.Cleanup(func() { srv.Close(); svc.Close() })

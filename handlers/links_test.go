@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -401,4 +402,33 @@ func TestLinkMergedTool(t *testing.T) {
 	}
 	wantOK(t, e.post("shed_link", map[string]any{"action": "delete", "link_id": r.Data["link_id"]}, alice))
 	wantError(t, e.post("shed_link", map[string]any{"action": "share"}, alice), "INVALID_PARAMETER")
+}
+
+// A download outlives the server's write timeout (sized for tool answers): a large file read
+// by a slow client arrives whole.
+func TestLinkDownloadOutlivesWriteTimeout(t *testing.T) {
+	e := startLinksOn(t, nil, func(s *http.Server) { s.WriteTimeout = 200 * time.Millisecond })
+	e.write("users/alice/Storage/data/big.bin", strings.Repeat("x", 16<<20))
+	url := e.link("alice", map[string]any{"zone": "storage", "path": "big.bin"})["url"].(string)
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var n int64
+	buf := make([]byte, 256<<10)
+	for {
+		time.Sleep(15 * time.Millisecond) // a slow reader: the server blocks on a full socket
+		k, err := resp.Body.Read(buf)
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("download cut after %d bytes: %v", n, err)
+		}
+	}
+	if n != 16<<20 {
+		t.Fatalf("downloaded %d bytes, want %d", n, 16<<20)
+	}
 }
