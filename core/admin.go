@@ -252,7 +252,7 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 		}
 		var disk int64
 		for _, d := range s.ownerDirs(o) {
-			u, err := walkUsage(d)
+			u, err := s.dirUsage(ctx, o, d)
 			if err != nil {
 				return rep, err
 			}

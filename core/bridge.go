@@ -213,6 +213,7 @@ func uploadsParent(src *Zone) (*Zone, error) {
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
 	}
+	up.ShareSeal(src.Fs)
 	parent := *src
 	parent.Fs = up
 	return &parent, nil

@@ -97,7 +97,10 @@ func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone,
 		return 0, writeError(err, dst, shown)
 	}
 	from, fromRel, written := src, srcRel, int64(0)
-	if !move {
+	// Between an encrypted zone and a plain one a move is a copy (decrypting or
+	// encrypting), then the source's removal.
+	recode := move && !confine.SameSeal(src.Fs, dst.Fs)
+	if !move || recode {
 		stage := path.Join(dir, confine.TempName())
 		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)
 		if err != nil {
@@ -113,6 +116,12 @@ func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone,
 			return 0, destExists(dst, shown, t.dir, false)
 		}
 		return 0, writeError(err, dst, shown)
+	}
+	if recode {
+		if err := src.Fs.RemoveAll(srcRel); err != nil {
+			return 0, writeError(err, src, srcRel)
+		}
+		written = 0
 	}
 	return written, nil
 }

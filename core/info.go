@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -56,7 +59,7 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		"storage":   filepath.Join(user, "Storage", "data"),
 		"documents": filepath.Join(user, "Documents", "data"),
 	} {
-		u, err := walkUsage(dir)
+		u, err := s.dirUsage(ctx, store.Owner{Kind: "user", ID: c.UserID}, dir)
 		if err != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the %s zone", label).Because(err)
 		}
@@ -156,10 +159,18 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%.1f%%", pct)
 }
 
-// walkUsage sums regular files under dir without following symlinks; a missing dir is empty.
-func walkUsage(dir string) (zoneUsage, error) {
+// dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
+// plaintext size (the unit of the quota) in a user's Storage and Uploads.
+func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
+	sealed := o.Kind == "user" && filepath.Base(filepath.Dir(dir)) != "Documents" && s.userKey(ctx, o.ID).key != nil
+	return walkUsage(dir, sealed)
+}
+
+// walkUsage sums regular files under dir without following symlinks; a missing dir is
+// empty. With sealed, an encrypted file counts its plaintext size.
+func walkUsage(dir string, sealed bool) (zoneUsage, error) {
 	var u zoneUsage
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if d == nil {
 				return fs.SkipAll // the zone does not exist yet
@@ -171,13 +182,29 @@ func walkUsage(dir string) (zoneUsage, error) {
 			if err != nil {
 				return err
 			}
-			u.SizeBytes += info.Size()
+			size := info.Size()
+			if sealed {
+				size = plainSizeAt(p, size)
+			}
+			u.SizeBytes += size
 			u.Files++
 		}
 		return nil
 	})
 	u.SizeHuman = humanMB(u.SizeBytes)
 	return u, err
+}
+
+// plainSizeAt is the plaintext size of the file at host path p, whose size is size: its own
+// when it is not encrypted. It never follows a symlink nor blocks on a FIFO.
+func plainSizeAt(p string, size int64) int64 {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return size
+	}
+	defer f.Close()
+	plain, _ := confine.SealedSize(f, size)
+	return plain
 }
 
 func humanMB(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1<<20)) }

@@ -147,8 +147,18 @@ func (s *Service) LockeditOverwrite(ctx context.Context, c Caller, in LockeditOv
 		Message: "Content written to editzone"}, nil
 }
 
-// appendFile appends text to the working copy durably.
+// appendFile appends text to the working copy durably. An encrypted copy is rewritten whole
+// (old content, then text) through the atomic write.
 func appendFile(ez *confine.Fs, p, text string) error {
+	if ez.Sealed() {
+		old, err := ez.Open(p)
+		if err != nil {
+			return err
+		}
+		defer old.Close()
+		_, err = ez.WriteAtomic(p, io.MultiReader(old, strings.NewReader(text)), 0o600)
+		return err
+	}
 	f, err := ez.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
 	defer l.Unlock()
 	var total int64
 	for _, d := range s.ownerDirs(o) {
-		u, err := walkUsage(d)
+		u, err := s.dirUsage(ctx, o, d)
 		if err != nil {
 			return 0, err
 		}

@@ -41,6 +41,8 @@ type Service struct {
 	draining atomic.Bool
 	// timings receives operation durations (SetTimings; the metrics).
 	timings atomic.Pointer[Timings]
+	// keys are the master key and the users' unwrapped data keys (encryption at rest).
+	keys *keyring
 }
 
 // Options carries the collaborators main wires in.
@@ -82,7 +84,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
-		sweep: func() {}, links: signer}
+		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}
 	if !opt.Admin {
 		if s.storageLock, err = lockStorage(base, false); err != nil {
 			db.Close()

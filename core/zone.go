@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/crypt"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -100,6 +101,12 @@ func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string,
 		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
 	}
 	z.Fs = fs
+	if kind == Storage || kind == Uploads {
+		if err := s.sealZone(ctx, c.UserID, fs); err != nil {
+			fs.Close()
+			return nil, err
+		}
+	}
 	return z, nil
 }
 
@@ -132,6 +139,10 @@ func pathError(err error, z *Zone, p string) *Error {
 			WithHint("Paths are relative, use '/' between folders, at most 255 bytes per name, no control characters")
 	case errors.Is(err, os.ErrNotExist):
 		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
+	case errors.Is(err, crypt.ErrAuth):
+		return Errf(DecryptionFailed, "Cannot decrypt %s: its encrypted content was altered", p).With("path", p).With("zone", z.Label).Because(err)
+	case errors.Is(err, crypt.ErrFormat):
+		return Errf(InvalidEncryptedFile, "%s is not a valid encrypted file", p).With("path", p).With("zone", z.Label).Because(err)
 	}
 	return Errf(InternalError, "File system error on %s", p).With("path", p).Because(err)
 }

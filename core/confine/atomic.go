@@ -95,7 +95,14 @@ func (f *Fs) replace(dir, target string, r io.Reader, mode os.FileMode) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.Copy(t, r)
+	w, seal, err := f.sealTo(t)
+	var n int64
+	if err == nil {
+		n, err = io.Copy(w, r)
+	}
+	if err == nil {
+		err = seal()
+	}
 	if err == nil {
 		// Explicit chmod: the umask must not decide a zone file's mode.
 		err = t.Chmod(mode)

@@ -14,6 +14,7 @@ import (
 type file struct {
 	f    *os.File
 	name string // clean zone-relative name; "" is the zone root
+	fs   *Fs    // the Fs that opened it: a sealed one lists plaintext sizes
 }
 
 var _ afero.File = (*file)(nil)
@@ -70,6 +71,11 @@ func (f *file) WriteString(s string) (int, error) {
 
 func (f *file) Readdir(count int) ([]os.FileInfo, error) {
 	fis, err := f.f.Readdir(count)
+	if f.fs != nil && f.fs.key != nil {
+		for i, fi := range fis {
+			fis[i] = f.fs.plainInfo(path.Join(f.name, fi.Name()), fi)
+		}
+	}
 	return fis, f.wrap(err)
 }
 
@@ -77,6 +83,11 @@ func (f *file) Readdir(count int) ([]os.FileInfo, error) {
 // entry): walks of large zones read names and types only.
 func (f *file) ReadDir(n int) ([]fs.DirEntry, error) {
 	des, err := f.f.ReadDir(n)
+	if f.fs != nil && f.fs.key != nil {
+		for i, d := range des {
+			des[i] = dirEntry{DirEntry: d, fs: f.fs, dir: f.name}
+		}
+	}
 	return des, f.wrap(err)
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/crypt"
 )
 
 // Fs is an afero.Fs confined to one directory (a zone) through os.Root: the
@@ -17,6 +19,10 @@ import (
 type Fs struct {
 	root *os.Root
 	dir  string
+	// key, when set, opens what is sealed and, unless writePlain, seals what is written
+	// (sealed.go).
+	key        *crypt.Key
+	writePlain bool
 }
 
 var (
@@ -102,7 +108,12 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	if err != nil {
 		return nil, fail("open", name, err)
 	}
-	return &file{f: of, name: c}, nil
+	af, err := f.openSealed(of, c, flag)
+	if err != nil {
+		of.Close()
+		return nil, fail("open", name, err)
+	}
+	return af, nil
 }
 
 // Mkdir creates the directory name with the owner bits of perm.
@@ -182,7 +193,10 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 		return nil, err
 	}
 	fi, err := f.root.Stat(rel(c))
-	return fi, fail("stat", name, err)
+	if err != nil {
+		return nil, fail("stat", name, err)
+	}
+	return f.plainInfo(c, fi), nil
 }
 
 // Chmod sets the permission bits of name. Setuid, setgid and sticky bits are

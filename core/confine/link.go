@@ -23,7 +23,10 @@ func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 		return nil, true, err
 	}
 	fi, err := f.root.Lstat(rel(c))
-	return fi, true, fail("lstat", name, err)
+	if err != nil {
+		return nil, true, fail("lstat", name, err)
+	}
+	return f.plainInfo(c, fi), true, nil
 }
 
 // ReadlinkIfPossible returns the target of the symlink name as stored

@@ -85,6 +85,21 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX links_owner ON links (owner_id, created_us)`,
 	}},
+	{version: 3, name: "user keys", stmts: []string{
+		// Encryption at rest (core/encryption.go): a user's data key wrapped by the key derived
+		// from the server's master key; key_id names that master key (a wrong one is told at
+		// start). state is active, or disabled after shed_encryption disable (the key is kept:
+		// a file sealed by a call in flight stays readable).
+		`CREATE TABLE user_keys (
+			user_id    TEXT PRIMARY KEY,
+			wrapped    BLOB NOT NULL,
+			salt       BLOB NOT NULL,
+			key_id     TEXT NOT NULL,
+			state      TEXT NOT NULL CHECK (state IN ('active', 'disabled')),
+			created_us BIGINT NOT NULL,
+			updated_us BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // migrate applies the pending migrations in one transaction and records each in

@@ -83,6 +83,8 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// Archive bounds what shed_unzip extracts.
 	Archive ArchiveConfig `yaml:"archive"`
+	// Encryption configures encryption at rest of Storage and Uploads.
+	Encryption EncryptionConfig `yaml:"encryption"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
 	// ToolDescriptions replaces the description of model-facing tools (tool name -> text),
@@ -94,6 +96,17 @@ type Config struct {
 	// ShutdownGraceSeconds is how long a stopping server lets calls in flight finish before
 	// it kills their commands.
 	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds" min:"1" max:"3600"`
+}
+
+// EncryptionConfig is the encryption section: where the key that wraps every user's data key
+// comes from, and where decrypted working copies live while a command runs.
+type EncryptionConfig struct {
+	// MasterKey wraps the users' data keys (at least 32 characters); empty disables
+	// shed_encryption setup. Keep it outside the storage directory.
+	MasterKey string `yaml:"master_key" secret:"true"`
+	// WorkDir holds the decrypted copies that shed_exec, shed_sqlite and PDF reading need for
+	// the length of one call ("" = {storage_base_path}/.plain); a tmpfs keeps them off disk.
+	WorkDir string `yaml:"work_dir"`
 }
 
 // MetricsConfig is the metrics section.

@@ -71,6 +71,9 @@ func (c *Config) Validate() error {
 	if !safeID.MatchString(c.Auth.NoneUserID) {
 		bad("auth.none_user_id", "%q is not an id (letters, digits, _ and -, 1-64)", c.Auth.NoneUserID)
 	}
+	if k := c.Encryption.MasterKey; k != "" && len(k) < 32 {
+		bad("encryption.master_key", "at least 32 characters (e.g. openssl rand -base64 32)")
+	}
 	if c.Links.Mode == "openwebui" && c.OpenWebUI.URL == "" {
 		bad("links.mode", "openwebui needs openwebui.url")
 	}

@@ -70,6 +70,8 @@ archive.max_total_mb = 500  (default)
 archive.max_ratio = 100  (default)
 archive.max_depth = 64  (default)
 archive.max_name_length = 1024  (default)
+encryption.master_key = ""  (default)
+encryption.work_dir = ""  (default)
 log_level = "info"  (default)
 tool_descriptions = {}  (default)
 max_body_mb = 0  (default)
@@ -127,8 +129,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 7 sections: the scan really looked at the keys.
-	if want := len(Names()) + 7; seen != want {
+	// the valves + 8 sections: the scan really looked at the keys.
+	if want := len(Names()) + 8; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }

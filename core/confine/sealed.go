@@ -1,0 +1,266 @@
+package confine
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/crypt"
+)
+
+// ErrSealedInPlace refuses an in-place change (append, read-write, WriteAt) of a file in a
+// sealed Fs: sealed files are only ever replaced whole.
+var ErrSealedInPlace = errors.New("an encrypted file can only be replaced whole")
+
+// Seal makes f encrypt every file it writes and decrypt every sealed file it reads, with
+// key (encryption at rest, core/crypt's format). Files without the format's header are read
+// as they are (not yet migrated). Call it right after New or Sub, before any use.
+func (f *Fs) Seal(key *crypt.Key) { f.key, f.writePlain = key, false }
+
+// ReadSealed makes f decrypt the sealed files it reads with key but write plaintext
+// (encryption disabled: files sealed before stay readable).
+func (f *Fs) ReadSealed(key *crypt.Key) { f.key, f.writePlain = key, true }
+
+// Sealed reports whether f encrypts what it writes.
+func (f *Fs) Sealed() bool { return f.key != nil && !f.writePlain }
+
+// ShareSeal gives f the sealing of other (an editzone or a parent folder seen like its zone).
+func (f *Fs) ShareSeal(other *Fs) { f.key, f.writePlain = other.key, other.writePlain }
+
+// SameSeal reports whether a file's bytes mean the same in a and b, so that a rename from
+// one to the other keeps it readable.
+func SameSeal(a, b *Fs) bool {
+	if (a.key == nil) != (b.key == nil) {
+		return false
+	}
+	return a.key == nil || *a.key == *b.key
+}
+
+// Raw returns a view of the same zone that neither encrypts nor decrypts (migration and
+// its undoing). It shares f's directory handle: do not Close it, and do not use it after f
+// is closed.
+func (f *Fs) Raw() *Fs { return &Fs{root: f.root, dir: f.dir} }
+
+// sealedSize returns the plaintext size of the regular file c whose on-disk size is size,
+// and whether it is sealed. A file too short for the format, or without its header, is not.
+func (f *Fs) sealedSize(c string, size int64) (int64, bool) {
+	if size < crypt.HeaderSize {
+		return size, false
+	}
+	h, err := f.root.OpenFile(rel(c), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return size, false
+	}
+	defer h.Close()
+	return SealedSize(h, size)
+}
+
+// SealedSize returns the plaintext size of the open file h whose on-disk size is size, and
+// whether it is sealed (the format's header and a possible size).
+func SealedSize(h io.ReaderAt, size int64) (int64, bool) {
+	var magic [8]byte
+	if size < crypt.HeaderSize {
+		return size, false
+	}
+	if _, err := h.ReadAt(magic[:], 0); err != nil || !crypt.IsSealed(magic[:]) {
+		return size, false
+	}
+	plain, err := crypt.PlainSize(size)
+	if err != nil {
+		return size, false
+	}
+	return plain, true
+}
+
+// plainInfo gives the plaintext size of a sealed regular file described by fi (the name
+// c); other entries pass unchanged.
+func (f *Fs) plainInfo(c string, fi os.FileInfo) os.FileInfo {
+	if f.key == nil || fi == nil || !fi.Mode().IsRegular() {
+		return fi
+	}
+	if size, ok := f.sealedSize(c, fi.Size()); ok {
+		return sizedInfo{FileInfo: fi, size: size}
+	}
+	return fi
+}
+
+// sizedInfo overrides the size of a FileInfo (a sealed file's plaintext size).
+type sizedInfo struct {
+	fs.FileInfo
+	size int64
+}
+
+func (i sizedInfo) Size() int64 { return i.size }
+
+// openSealed wraps the file just opened for c with flag when f is sealed: a sealed regular
+// file opened for reading decrypts; a file opened to be written from scratch encrypts; an
+// in-place change of a non-empty file is refused.
+func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
+	plain := &file{f: of, name: c, fs: f}
+	if f.key == nil {
+		return plain, nil
+	}
+	fi, err := of.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return plain, nil // directories list through plain, whose entries get plaintext sizes
+	}
+	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
+	case os.O_RDONLY:
+		if _, ok := SealedSize(of, fi.Size()); !ok {
+			return plain, nil
+		}
+		r, err := crypt.NewReaderAt(of, fi.Size(), f.key)
+		if err != nil {
+			return nil, err
+		}
+		return &sealedFile{file: plain, r: r, cached: -1}, nil
+	case os.O_WRONLY:
+		if f.writePlain {
+			return plain, nil
+		}
+		if flag&os.O_APPEND == 0 && (flag&os.O_TRUNC != 0 || fi.Size() == 0) {
+			w, err := crypt.NewWriter(of, f.key)
+			if err != nil {
+				return nil, err
+			}
+			return &sealingFile{file: plain, w: w}, nil
+		}
+	}
+	if f.writePlain {
+		return plain, nil
+	}
+	return nil, ErrSealedInPlace
+}
+
+// sealedFile reads a sealed file as plaintext: Read, ReadAt and Seek work on plaintext
+// offsets, Stat reports the plaintext size, and writes are refused. Sequential reads decrypt
+// each segment once (the last segment read is kept).
+type sealedFile struct {
+	*file
+	r      *crypt.ReaderAt
+	off    int64
+	cached int64 // index of the segment in buf, -1 for none
+	buf    []byte
+}
+
+func (s *sealedFile) Read(p []byte) (int, error) {
+	if s.off >= s.r.Size() {
+		return 0, io.EOF
+	}
+	seg := s.off / crypt.SegmentSize
+	if seg != s.cached {
+		if s.buf == nil {
+			s.buf = make([]byte, crypt.SegmentSize)
+		}
+		start := seg * crypt.SegmentSize
+		n, err := s.r.ReadAt(s.buf[:min(crypt.SegmentSize, s.r.Size()-start)], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			s.cached = -1
+			return 0, s.wrap(err)
+		}
+		s.buf, s.cached = s.buf[:n], seg
+	}
+	n := copy(p, s.buf[s.off-seg*crypt.SegmentSize:])
+	s.off += int64(n)
+	return n, nil
+}
+
+func (s *sealedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.r.ReadAt(p, off)
+	return n, s.wrap(err)
+}
+
+func (s *sealedFile) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += s.off
+	case io.SeekEnd:
+		offset += s.r.Size()
+	}
+	if offset < 0 {
+		return 0, &PathError{Op: "seek", Path: s.name, Err: ErrInvalid}
+	}
+	s.off = offset
+	return offset, nil
+}
+
+func (s *sealedFile) Stat() (os.FileInfo, error) {
+	fi, err := s.file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return sizedInfo{FileInfo: fi, size: s.r.Size()}, nil
+}
+
+func (s *sealedFile) Write([]byte) (int, error)          { return 0, s.inPlace() }
+func (s *sealedFile) WriteAt([]byte, int64) (int, error) { return 0, s.inPlace() }
+func (s *sealedFile) WriteString(string) (int, error)    { return 0, s.inPlace() }
+func (s *sealedFile) Truncate(int64) error               { return s.inPlace() }
+
+func (s *sealedFile) inPlace() error {
+	return &PathError{Op: "write", Path: s.name, Err: ErrSealedInPlace}
+}
+
+// sealingFile writes a new sealed file: Write encrypts, Close seals the last segment first.
+type sealingFile struct {
+	*file
+	w io.WriteCloser
+}
+
+func (s *sealingFile) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	return n, s.wrap(err)
+}
+
+func (s *sealingFile) WriteString(str string) (int, error) { return s.Write([]byte(str)) }
+
+func (s *sealingFile) Close() error {
+	err := s.w.Close()
+	if cerr := s.file.Close(); err == nil {
+		err = cerr
+	}
+	return s.wrap(err)
+}
+
+func (s *sealingFile) Read([]byte) (int, error)           { return 0, s.inPlace() }
+func (s *sealingFile) ReadAt([]byte, int64) (int, error)  { return 0, s.inPlace() }
+func (s *sealingFile) WriteAt([]byte, int64) (int, error) { return 0, s.inPlace() }
+func (s *sealingFile) Seek(int64, int) (int64, error)     { return 0, s.inPlace() }
+func (s *sealingFile) Truncate(int64) error               { return s.inPlace() }
+
+func (s *sealingFile) inPlace() error {
+	return &PathError{Op: "write", Path: s.name, Err: ErrSealedInPlace}
+}
+
+// sealTo returns the writer that replace copies into: t itself, or an encrypting writer
+// whose Close must run before t is synced.
+func (f *Fs) sealTo(t io.Writer) (io.Writer, func() error, error) {
+	if !f.Sealed() {
+		return t, func() error { return nil }, nil
+	}
+	w, err := crypt.NewWriter(t, f.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, w.Close, nil
+}
+
+// dirEntry reports a sealed file's plaintext size from Info.
+type dirEntry struct {
+	fs.DirEntry
+	fs  *Fs
+	dir string
+}
+
+func (d dirEntry) Info() (fs.FileInfo, error) {
+	fi, err := d.DirEntry.Info()
+	if err != nil {
+		return nil, err
+	}
+	return d.fs.plainInfo(path.Join(d.dir, d.Name()), fi), nil
+}

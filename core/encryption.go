@@ -1,0 +1,333 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/crypt"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// EncryptionArgs are the arguments of shed_encryption_disable.
+type EncryptionArgs struct {
+	Confirm bool
+}
+
+// encryptedZones names the zones encryption covers, for messages.
+var encryptedZones = []string{"storage", "uploads"}
+
+// EncryptionSetup creates the caller's data key: from now on every file written to Storage
+// and Uploads is encrypted; migrate encrypts the files written before.
+func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error) {
+	if s.keys.master == nil {
+		return Result{}, Errf(EncryptionUnavailable, "Encryption at rest is not available on this server")
+	}
+	u := s.userKey(ctx, c.UserID)
+	switch {
+	case u.err != nil:
+		return Result{}, u.err
+	case u.state == "active":
+		return Result{}, Errf(EncryptionAlreadyEnabled, "Encryption is already set up for your account")
+	case u.state == "disabled":
+		// The key was kept by disable: take it up again (files it sealed stay readable).
+		if err := s.db.SetUserKeyState(ctx, c.UserID, "active"); err != nil {
+			return Result{}, Errf(InternalError, "Cannot enable encryption").Because(err)
+		}
+	default:
+		added, err := s.newUserKey(ctx, c.UserID)
+		if err != nil {
+			return Result{}, err
+		}
+		if !added { // a concurrent setup won
+			s.forgetUserKey(c.UserID)
+			return Result{}, Errf(EncryptionAlreadyEnabled, "Encryption is already set up for your account")
+		}
+	}
+	s.forgetUserKey(c.UserID)
+	return Result{Data: map[string]any{"status": "active", "zones": encryptedZones,
+		"next": "shed_encryption(action='migrate') encrypts the files you already have"},
+		Message: "Encryption enabled: new files in storage and uploads are encrypted"}, nil
+}
+
+// sealedCount is what status, migrate and disable count.
+type sealedCount struct {
+	Encrypted int      `json:"files_encrypted"`
+	Plain     int      `json:"files_unencrypted"`
+	Changed   int      `json:"files_changed"`
+	Errors    []string `json:"errors"`
+}
+
+// EncryptionStatus reports whether the caller's files are encrypted, and how many are.
+func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error) {
+	u := s.userKey(ctx, c.UserID)
+	status := "not_enabled"
+	switch {
+	case u.err != nil:
+		status = "key_unavailable"
+	case u.state != "":
+		status = u.state
+	}
+	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.keys.master != nil}
+	msg := "Encryption is not enabled"
+	if u.key != nil {
+		n, err := s.sealWalk(ctx, c.UserID, u.key, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		data["files_encrypted"], data["files_unencrypted"] = n.Encrypted, n.Plain
+		if len(n.Errors) > 0 {
+			data["errors"] = n.Errors
+		}
+		msg = "Encryption is " + status
+	} else if u.err != nil {
+		msg = u.err.Error()
+	}
+	return Result{Data: data, Message: msg}, nil
+}
+
+// EncryptionMigrate encrypts the caller's files written before setup. Each file is replaced
+// atomically, so an interrupted migrate leaves every file readable, and a new run skips what
+// is encrypted already (never twice).
+func (s *Service) EncryptionMigrate(ctx context.Context, c Caller) (Result, error) {
+	u, err := s.activeKey(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	n, err := s.sealWalk(ctx, c.UserID, u.key, migrateFile)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Data: n, Message: countMessage("Encrypted", n)}, nil
+}
+
+// EncryptionDisable decrypts every encrypted file of the caller, refused while one of the
+// caller's Storage files is in a locked edit. The key is kept (state disabled) so a file an
+// in-flight call seals afterwards stays readable; setup takes it up again.
+func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionArgs) (Result, error) {
+	if !a.Confirm {
+		return Result{}, Errf(ConfirmationRequired, "Disabling encryption decrypts all your files: confirm with confirm=true")
+	}
+	u, err := s.activeKey(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	locks, err := s.db.LocksByUser(ctx, c.UserID)
+	if err != nil {
+		return Result{}, Errf(InternalError, "Cannot read your locks").Because(err)
+	}
+	for _, l := range locks {
+		if l.ZoneKey == "user:"+c.UserID+":storage" {
+			return Result{}, Errf(FileLocked, "A locked edit is open on %s: encryption cannot be disabled now", l.Path).
+				With("path", l.Path).With("conversation", l.ConvID).
+				WithHint("Save or cancel the locked edit first (shed_lockedit), then disable again")
+		}
+	}
+	n, err := s.sealWalk(ctx, c.UserID, u.key, unsealFile)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(n.Errors) == 0 {
+		if err := s.db.SetUserKeyState(ctx, c.UserID, "disabled"); err != nil {
+			return Result{}, Errf(InternalError, "Cannot disable encryption").Because(err)
+		}
+		s.forgetUserKey(c.UserID)
+	}
+	return Result{Data: n, Message: countMessage("Decrypted", n)}, nil
+}
+
+// activeKey is the caller's key when encryption is active.
+func (s *Service) activeKey(ctx context.Context, c Caller) (userKey, error) {
+	u := s.userKey(ctx, c.UserID)
+	switch {
+	case u.err != nil:
+		return u, u.err
+	case u.state != "active":
+		return u, Errf(EncryptionNotEnabled, "Encryption is not enabled for your account")
+	}
+	return u, nil
+}
+
+func countMessage(verb string, n sealedCount) string {
+	msg := fmt.Sprintf("%s %d file(s)", verb, n.Changed)
+	if len(n.Errors) > 0 {
+		msg += fmt.Sprintf(", %d file(s) could not be processed (see errors)", len(n.Errors))
+	}
+	return msg
+}
+
+// fileAction turns one file of a sealed zone (fsys, under the file's write lock) into its
+// new form; state says what the file is now.
+type fileAction func(fsys *confine.Fs, rel string, state sealState) (changed bool, err error)
+
+// sealState is what a file is with respect to the user's key.
+type sealState int
+
+const (
+	plainFile   sealState = iota // no header: not encrypted
+	sealedFile                   // encrypted with the user's key
+	foreignFile                  // a header, but not sealed with this key (damaged or alien)
+)
+
+// migrateFile encrypts a plaintext file in place (atomically).
+func migrateFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
+	if st != plainFile {
+		return false, nil
+	}
+	src, err := fsys.Raw().Open(rel)
+	if err != nil {
+		return false, err
+	}
+	defer src.Close()
+	_, err = fsys.WriteAtomic(rel, src, 0o600)
+	return err == nil, err
+}
+
+// unsealFile decrypts a sealed file in place (atomically).
+func unsealFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
+	if st != sealedFile {
+		return false, nil
+	}
+	src, err := fsys.Open(rel)
+	if err != nil {
+		return false, err
+	}
+	defer src.Close()
+	_, err = fsys.Raw().WriteAtomic(rel, src, 0o600)
+	return err == nil, err
+}
+
+// sealWalk visits every regular file of the user's encrypted zones (Storage, every
+// conversation's Uploads), counts them by state and applies act (nil: count only). With act
+// it holds the owner's quota lock exclusively: every write of the user holds it shared from
+// its reservation to its end, so none runs meanwhile. (Not the files' write locks too: a
+// writer takes those first, then the owner's lock.)
+func (s *Service) sealWalk(ctx context.Context, userID string, key *crypt.Key, act fileAction) (sealedCount, error) {
+	n := sealedCount{Errors: []string{}}
+	l := s.ownerLock(store.Owner{Kind: "user", ID: userID})
+	if act != nil {
+		l.Lock()
+		defer l.Unlock()
+	}
+	for _, d := range s.sealedDirs(userID) {
+		fsys, err := confine.New(d.dir)
+		if err != nil {
+			return n, Errf(InternalError, "Cannot open %s", d.name).Because(err)
+		}
+		fsys.Seal(key)
+		err = afero.Walk(fsys.Raw(), "", func(rel string, fi fs.FileInfo, err error) error {
+			if err != nil || !fi.Mode().IsRegular() || confine.IsTempName(path.Base(rel)) {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			st := fileSealState(fsys, rel, key)
+			switch st {
+			case sealedFile:
+				n.Encrypted++
+			case plainFile:
+				n.Plain++
+			case foreignFile:
+				n.Errors = append(n.Errors, d.name+"/"+rel+": encrypted, but not readable with your key (damaged?)")
+				return nil
+			}
+			if act == nil {
+				return nil
+			}
+			changed, err := act(fsys, rel, st)
+			if err != nil {
+				n.Errors = append(n.Errors, d.name+"/"+rel+": "+shortErr(err))
+			} else if changed {
+				n.Changed++
+			}
+			return nil
+		})
+		fsys.Close()
+		if err != nil {
+			return n, Errf(InternalError, "Cannot walk %s", d.name).Because(err)
+		}
+	}
+	return n, nil
+}
+
+// shortErr is an error's text without the zone-relative path the message already names.
+func shortErr(err error) string {
+	switch {
+	case errors.Is(err, crypt.ErrAuth):
+		return "its encrypted content was altered"
+	case errors.Is(err, syscall.ENOSPC):
+		return "the disk is full"
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+// fileSealState reads rel's header (raw) and, when it has one, authenticates it with key.
+func fileSealState(fsys *confine.Fs, rel string, key *crypt.Key) sealState {
+	f, err := fsys.Raw().OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return plainFile
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plainFile
+	}
+	var magic [8]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil || !crypt.IsSealed(magic[:]) {
+		return plainFile
+	}
+	if crypt.Check(f, fi.Size(), key) {
+		return sealedFile
+	}
+	return foreignFile
+}
+
+// sealedDir is one directory of encrypted files and its name in messages.
+type sealedDir struct{ dir, name string }
+
+// sealedDirs are the user's directories that encryption covers: Storage's data and each
+// conversation's Uploads.
+func (s *Service) sealedDirs(userID string) []sealedDir {
+	u := filepath.Join(s.base, "users", userID)
+	dirs := []sealedDir{{filepath.Join(u, "Storage", "data"), "Storage"}}
+	convs, _ := os.ReadDir(filepath.Join(u, "Uploads"))
+	for _, c := range convs {
+		if c.IsDir() {
+			dirs = append(dirs, sealedDir{filepath.Join(u, "Uploads", c.Name()), "Uploads/" + c.Name()})
+		}
+	}
+	return dirs
+}
+
+// sealZone applies the user's key to a Storage or Uploads zone: active encrypts what is
+// written and decrypts what is read; disabled only decrypts (files sealed before).
+func (s *Service) sealZone(ctx context.Context, userID string, fsys *confine.Fs) error {
+	u := s.userKey(ctx, userID)
+	switch {
+	case u.state == "":
+		return nil
+	case u.err != nil && u.state == "active":
+		return u.err
+	case u.err != nil:
+		return nil // disabled and no usable key: the files are plain (a stray sealed one reads raw)
+	case u.state == "active":
+		fsys.Seal(u.key)
+	default:
+		fsys.ReadSealed(u.key)
+	}
+	return nil
+}

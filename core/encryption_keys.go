@@ -1,0 +1,133 @@
+package core
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"sync"
+
+	"github.com/fileshed/fileshed/core/crypt"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// keyring holds the server's master key and the users' unwrapped data keys.
+//
+// Threat model (README "Encryption at rest"): a user's files in Storage and Uploads are
+// sealed with the user's random data key; the data key is stored in the state database
+// wrapped (AES-256-GCM) by a key derived (HKDF-SHA256) from the master key, a per-user salt
+// and the user id. The master key lives outside the storage directory, so a stolen disk or
+// backup, database included, reveals names and sizes but no content.
+type keyring struct {
+	master []byte
+	id     string // names the master key in user_keys.key_id ("" when there is none)
+	mu     sync.Mutex
+	users  map[string]userKey
+}
+
+// userKey is what the keyring knows of one user: no row (key nil, state ""), or the
+// unwrapped key and its state, or why it cannot be used.
+type userKey struct {
+	key   *crypt.Key
+	state string // "active" or "disabled"
+	err   error
+}
+
+// newKeyring keeps master (may be empty: no encryption can be set up).
+func newKeyring(master string) *keyring {
+	k := &keyring{users: map[string]userKey{}}
+	if master != "" {
+		k.master = []byte(master)
+		mac := hmac.New(sha256.New, k.master)
+		mac.Write([]byte("fileshed master key id v1"))
+		k.id = hex.EncodeToString(mac.Sum(nil)[:8])
+	}
+	return k
+}
+
+// userKey returns the caller's key state, unwrapping it once per process.
+func (s *Service) userKey(ctx context.Context, userID string) userKey {
+	s.keys.mu.Lock()
+	defer s.keys.mu.Unlock()
+	if u, ok := s.keys.users[userID]; ok {
+		return u
+	}
+	u := s.loadUserKey(ctx, userID)
+	if u.err == nil || !isTransient(u.err) {
+		s.keys.users[userID] = u
+	}
+	return u
+}
+
+// isTransient tells a database failure (retry later) from a verdict on the key.
+func isTransient(err error) bool {
+	e, ok := AsError(err)
+	return !ok || e.Code == InternalError
+}
+
+func (s *Service) loadUserKey(ctx context.Context, userID string) userKey {
+	row, err := s.db.UserKey(ctx, userID)
+	if errors.Is(err, store.ErrNoKey) {
+		return userKey{}
+	}
+	if err != nil {
+		return userKey{err: Errf(InternalError, "Cannot read your encryption key").Because(err)}
+	}
+	u := userKey{state: row.State}
+	switch {
+	case s.keys.master == nil:
+		u.err = Errf(EncryptionKeyRequired, "Your files are encrypted but the server has no encryption master key").
+			WithHint("Ask the administrator to configure encryption.master_key (the one your files were encrypted with)")
+	case row.KeyID != s.keys.id:
+		u.err = Errf(InvalidEncryptionKey, "The server's encryption master key is not the one your files were encrypted with").
+			WithHint("Ask the administrator to restore the original encryption.master_key; nothing was changed")
+	default:
+		kek := crypt.DeriveKEK(s.keys.master, userID, row.Salt)
+		key, err := crypt.Unwrap(&kek, row.Wrapped, userID)
+		if err != nil {
+			u.err = Errf(InvalidEncryptionKey, "Your encryption key cannot be unwrapped with the server's master key").
+				Because(err).WithHint("Ask the administrator to check encryption.master_key; nothing was changed")
+		} else {
+			u.key = &key
+		}
+	}
+	return u
+}
+
+// forgetUserKey drops the cached state after setup or disable changed it.
+func (s *Service) forgetUserKey(userID string) {
+	s.keys.mu.Lock()
+	delete(s.keys.users, userID)
+	s.keys.mu.Unlock()
+}
+
+// EncryptionMismatch counts the users whose data key the configured master key cannot
+// unwrap (none configured, or another one): the server refuses their Storage and Uploads
+// with a clear error instead of writing anything. main logs it at start.
+func (s *Service) EncryptionMismatch(ctx context.Context) (int, error) {
+	return s.db.UserKeysNotWrappedBy(ctx, s.keys.id)
+}
+
+// newUserKey creates, wraps and stores a fresh data key for userID.
+func (s *Service) newUserKey(ctx context.Context, userID string) (bool, error) {
+	dek, err := crypt.NewKey()
+	if err != nil {
+		return false, Errf(InternalError, "Cannot create an encryption key").Because(err)
+	}
+	salt := make([]byte, 32)
+	if _, err := rand.Read(salt); err != nil {
+		return false, Errf(InternalError, "Cannot create an encryption key").Because(err)
+	}
+	kek := crypt.DeriveKEK(s.keys.master, userID, salt)
+	wrapped, err := crypt.Wrap(&kek, &dek, userID)
+	if err != nil {
+		return false, Errf(InternalError, "Cannot wrap the encryption key").Because(err)
+	}
+	added, err := s.db.AddUserKey(ctx, store.UserKey{UserID: userID, Wrapped: wrapped, Salt: salt, KeyID: s.keys.id})
+	if err != nil {
+		return false, Errf(InternalError, "Cannot store the encryption key").Because(err)
+	}
+	return added, nil
+}
