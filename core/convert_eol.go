@@ -11,7 +11,7 @@ import (
 type ConvertEOLInput struct {
 	ZoneArgs
 	Path string `json:"path" required:"true"`
-	To   string `json:"to,omitempty" default:"unix" enum:"unix,dos,lf,crlf" doc:"unix (LF) or dos (CRLF)"`
+	To   string `json:"to,omitempty" default:"unix" enum:"unix,dos,lf,crlf"`
 }
 
 // eolFormats maps the accepted values of `to` to the two targets.

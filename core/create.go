@@ -10,8 +10,8 @@ type CreateFileInput struct {
 	ZoneArgs
 	Path          string `json:"path" required:"true"`
 	Content       string `json:"content,omitempty" doc:"Whole content, written as sent"`
-	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes" doc:"text or bytes"`
-	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex, base64 or raw (file_type=bytes)"`
+	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"For file_type=bytes"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
 }

@@ -20,7 +20,7 @@ import (
 
 // EncryptionArgs are the arguments of shed_encryption_disable.
 type EncryptionArgs struct {
-	Confirm bool
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // encryptedZones names the zones encryption covers, for messages.

@@ -60,7 +60,7 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	}
 	defer o.close()
 	rel, f, info := o.rel, o.f, o.info
-	sample, err := readSample(f, in.Path)
+	sample, err := readSample(o.z, f, in.Path)
 	if err != nil {
 		return Result{}, err
 	}

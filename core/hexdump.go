@@ -40,7 +40,7 @@ func (s *Service) Hexdump(ctx context.Context, c Caller, in HexdumpInput) (Resul
 	buf := make([]byte, min(length, size-offset))
 	n, err := f.ReadAt(buf, offset)
 	if err != nil && err != io.EOF {
-		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
+		return Result{}, readFail(err, o.z, rel)
 	}
 	return Result{Data: map[string]any{"path": rel, "offset": offset, "length": n, "file_size": size,
 		"hexdump": hexdump(buf[:n], offset)},

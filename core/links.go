@@ -30,7 +30,7 @@ type LinkListInput struct{}
 // LinkDeleteInput is the input of shed_link_delete; file_id is the original's name.
 type LinkDeleteInput struct {
 	LinkID string `json:"link_id,omitempty" doc:"From create or list"`
-	FileID string `json:"file_id,omitempty" doc:"Alias of link_id"`
+	FileID string `json:"file_id,omitempty"`
 }
 
 // linkSigner opens the key that signs link tokens: links.secret, or the key file in the

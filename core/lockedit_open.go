@@ -79,7 +79,7 @@ func copyToEditzone(z *Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
 	defer src.Close()
 	data, err := io.ReadAll(io.LimitReader(src, int64(maxEditBytes)+1))
 	if err != nil {
-		return nil, 0, Errf(InternalError, "Cannot read %s", p).Because(err)
+		return nil, 0, readFail(err, z, p)
 	}
 	if len(data) > maxEditBytes {
 		return nil, 0, Errf(FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).

@@ -15,7 +15,7 @@ type PatchBytesInput struct {
 	ZoneArgs
 	Path          string `json:"path" required:"true"`
 	Content       string `json:"content" required:"true" empty:"value" doc:"Bytes in content_format"`
-	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"hex, base64 or raw"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw"`
 	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace"`
 	Offset        int64  `json:"offset,omitempty" minimum:"0" absent:"-1" doc:"Byte offset (at, replace)"`
 	Length        int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Bytes replaced (replace)"`

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/crypt"
 	"github.com/fileshed/fileshed/core/textcap"
 )
 
@@ -52,7 +53,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	defer o.close()
 	z, rel, f, info := o.z, o.rel, o.f, o.info
 
-	sample, err := readSample(f, in.Path)
+	sample, err := readSample(z, f, in.Path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -78,7 +79,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	out := textcap.NewHeadTail(max(s.cfg.MaxOutputDefault, 1))
 	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)
 	if err != nil {
-		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
+		return Result{}, readFail(err, z, rel)
 	}
 	eof := total >= 0
 	if eof && in.StartLine > max(total, 1) {
@@ -90,7 +91,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	if eof && (last == 0 || last > total) {
 		last = total
 	}
-	data := map[string]any{"path": rel, "zone": z.Label, "size": info.Size(), "encrypted": false,
+	data := map[string]any{"path": rel, "zone": z.Label, "size": info.Size(), "encrypted": confine.IsSealedFile(f),
 		"start_line": in.StartLine, "end_line": last, "line_endings": textcap.LineEndings(sample)}
 	if eof {
 		data["total_lines"] = total
@@ -251,12 +252,21 @@ func openError(err error, z *Zone, p string) *Error {
 	return pathError(err, z, p)
 }
 
+// readFail is the error of a read that failed midway: DECRYPTION_FAILED (or
+// INVALID_ENCRYPTED_FILE) for an altered encrypted file, else INTERNAL_ERROR.
+func readFail(err error, z *Zone, p string) *Error {
+	if errors.Is(err, crypt.ErrAuth) || errors.Is(err, crypt.ErrFormat) {
+		return pathError(err, z, p)
+	}
+	return Errf(InternalError, "Cannot read %s", p).With("path", p).Because(err)
+}
+
 // readSample reads up to textcap.SniffLen bytes from the start of f.
-func readSample(f afero.File, shown string) ([]byte, error) {
+func readSample(z *Zone, f afero.File, shown string) ([]byte, error) {
 	b := make([]byte, textcap.SniffLen)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, Errf(InternalError, "Cannot read %s", shown).With("path", shown).Because(err)
+		return nil, readFail(err, z, shown)
 	}
 	return b[:n], nil
 }

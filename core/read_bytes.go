@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fileshed/fileshed/core/confine"
 )
 
 // ReadBytesInput is the input of shed_read_bytes.
@@ -54,7 +56,7 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 	buf := make([]byte, want)
 	n, err := f.ReadAt(buf, in.Offset)
 	if err != nil && err != io.EOF {
-		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
+		return Result{}, readFail(err, z, rel)
 	}
 	buf = buf[:n] // the file may have shrunk since fstat
 	content := hex.EncodeToString(buf)
@@ -62,7 +64,7 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 		content = base64.StdEncoding.EncodeToString(buf)
 	}
 	data := map[string]any{"path": rel, "zone": z.Label, "content": content, "content_format": format,
-		"bytes_read": n, "total_size": size, "encrypted": false, "truncated": truncated}
+		"bytes_read": n, "total_size": size, "encrypted": confine.IsSealedFile(f), "truncated": truncated}
 	if in.Offset > 0 {
 		data["offset"] = in.Offset
 	}

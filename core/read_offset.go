@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/textcap"
 )
 
@@ -23,7 +24,7 @@ func (s *Service) readOffset(z *Zone, rel string, f afero.File, size int64, samp
 	buf := make([]byte, min(int64(limit), size-offset))
 	n, err := f.ReadAt(buf, offset)
 	if err != nil && err != io.EOF {
-		return Result{}, Errf(InternalError, "Cannot read %s", rel).With("path", rel).Because(err)
+		return Result{}, readFail(err, z, rel)
 	}
 	buf = buf[:n]
 	if end := offset + int64(n); end < size {
@@ -31,7 +32,7 @@ func (s *Service) readOffset(z *Zone, rel string, f afero.File, size int64, samp
 	}
 	content, bad := textcap.ValidText(buf)
 	next := offset + int64(len(buf))
-	data := map[string]any{"path": rel, "zone": z.Label, "size": size, "encrypted": false, "offset": offset,
+	data := map[string]any{"path": rel, "zone": z.Label, "size": size, "encrypted": confine.IsSealedFile(f), "offset": offset,
 		"length": len(buf), "content": content, "truncated": next < size, "line_endings": textcap.LineEndings(sample)}
 	if z.GroupID != "" {
 		data["group"] = z.GroupID

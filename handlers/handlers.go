@@ -62,6 +62,7 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerBridges(api, d)
 	registerSQLite(api, d)
 	registerPages(api, d)
+	registerEncryption(api, d)
 	registerMerged(api, d)
 	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)

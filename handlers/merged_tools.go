@@ -30,4 +30,8 @@ func registerMerged(api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_version", summary: "History and restore (documents, group)",
 		description: "documents/group versions: history (path) or restore (path, version), as a new commit",
 		actions:     []mergedAction{{"history", "shed_history"}, {"restore", "shed_restore"}}})
+	merge(api, d, mergedSpec{name: "shed_encryption", summary: "Encryption at rest (storage, uploads)",
+		description: "Encrypt storage+uploads at rest: status, setup, migrate old files, disable(confirm)",
+		actions: []mergedAction{{"status", "shed_encryption_status"}, {"setup", "shed_encryption_setup"},
+			{"migrate", "shed_encryption_migrate"}, {"disable", "shed_encryption_disable"}}})
 }

@@ -137,6 +137,12 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 	return nil, ErrSealedInPlace
 }
 
+// IsSealedFile reports whether f was opened from an encrypted file (and reads decrypted).
+func IsSealedFile(f afero.File) bool {
+	_, ok := f.(*sealedFile)
+	return ok
+}
+
 // sealedFile reads a sealed file as plaintext: Read, ReadAt and Seek work on plaintext
 // offsets, Stat reports the plaintext size, and writes are refused. Sequential reads decrypt
 // each segment once (the last segment read is kept).

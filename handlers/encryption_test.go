@@ -1,0 +1,127 @@
+package handlers_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// masterKey is the test servers' encryption.master_key.
+const masterKey = "test-master-key-0123456789abcdef0123456789"
+
+// sealedMagic starts every encrypted file on disk.
+var sealedMagic = []byte("FSHDENC\x00")
+
+// startSealed starts a server with a master key and encryption set up for the user "local".
+func startSealed(t *testing.T, vars map[string]string) *env {
+	t.Helper()
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars["FILESHED_ENCRYPTION_MASTER_KEY"] = masterKey
+	e := start(t, vars)
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil))
+	return e
+}
+
+// sealedOnDisk asserts that the file rel (from the storage base) is encrypted on disk and
+// holds none of the plaintext.
+func (e *env) sealedOnDisk(rel, plain string) {
+	e.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(e.base, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if !bytes.HasPrefix(raw, sealedMagic) {
+		e.t.Fatalf("%s is not encrypted on disk: %q", rel, raw[:min(len(raw), 40)])
+	}
+	if len(plain) >= 4 && bytes.Contains(raw, []byte(plain)) {
+		e.t.Fatalf("%s holds its plaintext on disk", rel)
+	}
+}
+
+// TestEncryptionLifecycle: setup encrypts new files, status counts, migrate encrypts the
+// old ones (twice is a no-op), reads are transparent, disable decrypts everything.
+func TestEncryptionLifecycle(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
+	st := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
+	wantOK(t, st)
+	if st.Data["status"] != "not_enabled" || st.Data["available"] != true {
+		t.Fatalf("status before setup: %s", st.raw)
+	}
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "migrate"}, nil), "ENCRYPTION_NOT_ENABLED")
+	e.write(zoneDir+"old.txt", "written before setup\n")
+	e.write("users/local/Uploads/c1/up.txt", "an upload before setup\n")
+
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil))
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil), "ENCRYPTION_ALREADY_ENABLED")
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "new.txt", "content": "secret plans\n"}, nil))
+	e.sealedOnDisk(zoneDir+"new.txt", "secret plans")
+	r := e.post("shed_read", map[string]any{"zone": "storage", "path": "new.txt"}, nil)
+	wantOK(t, r)
+	if r.Data["content"] != "secret plans\n" || r.Data["encrypted"] != true || r.Data["size"] != 13.0 {
+		t.Fatalf("read of an encrypted file: %s", r.raw)
+	}
+	st = e.post("shed_encryption", map[string]any{"action": "status"}, nil)
+	if st.Data["status"] != "active" || st.Data["files_encrypted"] != 1.0 || st.Data["files_unencrypted"] != 2.0 {
+		t.Fatalf("status after setup: %s", st.raw)
+	}
+
+	m := e.post("shed_encryption", map[string]any{"action": "migrate"}, nil)
+	wantOK(t, m)
+	if m.Data["files_changed"] != 2.0 {
+		t.Fatalf("migrate: %s", m.raw)
+	}
+	e.sealedOnDisk(zoneDir+"old.txt", "written before setup")
+	e.sealedOnDisk("users/local/Uploads/c1/up.txt", "an upload before")
+	if m = e.post("shed_encryption", map[string]any{"action": "migrate"}, nil); m.Data["files_changed"] != 0.0 {
+		t.Fatalf("second migrate changed files: %s", m.raw)
+	}
+	r = e.post("shed_read", map[string]any{"zone": "storage", "path": "old.txt"}, nil)
+	if r.Data["content"] != "written before setup\n" {
+		t.Fatalf("read after migrate: %s", r.raw)
+	}
+	r = e.post("shed_read", map[string]any{"zone": "uploads", "path": "up.txt"}, map[string]string{"X-OpenWebUI-Chat-Id": "c1"})
+	if r.Data["content"] != "an upload before setup\n" {
+		t.Fatalf("upload after migrate: %s", r.raw)
+	}
+	if u := e.used(t); u != int64(len("written before setup\n")+len("an upload before setup\n")+len("secret plans\n")) {
+		t.Fatalf("quota counts %d bytes, want the plaintext sizes", u)
+	}
+
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "disable"}, nil), "CONFIRMATION_REQUIRED")
+	d := e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, nil)
+	wantOK(t, d)
+	if d.Data["files_changed"] != 3.0 {
+		t.Fatalf("disable: %s", d.raw)
+	}
+	for rel, want := range map[string]string{"old.txt": "written before setup\n", "new.txt": "secret plans\n"} {
+		if got := e.disk(rel); got != want {
+			t.Fatalf("%s after disable: %q", rel, got)
+		}
+	}
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, nil), "ENCRYPTION_NOT_ENABLED")
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "after.txt", "content": "plain again"}, nil))
+	if got := e.disk("after.txt"); got != "plain again" {
+		t.Fatalf("a write after disable is not plain: %q", got)
+	}
+	if st = e.post("shed_encryption", map[string]any{"action": "status"}, nil); st.Data["status"] != "disabled" {
+		t.Fatalf("status after disable: %s", st.raw)
+	}
+	// Setup again takes the kept key up again.
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "again.txt", "content": "sealed again"}, nil))
+	e.sealedOnDisk(zoneDir+"again.txt", "sealed again")
+}
+
+// TestEncryptionUnavailableWithoutMasterKey: no master key, no setup.
+func TestEncryptionUnavailableWithoutMasterKey(t *testing.T) {
+	e := start(t, nil)
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil), "ENCRYPTION_UNAVAILABLE")
+	st := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
+	if st.Data["available"] != false || !strings.Contains(st.Message, "not enabled") {
+		t.Fatalf("status: %s", st.raw)
+	}
+}
