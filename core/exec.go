@@ -37,6 +37,37 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		return Result{}, err
 	}
 	defer z.Close()
+	if z.Fs.Sealed() {
+		return s.execMirrored(ctx, c, z, in)
+	}
+	return s.execZone(ctx, c, z, in, false)
+}
+
+// execMirrored runs the command of an encrypted zone in its decrypted mirror (the program
+// needs plaintext), then writes back, encrypted, what it changed. The owner's exec lock is
+// held from the copy to the write-back, so two commands never work on stale copies.
+func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecInput) (Result, error) {
+	defer s.paths.Lock(execOwnerKey(z))()
+	m, err := s.openMirror(z.Fs, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer m.remove()
+	mz := *z
+	mz.Fs = m.fs
+	res, err := s.execZone(ctx, c, &mz, in, true)
+	if serr := m.sync(); serr != nil && err == nil {
+		return Result{}, Errf(InternalError, "Cannot write back the command's changes").Because(serr)
+	}
+	if data, ok := res.Data.(map[string]any); ok && len(m.unreadable) > 0 {
+		data["not_decrypted"] = m.unreadable
+	}
+	return res, err
+}
+
+// execZone is Exec in the resolved zone z; serialised says the caller already holds the
+// owner's exec lock.
+func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput, serialised bool) (Result, error) {
 	if in.Cmd == "git" && !z.Versioned {
 		return Result{}, Errf(CommandForbidden, "git only works in versioned zones (documents, group)").With("command", "git").
 			WithHint("Run git in zone='documents' (every write there is committed); storage has no repository")
@@ -64,7 +95,9 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 		return execResult(data, err)
 	}
 	// The owner's writing commands run one at a time (exec_quota.go).
-	defer s.paths.Lock(execOwnerKey(z))()
+	if !serialised {
+		defer s.paths.Lock(execOwnerKey(z))()
+	}
 	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
 	if err != nil {
 		return Result{}, err

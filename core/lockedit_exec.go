@@ -45,7 +45,7 @@ func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInp
 	if err := ez.Rename(p, box+"/"+base); err != nil {
 		return Result{}, Errf(InternalError, "Cannot prepare the working copy of %s", p).Because(err)
 	}
-	data, runErr := s.runBoxed(ctx, c, z, filepath.Join(ez.Dir(), box), in, base)
+	data, runErr := s.runBoxed(ctx, c, z, ez, filepath.Join(ez.Dir(), box), in, base)
 	// Move the copy back whatever happened; a command that deleted or replaced it by a
 	// folder leaves no working copy (save then answers NOT_IN_EDIT_MODE).
 	if err := ez.Rename(box+"/"+base, p); err != nil && runErr == nil {
@@ -59,13 +59,29 @@ func (s *Service) LockeditExec(ctx context.Context, c Caller, in LockeditExecInp
 	return Result{Data: data, Message: "Command executed in editzone"}, nil
 }
 
-// runBoxed runs the command in the private folder dir, '.' arguments naming the copy.
-func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, dir string, in LockeditExecInput, base string) (map[string]any, error) {
+// runBoxed runs the command in the private folder dir of the editzone ez, '.' arguments
+// naming the copy. An encrypted copy is decrypted into a mirror for the command and
+// written back encrypted.
+func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, ez *confine.Fs, dir string, in LockeditExecInput, base string) (data map[string]any, err error) {
 	box, err := confine.New(dir)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the command's folder").Because(err)
 	}
 	defer box.Close()
+	box.ShareSeal(ez)
+	if box.Sealed() {
+		m, err := s.openMirror(box, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer m.remove()
+		defer func() {
+			if serr := m.sync(); serr != nil && err == nil {
+				data, err = nil, Errf(InternalError, "Cannot write back the command's changes").Because(serr)
+			}
+		}()
+		box = m.fs
+	}
 	args := make([]string, len(in.Args))
 	for i, a := range in.Args {
 		if a == "." {

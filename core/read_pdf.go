@@ -150,6 +150,15 @@ func pageRange(spec string, count int64) (from, to int64, err error) {
 // out by pdftotext -layout, each under a "[page N]" line, whole pages only up to the
 // output cap; next_pages names the rest.
 func (s *Service) readPDF(ctx context.Context, z *Zone, rel string, size int64, in ReadInput) (Result, error) {
+	if z.Fs.Sealed() { // poppler reads the decrypted copy
+		m, err := s.openMirror(z.Fs, []string{rel})
+		if err != nil {
+			return Result{}, err
+		}
+		defer m.remove()
+		mz := *z
+		mz.Fs, z = m.fs, &mz
+	}
 	info, err := s.pdfInfoOf(ctx, z, rel)
 	if err != nil {
 		return Result{}, err

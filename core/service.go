@@ -90,6 +90,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 			db.Close()
 			return nil, fmt.Errorf("storage_base_path: %w", err)
 		}
+		s.sweepWorkDir() // decrypted copies a crash left behind
 		s.startSweep()
 	}
 	s.startAudit()

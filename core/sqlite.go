@@ -77,6 +77,17 @@ type dbFile struct {
 	roErr *Error
 	table string // of an import, for messages
 	bulk  bool   // an import: one big transaction
+	// m is the decrypted copy of the database and its journals in an encrypted zone:
+	// host names it, and what a write changed goes back encrypted.
+	m *mirror
+}
+
+// close removes the decrypted copy (if any) and closes the zone.
+func (d *dbFile) close() {
+	if d.m != nil {
+		d.m.remove()
+	}
+	d.z.Close()
 }
 
 // fileState is what a call measures of the database and its journals.
@@ -101,6 +112,18 @@ func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*db
 	if err := d.check(); err != nil {
 		z.Close()
 		return nil, err
+	}
+	if z.Fs.Sealed() {
+		names := []string{rel}
+		for _, j := range journals {
+			names = append(names, rel+j)
+		}
+		if d.m, err = s.openMirror(z.Fs, names); err != nil {
+			z.Close()
+			return nil, err
+		}
+		d.host = filepath.Join(d.m.dir, filepath.FromSlash(rel))
+		d.before = d.state()
 	}
 	return d, nil
 }
@@ -271,6 +294,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		}
 		closeErr := db.Close()
 		after := d.state()
+		if d.m != nil && closeErr == nil {
+			closeErr = d.m.sync() // encrypted zone: the changed copy goes back encrypted
+		}
 		delta = after.size + after.extra - d.before.size - d.before.extra
 		if err := errors.Join(runErr, closeErr); err != nil {
 			return Change{}, s.sqlError(err, d)
@@ -357,6 +383,9 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 
 // scrub removes host paths from a SQLite message.
 func (s *Service) scrub(msg string, d *dbFile) string {
+	if d.m != nil {
+		msg = strings.ReplaceAll(msg, d.m.dir+"/", "")
+	}
 	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.base, "")
 }
 
@@ -422,7 +451,7 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	if err != nil {
 		return Result{}, err
 	}
-	defer d.z.Close()
+	defer d.close()
 	z := d.z
 	var out *csvOut
 	if in.OutputCSV != "" {

@@ -35,7 +35,7 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 	if err != nil {
 		return Result{}, err
 	}
-	defer d.z.Close()
+	defer d.close()
 	z := d.z
 	d.table, d.bulk = in.Table, true
 	csvRel, err := z.Path(in.ImportCSV, in.AllowZoneInPath)

@@ -1,0 +1,245 @@
+package core
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/crypt"
+)
+
+// A mirror is the decrypted working tree of an encrypted folder, for what needs plaintext
+// on disk: the programs of shed_exec and shed_lockedit_exec, SQLite, PDF reading. It lives
+// in a private folder of encryption.work_dir for one call and is removed after it (and at
+// start, after a crash); what the call changed goes back into the folder encrypted.
+type mirror struct {
+	src    *confine.Fs // the encrypted folder
+	fs     *confine.Fs // the plaintext copy
+	dir    string
+	before snapshot
+	// unreadable lists the files that could not be decrypted (left out of the copy, and
+	// left alone by the sync).
+	unreadable []string
+}
+
+// workDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
+func (s *Service) workDir() string {
+	if d := s.cfg.Encryption.WorkDir; d != "" {
+		return d
+	}
+	return filepath.Join(s.base, ".plain")
+}
+
+// openMirror copies the encrypted folder src, decrypted, into a fresh private folder. names,
+// when not nil, limits the copy to those files (a single database or PDF). The caller
+// removes it.
+func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
+	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
+	}
+	dir, err := os.MkdirTemp(s.workDir(), "m-"+rand.Text()[:8]+"-")
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
+	}
+	m := &mirror{src: src, dir: dir}
+	if m.fs, err = confine.New(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)
+	}
+	if err := m.fill(names); err != nil {
+		m.remove()
+		return nil, Errf(InternalError, "Cannot decrypt the zone into the working folder").Because(err)
+	}
+	if m.before, err = takeSnapshot(dir); err != nil {
+		m.remove()
+		return nil, Errf(InternalError, "Cannot measure the decrypted working folder").Because(err)
+	}
+	return m, nil
+}
+
+// fill decrypts src (or only names) into the mirror, keeping modes, times and symlinks.
+func (m *mirror) fill(names []string) error {
+	raw := m.src.Raw()
+	if names != nil {
+		for _, n := range names {
+			if err := m.fs.MkdirAll(path.Dir(n), 0o700); err != nil {
+				return err
+			}
+			fi, _, err := raw.LstatIfPossible(n)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := m.copyIn(n, fi); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return afero.Walk(raw, "", func(rel string, fi fs.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if rel == "" || confine.IsTempName(path.Base(rel)) {
+			return nil
+		}
+		if fi.IsDir() {
+			return m.fs.Mkdir(rel, fi.Mode().Perm()|0o700)
+		}
+		return m.copyIn(rel, fi)
+	})
+}
+
+// copyIn copies one entry described by fi (lstat) into the mirror.
+func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := m.src.ReadlinkIfPossible(rel)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, filepath.Join(m.dir, filepath.FromSlash(rel)))
+	case !fi.Mode().IsRegular():
+		return nil // never a FIFO or device into the copy
+	}
+	in, err := m.src.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if isDecryptError(err) {
+			m.unreadable = append(m.unreadable, rel)
+			return nil
+		}
+		return err
+	}
+	defer in.Close()
+	host := filepath.Join(m.dir, filepath.FromSlash(rel))
+	out, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if isDecryptError(err) {
+		m.unreadable = append(m.unreadable, rel)
+		return os.Remove(host)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(host, fi.ModTime(), fi.ModTime())
+}
+
+// sync writes back, encrypted, what changed in the mirror since it was made: new and
+// changed files (whole, atomically), new folders and symlinks, and removals. Files the
+// call did not touch are left alone, so a concurrent write to them is not undone.
+func (m *mirror) sync() error {
+	after, err := takeSnapshot(m.dir)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for rel := range m.before.entries {
+		if _, ok := after.entries[rel]; !ok {
+			gone = append(gone, rel)
+		}
+	}
+	slices.Sort(gone)
+	for i := len(gone) - 1; i >= 0; i-- { // children first
+		if err := m.src.RemoveAll(gone[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	names := make([]string, 0, len(after.entries))
+	for rel := range after.entries {
+		names = append(names, rel)
+	}
+	slices.Sort(names) // parents first
+	for _, rel := range names {
+		now, was := after.entries[rel], m.before.entries[rel]
+		if _, existed := m.before.entries[rel]; existed && now == was && !now.other {
+			continue
+		}
+		if err := m.syncOne(rel, now, was); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncOne puts the mirror's entry rel (now; was before the call) into the folder.
+func (m *mirror) syncOne(rel string, now, was entry) error {
+	host := filepath.Join(m.dir, filepath.FromSlash(rel))
+	switch {
+	case now.dir:
+		if !was.dir {
+			_ = m.src.RemoveAll(rel)
+		}
+		return m.src.MkdirAll(rel, 0o700)
+	case now.other:
+		target, err := os.Readlink(host)
+		if err != nil {
+			return nil // a FIFO or socket: never carried back
+		}
+		if cur, err := m.src.ReadlinkIfPossible(rel); err == nil && cur == target {
+			return nil
+		}
+		_ = m.src.RemoveAll(rel)
+		return m.src.SymlinkIfPossible(target, rel)
+	}
+	if was.dir || was.other {
+		_ = m.src.RemoveAll(rel)
+	}
+	in, err := os.Open(host)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := m.src.WriteAtomic(rel, in, fi.Mode().Perm()); err != nil {
+		return err
+	}
+	return m.src.Chmod(rel, fi.Mode().Perm())
+}
+
+// remove deletes the plaintext copy.
+func (m *mirror) remove() {
+	if m.fs != nil {
+		_ = m.fs.Close()
+	}
+	_ = os.RemoveAll(m.dir)
+}
+
+// sweepWorkDir removes the mirrors a crash left behind (no call runs yet).
+func (s *Service) sweepWorkDir() {
+	entries, _ := os.ReadDir(s.workDir())
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "m-") {
+			_ = os.RemoveAll(filepath.Join(s.workDir(), e.Name()))
+		}
+	}
+}
+
+// isDecryptError reports an encrypted file that cannot be decrypted.
+func isDecryptError(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code == DecryptionFailed || e.Code == InvalidEncryptedFile
+	}
+	return errors.Is(err, crypt.ErrAuth) || errors.Is(err, crypt.ErrFormat)
+}
