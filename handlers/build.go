@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,11 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 	svc, err := core.New(cfg, opts)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if n, err := svc.EncryptionMismatch(context.Background()); err == nil && n > 0 {
+		log.Error("encryption: encryption.master_key is missing or is not the key the data keys were wrapped with; "+
+			"these users' storage and uploads are refused (ENCRYPTION_KEY_REQUIRED or INVALID_ENCRYPTION_KEY), nothing is changed, "+
+			"until the original key is configured", "users", n)
 	}
 	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
 	if unknown := unknownTools(api, cfg.ToolDescriptions); len(unknown) > 0 {
