@@ -23,9 +23,11 @@ import (
 // in a private folder of encryption.work_dir for one call and is removed after it (and at
 // start, after a crash); what the call changed goes back into the folder encrypted.
 type mirror struct {
-	src    *confine.Fs // the encrypted folder
-	fs     *confine.Fs // the plaintext copy
-	dir    string
+	src *confine.Fs // the encrypted folder
+	fs  *confine.Fs // the plaintext copy
+	// root is the mirror's private folder; dir (root/data) holds the copy, and root can
+	// serve as the space of a zone whose data is the copy (the lock guard's copies).
+	root, dir string
 	before snapshot
 	// unreadable lists the files that could not be decrypted (left out of the copy, and
 	// left alone by the sync).
@@ -47,20 +49,20 @@ func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
 	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	dir, err := os.MkdirTemp(s.workDir(), "m-"+rand.Text()[:8]+"-")
+	root, err := os.MkdirTemp(s.workDir(), "m-"+rand.Text()[:8]+"-")
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	m := &mirror{src: src, dir: dir}
-	if m.fs, err = confine.New(dir); err != nil {
-		_ = os.RemoveAll(dir)
+	m := &mirror{src: src, root: root, dir: filepath.Join(root, "data")}
+	if m.fs, err = confine.New(m.dir); err != nil {
+		_ = os.RemoveAll(root)
 		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)
 	}
 	if err := m.fill(names); err != nil {
 		m.remove()
 		return nil, Errf(InternalError, "Cannot decrypt the zone into the working folder").Because(err)
 	}
-	if m.before, err = takeSnapshot(dir); err != nil {
+	if m.before, err = takeSnapshot(m.dir); err != nil {
 		m.remove()
 		return nil, Errf(InternalError, "Cannot measure the decrypted working folder").Because(err)
 	}
@@ -222,7 +224,7 @@ func (m *mirror) remove() {
 	if m.fs != nil {
 		_ = m.fs.Close()
 	}
-	_ = os.RemoveAll(m.dir)
+	_ = os.RemoveAll(m.root)
 }
 
 // sweepWorkDir removes the mirrors a crash left behind (no call runs yet).

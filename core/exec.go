@@ -54,7 +54,7 @@ func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecIn
 	}
 	defer m.remove()
 	mz := *z
-	mz.Fs = m.fs
+	mz.Fs, mz.space = m.fs, m.root // the lock guard's copies stay in the mirror too
 	res, err := s.execZone(ctx, c, &mz, in, true)
 	if serr := m.sync(); serr != nil && err == nil {
 		return Result{}, Errf(InternalError, "Cannot write back the command's changes").Because(serr)

@@ -162,7 +162,7 @@ func percent(part, whole int64) string {
 // dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
 // plaintext size (the unit of the quota) in a user's Storage and Uploads.
 func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
-	sealed := o.Kind == "user" && filepath.Base(filepath.Dir(dir)) != "Documents" && s.userKey(ctx, o.ID).key != nil
+	sealed := o.Kind == "user" && filepath.Base(filepath.Dir(dir)) != "Documents" && s.userKey(ctx, o.ID).state != ""
 	return walkUsage(dir, sealed)
 }
 
