@@ -24,8 +24,8 @@ func init() {
 		EncryptionNotEnabled:     "Run shed_encryption(action='setup') first",
 		EncryptionKeyRequired:    "Ask the administrator to configure encryption.master_key",
 		InvalidEncryptionKey:     "Ask the administrator to restore the encryption.master_key your files were encrypted with",
-		DecryptionFailed:         "The file's encrypted content was altered on disk and cannot be trusted: restore it from a backup, or delete it",
-		InvalidEncryptedFile:     "The file is damaged (cut short): restore it from a backup, or delete it",
+		DecryptionFailed:         "The file was altered on disk and cannot be trusted: delete it with shed_delete, or ask the administrator to restore it from a backup",
+		InvalidEncryptedFile:     "The file is damaged (cut short): delete it with shed_delete, or ask the administrator to restore it from a backup",
 		ConfirmationRequired:     "Call again with confirm=true",
 	})
 }
