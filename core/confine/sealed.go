@@ -212,10 +212,12 @@ func (s *sealedFile) inPlace() error {
 	return &PathError{Op: "write", Path: s.name, Err: ErrSealedInPlace}
 }
 
-// sealingFile writes a new sealed file: Write encrypts, Close seals the last segment first.
+// sealingFile writes a new sealed file: Write encrypts; Sync or Close seals the last
+// segment first (so a Sync before Close makes the whole file durable; no Write after it).
 type sealingFile struct {
 	*file
-	w io.WriteCloser
+	w      io.WriteCloser
+	sealed bool
 }
 
 func (s *sealingFile) Write(p []byte) (int, error) {
@@ -225,8 +227,24 @@ func (s *sealingFile) Write(p []byte) (int, error) {
 
 func (s *sealingFile) WriteString(str string) (int, error) { return s.Write([]byte(str)) }
 
+// seal writes the last segment once.
+func (s *sealingFile) seal() error {
+	if s.sealed {
+		return nil
+	}
+	s.sealed = true
+	return s.w.Close()
+}
+
+func (s *sealingFile) Sync() error {
+	if err := s.seal(); err != nil {
+		return s.wrap(err)
+	}
+	return s.file.Sync()
+}
+
 func (s *sealingFile) Close() error {
-	err := s.w.Close()
+	err := s.seal()
 	if cerr := s.file.Close(); err == nil {
 		err = cerr
 	}
