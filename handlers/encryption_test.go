@@ -15,7 +15,7 @@ const masterKey = "test-master-key-0123456789abcdef0123456789"
 var sealedMagic = []byte("FSHDENC\x00")
 
 // startSealed starts a server with a master key and encryption set up for the user "local".
-func startSealed(t *testing.T, vars map[string]string) *env {
+func startSealed(t testing.TB, vars map[string]string) *env {
 	t.Helper()
 	if vars == nil {
 		vars = map[string]string{}
