@@ -220,7 +220,10 @@ type VerifyReport struct {
 	Database     string            `json:"database"`
 	Repositories map[string]string `json:"repositories"`
 	Quota        []OwnerReport     `json:"quota"`
-	Problems     int               `json:"problems"`
+	// EncryptionKeys counts the users whose data key the configured master key cannot
+	// unwrap (encryption.master_key missing or not the original).
+	EncryptionKeys int `json:"encryption_keys_not_unwrappable"`
+	Problems       int `json:"problems"`
 }
 
 // AdminVerify checks the state database's integrity, every repository, and every owner's
@@ -229,6 +232,9 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 	rep := VerifyReport{Database: "ok", Repositories: map[string]string{}}
 	if err := s.db.IntegrityCheck(ctx); err != nil {
 		rep.Database, rep.Problems = err.Error(), rep.Problems+1
+	}
+	if n, err := s.EncryptionMismatch(ctx); err == nil && n > 0 {
+		rep.EncryptionKeys, rep.Problems = n, rep.Problems+1
 	}
 	owners, err := s.owners("", nil)
 	if err != nil {

@@ -28,7 +28,7 @@ type mirror struct {
 	// root is the mirror's private folder; dir (root/data) holds the copy, and root can
 	// serve as the space of a zone whose data is the copy (the lock guard's copies).
 	root, dir string
-	before snapshot
+	before    snapshot
 	// unreadable lists the files that could not be decrypted (left out of the copy, and
 	// left alone by the sync).
 	unreadable []string

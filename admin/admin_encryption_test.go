@@ -1,0 +1,46 @@
+package admin_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/fileshed/fileshed/admin"
+	"github.com/fileshed/fileshed/handlers"
+)
+
+// TestAdminVerifyEncryptionKeys: verify is clean while the master key unwraps every user's
+// data key, and reports a problem (exit 1) when run with another master key, also for a
+// storage whose encrypted files' quotas it must count by plaintext size.
+func TestAdminVerifyEncryptionKeys(t *testing.T) {
+	base := t.TempDir()
+	key := "admin-test-master-key-0123456789abcdef"
+	cfg := config(t, base)
+	cfg.Encryption.MasterKey = key
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	l := &live{srv: srv, close: func() { srv.Close(); svc.Close() }}
+	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "before.txt", "content": "plain before setup"})
+	l.ok(t, "shed_encryption", map[string]any{"action": "setup"})
+	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "secret.txt", "content": "sealed content"})
+	l.close()
+
+	verify := func(master string) (int, string) {
+		c := config(t, base)
+		c.Encryption.MasterKey = master
+		var out, errOut strings.Builder
+		code := admin.Run(c, []string{"verify"}, &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := verify(key); code != 0 || !strings.Contains(out, `"encryption_keys_not_unwrappable": 0`) {
+		t.Fatalf("verify with the right key: %d %s", code, out)
+	}
+	if code, out := verify("another-master-key-0123456789abcdef000"); code != 1 || !strings.Contains(out, `"encryption_keys_not_unwrappable": 1`) {
+		t.Fatalf("verify with another key: %d %s", code, out)
+	}
+}
