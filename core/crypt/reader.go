@@ -10,15 +10,15 @@ import (
 // reader opens a sealed stream segment by segment. It reads one byte past each full segment
 // to learn whether that segment is the final one; that byte is kept for the next segment.
 type reader struct {
-	src     io.Reader
-	aead    cipher.AEAD
-	nonce   [nonceSize]byte
-	buf     []byte // a sealed segment plus the look-ahead byte
-	plain   []byte // authenticated plaintext not yet returned, an alias into buf
-	carry   bool   // buf[sealedSize] holds the first byte of the next segment
-	index   int64
-	done    bool  // the final segment has been returned
-	err     error // sticky
+	src   io.Reader
+	aead  cipher.AEAD
+	nonce [nonceSize]byte
+	buf   []byte // a sealed segment plus the look-ahead byte
+	plain []byte // authenticated plaintext not yet returned, an alias into buf
+	carry bool   // buf[sealedSize] holds the first byte of the next segment
+	index int64
+	done  bool  // the final segment has been returned
+	err   error // sticky
 }
 
 // NewReader returns a reader of the plaintext sealed in src under key. It reads the header at

@@ -1,0 +1,249 @@
+package crypt
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// segStart returns the cipher offset of segment i.
+func segStart(i int) int { return HeaderSize + i*sealedSize }
+
+// expectRejected opens data with both readers and asserts the error is one of want, that the
+// stream reader returned only whole authenticated segments (a prefix of plain ending on a
+// segment boundary, at most maxGood segments), and that ReaderAt either refuses to open or
+// fails on a segment at or after maxGood with nothing of it returned.
+func expectRejected(t *testing.T, key *Key, data, plain []byte, maxGood int, want ...error) {
+	t.Helper()
+	is := func(err error) bool {
+		for _, w := range want {
+			if errors.Is(err, w) {
+				return true
+			}
+		}
+		return false
+	}
+	var got []byte
+	r, err := NewReader(bytes.NewReader(data), key)
+	if err == nil {
+		got, err = drain(r)
+	}
+	if !is(err) {
+		t.Fatalf("Reader: error %v, want %v", err, want)
+	}
+	if !bytes.HasPrefix(plain, got) || len(got)%SegmentSize != 0 || len(got) > maxGood*SegmentSize {
+		t.Fatalf("Reader returned %d bytes before the error: not whole authenticated segments (at most %d)", len(got), maxGood)
+	}
+	ra, err := NewReaderAt(bytes.NewReader(data), int64(len(data)), key)
+	if err == nil {
+		p := make([]byte, len(plain))
+		var n int
+		n, err = ra.ReadAt(p, 0)
+		if !bytes.HasPrefix(plain, p[:n]) || n%SegmentSize != 0 || n > maxGood*SegmentSize {
+			t.Fatalf("ReaderAt returned %d bytes before the error (at most %d whole segments)", n, maxGood)
+		}
+	}
+	if !is(err) {
+		t.Fatalf("ReaderAt: error %v, want %v", err, want)
+	}
+}
+
+func TestFlippedBitIsRejected(t *testing.T) {
+	key := testKey(t)
+	plain := randomBytes(3*SegmentSize+1000, 1) // segments 0..2 full, 3 partial and final
+	sealed := seal(t, key, plain)
+	for _, c := range []struct {
+		name    string
+		at      int
+		maxGood int
+		want    error
+	}{
+		{"magic", 2, 0, ErrFormat},
+		{"version", 8, 0, ErrFormat},
+		{"reserved", 12, 0, ErrFormat},
+		{"salt", 30, 0, ErrAuth},
+		{"first segment", segStart(0) + 5, 0, ErrAuth},
+		{"middle segment ciphertext", segStart(1) + 1234, 1, ErrAuth},
+		{"middle segment tag", segStart(2) - 3, 1, ErrAuth},
+		{"final segment ciphertext", segStart(3) + 10, 3, ErrAuth},
+		{"final segment tag", len(sealed) - 1, 3, ErrAuth},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := bytes.Clone(sealed)
+			bad[c.at] ^= 0x10
+			expectRejected(t, key, bad, plain, c.maxGood, c.want)
+			if Check(bytes.NewReader(bad), int64(len(bad)), key) && c.maxGood == 0 {
+				t.Error("Check accepted a damaged header or first segment")
+			}
+		})
+	}
+}
+
+func TestTruncationIsRejected(t *testing.T) {
+	key := testKey(t)
+	partial := randomBytes(3*SegmentSize+1000, 2)
+	full := randomBytes(3*SegmentSize, 3) // the final segment is full
+	sealedPartial, sealedFull := seal(t, key, partial), seal(t, key, full)
+	for _, c := range []struct {
+		name    string
+		plain   []byte
+		sealed  []byte
+		cut     int
+		maxGood int
+	}{
+		{"empty", partial, sealedPartial, 0, 0},
+		{"mid magic", partial, sealedPartial, 5, 0},
+		{"mid header", partial, sealedPartial, 20, 0},
+		{"after header", partial, sealedPartial, HeaderSize, 0},
+		{"mid first segment", partial, sealedPartial, HeaderSize + 100, 0},
+		{"at a segment boundary", partial, sealedPartial, segStart(2), 1},
+		{"mid middle segment", partial, sealedPartial, segStart(2) + 17, 2},
+		{"final segment dropped", partial, sealedPartial, segStart(3), 2},
+		{"mid final segment", partial, sealedPartial, len(sealedPartial) - 1, 3},
+		{"full final segment dropped", full, sealedFull, segStart(2), 1},
+		{"full final segment cut", full, sealedFull, len(sealedFull) - 20, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cut := c.sealed[:c.cut]
+			expectRejected(t, key, cut, c.plain, c.maxGood, ErrAuth, ErrFormat)
+		})
+	}
+	// The empty file too: its one empty final segment is what makes a header alone invalid.
+	empty := seal(t, key, nil)
+	expectRejected(t, key, empty[:HeaderSize], nil, 0, ErrAuth, ErrFormat)
+}
+
+func TestSwappedSegmentsAreRejected(t *testing.T) {
+	key := testKey(t)
+	plain := randomBytes(4*SegmentSize, 4)
+	sealed := seal(t, key, plain)
+	bad := bytes.Clone(sealed)
+	copy(bad[segStart(1):segStart(2)], sealed[segStart(2):segStart(3)])
+	copy(bad[segStart(2):segStart(3)], sealed[segStart(1):segStart(2)])
+	expectRejected(t, key, bad, plain, 1, ErrAuth)
+
+	// The final segment moved to the front of a two-segment file of equal halves.
+	plain = randomBytes(2*SegmentSize, 5)
+	sealed = seal(t, key, plain)
+	bad = append(append(bytes.Clone(sealed[:HeaderSize]), sealed[segStart(1):]...), sealed[segStart(0):segStart(1)]...)
+	expectRejected(t, key, bad, plain, 0, ErrAuth)
+}
+
+func TestExtendedFileIsRejected(t *testing.T) {
+	key := testKey(t)
+	partial := randomBytes(2*SegmentSize+100, 6)
+	full := randomBytes(2*SegmentSize, 7)
+	sealedPartial, sealedFull := seal(t, key, partial), seal(t, key, full)
+	for _, c := range []struct {
+		name    string
+		plain   []byte
+		data    []byte
+		maxGood int
+	}{
+		{"full final segment duplicated", full, append(bytes.Clone(sealedFull), sealedFull[segStart(1):]...), 1},
+		{"partial final segment duplicated", partial, append(bytes.Clone(sealedPartial), sealedPartial[segStart(2):]...), 2},
+		{"one byte appended", partial, append(bytes.Clone(sealedPartial), 0), 2},
+		{"a tag's worth appended", full, append(bytes.Clone(sealedFull), make([]byte, tagSize)...), 1},
+		{"a segment appended to the empty file", nil, append(seal(t, key, nil), sealedFull[segStart(0):segStart(1)]...), 0},
+		{"two files concatenated", full, append(bytes.Clone(sealedFull), sealedFull...), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			expectRejected(t, key, c.data, c.plain, c.maxGood, ErrAuth, ErrFormat)
+		})
+	}
+}
+
+func TestWrongKeyIsRejected(t *testing.T) {
+	key, other := testKey(t), testKey(t)
+	for _, size := range []int{0, 10, 2*SegmentSize + 3} {
+		plain := randomBytes(size, 8)
+		sealed := seal(t, key, plain)
+		expectRejected(t, other, sealed, plain, 0, ErrAuth)
+		if Check(bytes.NewReader(sealed), int64(len(sealed)), other) {
+			t.Errorf("size %d: Check true with another key", size)
+		}
+	}
+}
+
+func TestCheckTellsOursFromLookalikes(t *testing.T) {
+	key := testKey(t)
+	sealed := seal(t, key, randomBytes(SegmentSize+5, 9))
+	// A plaintext file that starts with the magic and the version and has a possible size.
+	lookalike := randomBytes(int(CipherSize(300)), 10)
+	copy(lookalike, magic+"\x01\x00\x00\x00\x00\x00\x00\x00")
+	for _, c := range []struct {
+		name string
+		data []byte
+		size int64
+		want bool
+	}{
+		{"sealed", sealed, int64(len(sealed)), true},
+		{"plaintext starting with the magic", lookalike, int64(len(lookalike)), false},
+		{"plain text", []byte("hello, world, this is not sealed at all, just text ......."), 59, false},
+		{"empty", nil, 0, false},
+		{"impossible size", sealed, int64(len(sealed)) - tagSize - 5, false},
+		{"size that makes the first segment final", sealed, CipherSize(SegmentSize), false},
+	} {
+		if got := Check(bytes.NewReader(c.data), c.size, key); got != c.want {
+			t.Errorf("%s: Check = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestReaderAtFileShrunkAfterOpen(t *testing.T) {
+	key := testKey(t)
+	plain := randomBytes(3*SegmentSize, 11)
+	sealed := seal(t, key, plain)
+	src := &shrinking{data: sealed}
+	ra, err := NewReaderAt(src, int64(len(sealed)), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.data = sealed[:segStart(1)+100]
+	p := make([]byte, len(plain))
+	n, err := ra.ReadAt(p, 0)
+	if !errors.Is(err, ErrAuth) || n != SegmentSize || !bytes.Equal(p[:n], plain[:n]) {
+		t.Fatalf("ReadAt after the file shrank: %d bytes, %v", n, err)
+	}
+}
+
+// shrinking is an io.ReaderAt over a slice the test may cut.
+type shrinking struct{ data []byte }
+
+func (s *shrinking) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(s.data).ReadAt(p, off)
+}
+
+func TestConcurrentReadAt(t *testing.T) {
+	key := testKey(t)
+	plain := randomBytes(5*SegmentSize+321, 12)
+	sealed := seal(t, key, plain)
+	ra, err := NewReaderAt(bytes.NewReader(sealed), int64(len(sealed)), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(g), 99))
+			for range 200 {
+				off := rnd.Int64N(int64(len(plain)))
+				p := make([]byte, 1+rnd.IntN(SegmentSize+100))
+				n, _ := ra.ReadAt(p, off)
+				end := min(off+int64(len(p)), int64(len(plain)))
+				if n != int(end-off) || !bytes.Equal(p[:n], plain[off:end]) {
+					errs <- "concurrent ReadAt returned wrong bytes"
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}
