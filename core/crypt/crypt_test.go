@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"testing/iotest"
 )
 
 // testKey returns a fresh data key.
@@ -50,6 +51,49 @@ func seal(t testing.TB, key *Key, plain []byte, chunks ...int) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// sealByCopy writes 7 bytes, then the rest through io.Copy (the writer's ReadFrom) from a
+// source that returns odd-sized reads.
+func sealByCopy(t testing.TB, key *Key, plain []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := NewWriter(&out, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := min(7, len(plain))
+	if _, err := w.Write(plain[:head]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(w, iotest.HalfReader(bytes.NewReader(plain[head:]))); err != nil || n != int64(len(plain)-head) {
+		t.Fatalf("io.Copy into the writer: %d, %v", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// open reads sealed with read and fails the test on any error.
+func open(t testing.TB, key *Key, sealed []byte, read func(io.Reader) ([]byte, error)) []byte {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(sealed), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// copyOut reads r with io.Copy (the reader's WriteTo).
+func copyOut(r io.Reader) ([]byte, error) {
+	var out bytes.Buffer
+	_, err := io.Copy(&out, r)
+	return out.Bytes(), err
 }
 
 // drain reads r to the end in odd-sized reads and returns what it gave before the error.
@@ -113,13 +157,11 @@ func TestRoundTrip(t *testing.T) {
 		if !IsSealed(sealed) || !Check(bytes.NewReader(sealed), int64(len(sealed)), key) {
 			t.Fatalf("size %d: IsSealed/Check false on a sealed file", size)
 		}
-		r, err := NewReader(bytes.NewReader(sealed), key)
-		if err != nil {
-			t.Fatal(err)
+		if copied := sealByCopy(t, key, plain); !bytes.Equal(open(t, key, copied, copyOut), plain) {
+			t.Fatalf("size %d: sealed by io.Copy (ReadFrom), the plaintext differs", size)
 		}
-		got, err := drain(r)
-		if err != nil || !bytes.Equal(got, plain) {
-			t.Fatalf("size %d: Reader gave %d bytes, %v", size, len(got), err)
+		if !bytes.Equal(open(t, key, sealed, drain), plain) || !bytes.Equal(open(t, key, sealed, copyOut), plain) {
+			t.Fatalf("size %d: Reader (Read or WriteTo) gave other bytes than the plaintext", size)
 		}
 		ra, err := NewReaderAt(bytes.NewReader(sealed), int64(len(sealed)), key)
 		if err != nil {
@@ -175,12 +217,14 @@ func TestWriteAfterClose(t *testing.T) {
 	}
 }
 
+var errDiskFull = errors.New("disk full")
+
 // failingWriter accepts limit bytes, then fails.
 type failingWriter struct{ limit int }
 
 func (f *failingWriter) Write(p []byte) (int, error) {
 	if len(p) > f.limit {
-		return 0, errors.New("disk full")
+		return 0, errDiskFull
 	}
 	f.limit -= len(p)
 	return len(p), nil
@@ -203,6 +247,36 @@ func TestWriterFailureIsSticky(t *testing.T) {
 	}
 	if err := w.Close(); err == nil {
 		t.Error("Close after a failed write succeeded")
+	}
+
+	// The same through io.Copy (ReadFrom): a failing destination, then a failing source.
+	w, err = NewWriter(&failingWriter{limit: HeaderSize}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, bytes.NewReader(make([]byte, 2*SegmentSize))); err == nil {
+		t.Fatal("io.Copy succeeded though the segment could not be written")
+	}
+	if _, err := io.Copy(w, bytes.NewReader([]byte("x"))); err == nil {
+		t.Error("io.Copy after a failed write succeeded")
+	}
+	w, err = NewWriter(io.Discard, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, iotest.ErrReader(errors.New("source broke"))); err == nil || err.Error() != "source broke" {
+		t.Errorf("io.Copy from a failing source: %v", err)
+	}
+}
+
+func TestWriteToShortWriter(t *testing.T) {
+	key := testKey(t)
+	r, err := NewReader(bytes.NewReader(seal(t, key, make([]byte, 100))), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.(io.WriterTo).WriteTo(&failingWriter{limit: 10}); !errors.Is(err, errDiskFull) || n != 0 {
+		t.Errorf("WriteTo into a failing writer: %d, %v", n, err)
 	}
 }
 

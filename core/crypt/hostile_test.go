@@ -3,6 +3,7 @@ package crypt
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -25,16 +26,18 @@ func expectRejected(t *testing.T, key *Key, data, plain []byte, maxGood int, wan
 		}
 		return false
 	}
-	var got []byte
-	r, err := NewReader(bytes.NewReader(data), key)
-	if err == nil {
-		got, err = drain(r)
-	}
-	if !is(err) {
-		t.Fatalf("Reader: error %v, want %v", err, want)
-	}
-	if !bytes.HasPrefix(plain, got) || len(got)%SegmentSize != 0 || len(got) > maxGood*SegmentSize {
-		t.Fatalf("Reader returned %d bytes before the error: not whole authenticated segments (at most %d)", len(got), maxGood)
+	for mode, read := range map[string]func(io.Reader) ([]byte, error){"Read": drain, "WriteTo": copyOut} {
+		var got []byte
+		r, err := NewReader(bytes.NewReader(data), key)
+		if err == nil {
+			got, err = read(r)
+		}
+		if !is(err) {
+			t.Fatalf("Reader (%s): error %v, want %v", mode, err, want)
+		}
+		if !bytes.HasPrefix(plain, got) || len(got)%SegmentSize != 0 || len(got) > maxGood*SegmentSize {
+			t.Fatalf("Reader (%s) returned %d bytes before the error: not whole authenticated segments (at most %d)", mode, len(got), maxGood)
+		}
 	}
 	ra, err := NewReaderAt(bytes.NewReader(data), int64(len(data)), key)
 	if err == nil {
