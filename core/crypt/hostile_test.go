@@ -84,78 +84,77 @@ func TestFlippedBitIsRejected(t *testing.T) {
 	}
 }
 
+// damaged is a sealed file spoiled on purpose: data, the plaintext it was sealed from, and
+// how many leading segments are still intact.
+type damaged struct {
+	name    string
+	plain   []byte
+	data    []byte
+	maxGood int
+}
+
+// expectAllRejected runs expectRejected on each case as a subtest.
+func expectAllRejected(t *testing.T, key *Key, cases []damaged, want ...error) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			expectRejected(t, key, c.data, c.plain, c.maxGood, want...)
+		})
+	}
+}
+
 func TestTruncationIsRejected(t *testing.T) {
 	key := testKey(t)
 	partial := randomBytes(3*SegmentSize+1000, 2)
 	full := randomBytes(3*SegmentSize, 3) // the final segment is full
-	sealedPartial, sealedFull := seal(t, key, partial), seal(t, key, full)
-	for _, c := range []struct {
-		name    string
-		plain   []byte
-		sealed  []byte
-		cut     int
-		maxGood int
-	}{
-		{"empty", partial, sealedPartial, 0, 0},
-		{"mid magic", partial, sealedPartial, 5, 0},
-		{"mid header", partial, sealedPartial, 20, 0},
-		{"after header", partial, sealedPartial, HeaderSize, 0},
-		{"mid first segment", partial, sealedPartial, HeaderSize + 100, 0},
-		{"at a segment boundary", partial, sealedPartial, segStart(2), 1},
-		{"mid middle segment", partial, sealedPartial, segStart(2) + 17, 2},
-		{"final segment dropped", partial, sealedPartial, segStart(3), 2},
-		{"mid final segment", partial, sealedPartial, len(sealedPartial) - 1, 3},
-		{"full final segment dropped", full, sealedFull, segStart(2), 1},
-		{"full final segment cut", full, sealedFull, len(sealedFull) - 20, 2},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			cut := c.sealed[:c.cut]
-			expectRejected(t, key, cut, c.plain, c.maxGood, ErrAuth, ErrFormat)
-		})
-	}
-	// The empty file too: its one empty final segment is what makes a header alone invalid.
-	empty := seal(t, key, nil)
-	expectRejected(t, key, empty[:HeaderSize], nil, 0, ErrAuth, ErrFormat)
+	sp, sf := seal(t, key, partial), seal(t, key, full)
+	expectAllRejected(t, key, []damaged{
+		{"empty", partial, nil, 0},
+		{"mid magic", partial, sp[:5], 0},
+		{"mid header", partial, sp[:20], 0},
+		{"after header", partial, sp[:HeaderSize], 0},
+		{"mid first segment", partial, sp[:HeaderSize+100], 0},
+		{"at a segment boundary", partial, sp[:segStart(2)], 1},
+		{"mid middle segment", partial, sp[:segStart(2)+17], 2},
+		{"final segment dropped", partial, sp[:segStart(3)], 2},
+		{"mid final segment", partial, sp[:len(sp)-1], 3},
+		{"full final segment dropped", full, sf[:segStart(2)], 1},
+		{"full final segment cut", full, sf[:len(sf)-20], 2},
+		// The empty file's one empty final segment is what makes a header alone invalid.
+		{"empty file's final segment dropped", nil, seal(t, key, nil)[:HeaderSize], 0},
+	}, ErrAuth, ErrFormat)
 }
 
 func TestSwappedSegmentsAreRejected(t *testing.T) {
 	key := testKey(t)
 	plain := randomBytes(4*SegmentSize, 4)
 	sealed := seal(t, key, plain)
-	bad := bytes.Clone(sealed)
-	copy(bad[segStart(1):segStart(2)], sealed[segStart(2):segStart(3)])
-	copy(bad[segStart(2):segStart(3)], sealed[segStart(1):segStart(2)])
-	expectRejected(t, key, bad, plain, 1, ErrAuth)
-
-	// The final segment moved to the front of a two-segment file of equal halves.
-	plain = randomBytes(2*SegmentSize, 5)
-	sealed = seal(t, key, plain)
-	bad = append(append(bytes.Clone(sealed[:HeaderSize]), sealed[segStart(1):]...), sealed[segStart(0):segStart(1)]...)
-	expectRejected(t, key, bad, plain, 0, ErrAuth)
+	swapped := bytes.Clone(sealed)
+	copy(swapped[segStart(1):segStart(2)], sealed[segStart(2):segStart(3)])
+	copy(swapped[segStart(2):segStart(3)], sealed[segStart(1):segStart(2)])
+	halves := randomBytes(2*SegmentSize, 5)
+	sh := seal(t, key, halves)
+	finalFirst := append(append(bytes.Clone(sh[:HeaderSize]), sh[segStart(1):]...), sh[segStart(0):segStart(1)]...)
+	expectAllRejected(t, key, []damaged{
+		{"middle segments swapped", plain, swapped, 1},
+		{"final segment moved to the front", halves, finalFirst, 0},
+	}, ErrAuth)
 }
 
 func TestExtendedFileIsRejected(t *testing.T) {
 	key := testKey(t)
 	partial := randomBytes(2*SegmentSize+100, 6)
 	full := randomBytes(2*SegmentSize, 7)
-	sealedPartial, sealedFull := seal(t, key, partial), seal(t, key, full)
-	for _, c := range []struct {
-		name    string
-		plain   []byte
-		data    []byte
-		maxGood int
-	}{
-		{"full final segment duplicated", full, append(bytes.Clone(sealedFull), sealedFull[segStart(1):]...), 1},
-		{"partial final segment duplicated", partial, append(bytes.Clone(sealedPartial), sealedPartial[segStart(2):]...), 2},
-		{"one byte appended", partial, append(bytes.Clone(sealedPartial), 0), 2},
-		{"a tag's worth appended", full, append(bytes.Clone(sealedFull), make([]byte, tagSize)...), 1},
-		{"a segment appended to the empty file", nil, append(seal(t, key, nil), sealedFull[segStart(0):segStart(1)]...), 0},
-		{"two files concatenated", full, append(bytes.Clone(sealedFull), sealedFull...), 1},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			expectRejected(t, key, c.data, c.plain, c.maxGood, ErrAuth, ErrFormat)
-		})
-	}
+	sp, sf := seal(t, key, partial), seal(t, key, full)
+	extend := func(b []byte, more ...byte) []byte { return append(bytes.Clone(b), more...) }
+	expectAllRejected(t, key, []damaged{
+		{"full final segment duplicated", full, extend(sf, sf[segStart(1):]...), 1},
+		{"partial final segment duplicated", partial, extend(sp, sp[segStart(2):]...), 2},
+		{"one byte appended", partial, extend(sp, 0), 2},
+		{"a tag's worth appended", full, extend(sf, make([]byte, tagSize)...), 1},
+		{"a segment appended to the empty file", nil, extend(seal(t, key, nil), sf[segStart(0):segStart(1)]...), 0},
+		{"two files concatenated", full, extend(sf, sf...), 1},
+	}, ErrAuth, ErrFormat)
 }
 
 func TestWrongKeyIsRejected(t *testing.T) {

@@ -36,9 +36,6 @@ func NewReader(src io.Reader, key *Key) (io.Reader, error) {
 		}
 		return nil, err
 	}
-	if err := checkHeader(header); err != nil {
-		return nil, err
-	}
 	aead, err := fileAEAD(key, header)
 	if err != nil {
 		return nil, err
