@@ -74,7 +74,7 @@ func (w *writer) ReadFrom(src io.Reader) (int64, error) {
 			w.n += n
 		} else if n, err = src.Read(w.buf[sealedSize:]); n == 1 {
 			if serr := w.seal(false); serr != nil {
-				return total, serr
+				return total + 1, serr
 			}
 			w.buf[0], w.n = w.buf[sealedSize], 1
 		}
