@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"testing/iotest"
 )
 
 // segStart returns the cipher offset of segment i.
@@ -281,4 +282,48 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal("Check refused a file both readers accept")
 		}
 	})
+}
+
+// brokenAt is an io.ReaderAt whose reads past limit fail with an I/O error.
+type brokenAt struct {
+	data  []byte
+	limit int64
+}
+
+var errDisk = errors.New("input/output error")
+
+func (b brokenAt) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > b.limit {
+		return 0, errDisk
+	}
+	return bytes.NewReader(b.data).ReadAt(p, off)
+}
+
+// TestIOErrorIsNotTampering: a failing disk is reported as itself, not as ErrAuth, so the
+// server does not call an unreadable file tampered.
+func TestIOErrorIsNotTampering(t *testing.T) {
+	key := testKey(t)
+	plain := randomBytes(3*SegmentSize, 13)
+	sealed := seal(t, key, plain)
+	if _, err := NewReader(iotest.ErrReader(errDisk), key); !errors.Is(err, errDisk) || errors.Is(err, ErrAuth) {
+		t.Errorf("NewReader on a failing source: %v", err)
+	}
+	r, err := NewReader(io.MultiReader(bytes.NewReader(sealed[:segStart(1)+10]), iotest.ErrReader(errDisk)), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(r); !errors.Is(err, errDisk) || errors.Is(err, ErrAuth) {
+		t.Errorf("Reader on a source failing mid-file: %v", err)
+	}
+	if _, err := NewReaderAt(brokenAt{sealed, 10}, int64(len(sealed)), key); !errors.Is(err, errDisk) {
+		t.Errorf("NewReaderAt on a failing source: %v", err)
+	}
+	ra, err := NewReaderAt(brokenAt{sealed, int64(len(sealed))}, int64(len(sealed)), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra.src = brokenAt{sealed, int64(segStart(1))}
+	if n, err := ra.ReadAt(make([]byte, len(plain)), 0); !errors.Is(err, errDisk) || errors.Is(err, ErrAuth) || n != SegmentSize {
+		t.Errorf("ReadAt on a source failing mid-file: %d, %v", n, err)
+	}
 }
