@@ -17,6 +17,12 @@
 // after its header fails. Sizes are pure arithmetic (PlainSize, CipherSize), which lets
 // ReaderAt serve random plaintext ranges by decrypting only the segments they touch.
 //
+// Why this and not a library's format: the construction and its parameters are those of
+// Tink's AES-GCM-HKDF streaming AEAD (a studied design), but Tink's Go module brings protobuf
+// keysets, and age's format is built around its own recipients and ChaCha20-Poly1305; the
+// few dozen lines here need only the standard library, which keeps AES-GCM's hardware speed.
+// Tink's random nonce prefix is left out: the per-file key already makes every nonce unique.
+//
 // # Key wrapping
 //
 // A user's data key (Key) is sealed by Wrap under a key-encryption key (DeriveKEK) with the

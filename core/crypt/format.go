@@ -111,8 +111,11 @@ func checkHeader(h []byte) error {
 	return nil
 }
 
-// fileAEAD derives the file key from the data key and the (checked) header.
+// fileAEAD checks the header and derives the file key from the data key and the header.
 func fileAEAD(key *Key, header []byte) (cipher.AEAD, error) {
+	if err := checkHeader(header); err != nil {
+		return nil, err
+	}
 	info := fileKeyInfo + string(header[:saltOffset])
 	fk, err := hkdf.Key(sha256.New, key[:], header[saltOffset:HeaderSize], info, len(Key{}))
 	if err != nil {

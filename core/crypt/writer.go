@@ -16,7 +16,7 @@ type writer struct {
 	dst   io.Writer
 	aead  cipher.AEAD
 	nonce [nonceSize]byte
-	buf   []byte // one sealed segment: plaintext buf[:n], sealed in place
+	buf   []byte // one sealed segment (plaintext buf[:n], sealed in place) + a look-ahead byte
 	n     int
 	index int64
 	err   error // sticky: the first failure, or errClosed after Close
@@ -38,7 +38,7 @@ func NewWriter(dst io.Writer, key *Key) (io.WriteCloser, error) {
 	if _, err := dst.Write(header); err != nil {
 		return nil, err
 	}
-	return &writer{dst: dst, aead: aead, buf: make([]byte, sealedSize)}, nil
+	return &writer{dst: dst, aead: aead, buf: make([]byte, sealedSize+1)}, nil
 }
 
 // Write buffers p, sealing each full segment once more plaintext follows it.
@@ -59,6 +59,34 @@ func (w *writer) Write(p []byte) (int, error) {
 		p = p[c:]
 	}
 	return written, nil
+}
+
+// ReadFrom reads src to its end straight into the segment buffer (io.Copy uses it), saving
+// the copy Write makes. Past a full segment it reads one byte into the look-ahead slot, and
+// seals the segment as not final only when that byte arrives.
+func (w *writer) ReadFrom(src io.Reader) (int64, error) {
+	var total int64
+	for w.err == nil {
+		var n int
+		var err error
+		if w.n < SegmentSize {
+			n, err = src.Read(w.buf[w.n:SegmentSize])
+			w.n += n
+		} else if n, err = src.Read(w.buf[sealedSize:]); n == 1 {
+			if serr := w.seal(false); serr != nil {
+				return total + 1, serr
+			}
+			w.buf[0], w.n = w.buf[sealedSize], 1
+		}
+		total += int64(n)
+		if errors.Is(err, io.EOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, w.err
 }
 
 // Close seals the final segment. It does not close dst.
