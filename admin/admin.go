@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -59,8 +60,13 @@ type cli struct {
 		Dir   string `arg:"" help:"A directory written by backup."`
 		Force bool   `help:"Replace a storage directory that holds data."`
 	} `cmd:"" help:"Restore a backup (refused while a server runs on the storage)."`
-	Verify struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
-	Links  struct {
+	Verify     struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
+	Encryption struct {
+		Rotate struct {
+			OldKeyFile string `name:"old-key-file" required:"" help:"File holding the previous encryption.master_key (the new one is the configured valve)."`
+		} `cmd:"" help:"Re-wrap every user's data key with the configured master key (files are unchanged); restart the server after."`
+	} `cmd:"" help:"Encryption at rest."`
+	Links struct {
 		List struct {
 			User string `help:"Only this user's links."`
 		} `cmd:"" help:"Download links with their state."`
@@ -192,6 +198,20 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 			return err
 		}
 		fmt.Fprintf(out, "backup written to %s\n", c.Backup.Dir)
+		return nil
+	case cmd == "encryption rotate":
+		old, err := os.ReadFile(c.Encryption.Rotate.OldKeyFile)
+		if err != nil {
+			return fmt.Errorf("old key: %w", err)
+		}
+		rep, err := svc.AdminRotateMasterKey(ctx, strings.TrimRight(string(old), "\r\n"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "rotated %d user key(s), %d already on the new key\n", rep.Rotated, rep.Already)
+		if len(rep.Unknown) > 0 {
+			return fmt.Errorf("%d user key(s) are wrapped by neither key: %s", len(rep.Unknown), strings.Join(rep.Unknown, ", "))
+		}
 		return nil
 	case strings.HasPrefix(cmd, "links"):
 		return c.links(ctx, cmd, svc, out)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/fileshed/fileshed/core/crypt"
@@ -39,12 +40,16 @@ type userKey struct {
 func newKeyring(master string) *keyring {
 	k := &keyring{users: map[string]userKey{}}
 	if master != "" {
-		k.master = []byte(master)
-		mac := hmac.New(sha256.New, k.master)
-		mac.Write([]byte("fileshed master key id v1"))
-		k.id = hex.EncodeToString(mac.Sum(nil)[:8])
+		k.master, k.id = []byte(master), masterKeyID([]byte(master))
 	}
 	return k
+}
+
+// masterKeyID names a master key without revealing it (user_keys.key_id).
+func masterKeyID(master []byte) string {
+	mac := hmac.New(sha256.New, master)
+	mac.Write([]byte("fileshed master key id v1"))
+	return hex.EncodeToString(mac.Sum(nil)[:8])
 }
 
 // userKey returns the caller's key state, unwrapping it once per process.
@@ -116,18 +121,81 @@ func (s *Service) newUserKey(ctx context.Context, userID string) (bool, error) {
 	if err != nil {
 		return false, Errf(InternalError, "Cannot create an encryption key").Because(err)
 	}
-	salt := make([]byte, 32)
-	if _, err := rand.Read(salt); err != nil {
-		return false, Errf(InternalError, "Cannot create an encryption key").Because(err)
-	}
-	kek := crypt.DeriveKEK(s.keys.master, userID, salt)
-	wrapped, err := crypt.Wrap(&kek, &dek, userID)
+	row, err := wrapUserKey(s.keys.master, userID, &dek)
 	if err != nil {
 		return false, Errf(InternalError, "Cannot wrap the encryption key").Because(err)
 	}
-	added, err := s.db.AddUserKey(ctx, store.UserKey{UserID: userID, Wrapped: wrapped, Salt: salt, KeyID: s.keys.id})
+	added, err := s.db.AddUserKey(ctx, row)
 	if err != nil {
 		return false, Errf(InternalError, "Cannot store the encryption key").Because(err)
 	}
 	return added, nil
+}
+
+// wrapUserKey wraps dek for userID under master, with a fresh salt.
+func wrapUserKey(master []byte, userID string, dek *crypt.Key) (store.UserKey, error) {
+	salt := make([]byte, 32)
+	if _, err := rand.Read(salt); err != nil {
+		return store.UserKey{}, err
+	}
+	kek := crypt.DeriveKEK(master, userID, salt)
+	wrapped, err := crypt.Wrap(&kek, dek, userID)
+	if err != nil {
+		return store.UserKey{}, err
+	}
+	return store.UserKey{UserID: userID, Wrapped: wrapped, Salt: salt, KeyID: masterKeyID(master)}, nil
+}
+
+// RotationReport is what AdminRotateMasterKey did.
+type RotationReport struct {
+	Rotated int `json:"rotated"`
+	// Already counts keys wrapped by the new master key (a rotation run before).
+	Already int `json:"already"`
+	// Unknown lists users whose key neither master key wraps.
+	Unknown []string `json:"unknown"`
+}
+
+// AdminRotateMasterKey re-wraps every user's data key from the master key old to the
+// configured one (the files do not change: only the wrapping does). Each key is replaced in
+// one statement, so an interrupted rotation is resumed by running it again. Restart the
+// server with the new key afterwards.
+func (s *Service) AdminRotateMasterKey(ctx context.Context, old string) (RotationReport, error) {
+	rep := RotationReport{Unknown: []string{}}
+	if s.keys.master == nil || old == "" {
+		return rep, errors.New("both the new encryption.master_key and the old key are needed")
+	}
+	oldID := masterKeyID([]byte(old))
+	rows, err := s.db.UserKeys(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, row := range rows {
+		switch row.KeyID {
+		case s.keys.id:
+			rep.Already++
+			continue
+		case oldID:
+		default:
+			rep.Unknown = append(rep.Unknown, row.UserID)
+			continue
+		}
+		kek := crypt.DeriveKEK([]byte(old), row.UserID, row.Salt)
+		dek, err := crypt.Unwrap(&kek, row.Wrapped, row.UserID)
+		if err != nil {
+			return rep, fmt.Errorf("user %s: the old key does not unwrap its data key: %w", row.UserID, err)
+		}
+		next, err := wrapUserKey(s.keys.master, row.UserID, &dek)
+		if err != nil {
+			return rep, err
+		}
+		done, err := s.db.RewrapUserKey(ctx, next, oldID)
+		if err != nil {
+			return rep, err
+		}
+		if done {
+			rep.Rotated++
+		}
+		s.forgetUserKey(row.UserID)
+	}
+	return rep, nil
 }

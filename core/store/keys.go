@@ -77,3 +77,36 @@ func (d *DB) UserKeysNotWrappedBy(ctx context.Context, keyID string) (int, error
 	}
 	return n, nil
 }
+
+// UserKeys returns every user's wrapped key, by user id.
+func (d *DB) UserKeys(ctx context.Context) ([]UserKey, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT user_id, wrapped, salt, key_id, state FROM user_keys ORDER BY user_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list user keys: %w", err)
+	}
+	defer rows.Close()
+	var keys []UserKey
+	for rows.Next() {
+		var k UserKey
+		if err := rows.Scan(&k.UserID, &k.Wrapped, &k.Salt, &k.KeyID, &k.State); err != nil {
+			return nil, fmt.Errorf("store: list user keys: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list user keys: %w", err)
+	}
+	return keys, nil
+}
+
+// RewrapUserKey replaces the wrapping of a user's key, if it is still the one named
+// oldKeyID (a concurrent rotation changes nothing twice); false when it was not.
+func (d *DB) RewrapUserKey(ctx context.Context, k UserKey, oldKeyID string) (bool, error) {
+	res, err := d.sql.ExecContext(ctx, `UPDATE user_keys SET wrapped = $1, salt = $2, key_id = $3, updated_us = $4
+		WHERE user_id = $5 AND key_id = $6`, k.Wrapped, k.Salt, k.KeyID, time.Now().UnixMicro(), k.UserID, oldKeyID)
+	if err != nil {
+		return false, fmt.Errorf("store: rewrap user key: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
