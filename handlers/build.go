@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -36,10 +37,25 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	logKeyMismatch(svc, log)
 	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
 	if unknown := unknownTools(api, cfg.ToolDescriptions); len(unknown) > 0 {
 		svc.Close()
 		return nil, nil, nil, fmt.Errorf("tool_descriptions names tools the model does not see: %s (model-facing tools are listed in /openapi.json)", strings.Join(unknown, ", "))
 	}
 	return h, api, svc, nil
+}
+
+// logKeyMismatch says at start when the configured encryption master key (or its absence)
+// cannot unwrap the data keys of users who set up encryption: their Storage and Uploads
+// answer an error until the original key is configured.
+func logKeyMismatch(svc *core.Service, log *slog.Logger) {
+	n, err := svc.EncryptionMismatch(context.Background())
+	switch {
+	case err != nil:
+		log.Error("encryption: cannot check the users' keys against the master key", "error", err.Error())
+	case n > 0:
+		log.Error("encryption: the configured master key (encryption.master_key) is missing or not the one these users' files "+
+			"were encrypted with; their storage and uploads are refused, nothing is changed, until the original key is configured", "users", n)
+	}
 }
