@@ -1,9 +1,13 @@
 package handlers_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/hex"
+	"io"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,6 +223,136 @@ func TestEncryptionWrongMasterKey(t *testing.T) {
 	for _, l := range []*lockedBuffer{e.logs, g.logs} {
 		if strings.Contains(l.String(), masterKey) {
 			t.Fatal("the log holds the master key")
+		}
+	}
+}
+
+// plainAnywhere lists the files under dir whose bytes contain marker.
+func plainAnywhere(t *testing.T, dir, marker string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(marker)) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestEncryptionDisableWhileLocked: disable is refused while another conversation holds a
+// locked edit, and decrypts nothing; once it is saved (or cancelled), disable works.
+func TestEncryptionDisableWhileLocked(t *testing.T) {
+	e := startSealed(t, nil)
+	e.sealedFile("a.txt", "locked secret 1\n")
+	e.sealedFile("b.txt", "other secret 2\n")
+	open := map[string]any{"action": "open", "zone": "storage", "path": "a.txt"}
+	wantOK(t, e.post("shed_lockedit", open, conv("c2")))
+	r := e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, conv("c1"))
+	wantError(t, r, "FILE_LOCKED")
+	if !strings.Contains(r.raw, "a.txt") {
+		t.Fatalf("the refusal does not name the locked file: %s", r.raw)
+	}
+	e.sealedOnDisk(zoneDir+"a.txt", "locked secret")
+	e.sealedOnDisk(zoneDir+"b.txt", "other secret")
+	for _, m := range []string{"locked secret", "other secret"} {
+		if left := plainAnywhere(t, e.base, m); len(left) > 0 {
+			t.Fatalf("plaintext %q on disk while locked: %v", m, left)
+		}
+	}
+	if st := e.post("shed_encryption", map[string]any{"action": "status"}, nil); st.Data["status"] != "active" {
+		t.Fatalf("status after the refused disable: %s", st.raw)
+	}
+	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "overwrite", "zone": "storage", "path": "a.txt", "content": "saved secret 3\n"}, conv("c2")))
+	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "save", "zone": "storage", "path": "a.txt"}, conv("c2")))
+	e.sealedOnDisk(zoneDir+"a.txt", "saved secret")
+	// A second lock, cancelled, does not block either.
+	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "open", "zone": "storage", "path": "b.txt"}, conv("c2")))
+	wantError(t, e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, conv("c1")), "FILE_LOCKED")
+	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "cancel", "zone": "storage", "path": "b.txt"}, conv("c2")))
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, conv("c1")))
+	if a, b := e.disk("a.txt"), e.disk("b.txt"); a != "saved secret 3\n" || b != "other secret 2\n" {
+		t.Fatalf("after disable: %q %q", a, b)
+	}
+}
+
+// TestEncryptedLinkDownload: a link serves the plaintext (size, ranges across a segment
+// boundary, a folder's zip), and a damaged file is cut before its damaged segment, never
+// served as ciphertext.
+func TestEncryptedLinkDownload(t *testing.T) {
+	e := startLinks(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, as("alice")))
+	plain := patterned(200_000)
+	for _, f := range []string{"big.txt", "bad.txt", "pub/a.txt"} {
+		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": f, "content": plain}, as("alice")))
+	}
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "pub/b.txt", "content": "bee\n"}, as("alice")))
+	dir := filepath.Join(e.base, "users/alice/Storage/data")
+	for _, f := range []string{"big.txt", "pub/a.txt", "pub/b.txt"} {
+		if raw, _ := os.ReadFile(filepath.Join(dir, f)); !bytes.HasPrefix(raw, sealedMagic) {
+			t.Fatalf("%s is not encrypted on disk", f)
+		}
+	}
+
+	url := e.link("alice", map[string]any{"zone": "storage", "path": "big.txt"})["url"].(string)
+	g := e.get("GET", url, nil)
+	if g.status != 200 || g.body != plain || g.header.Get("Content-Length") != "200000" {
+		t.Fatalf("download: %d, %d bytes, Content-Length %q", g.status, len(g.body), g.header.Get("Content-Length"))
+	}
+	g = e.get("GET", url, map[string]string{"Range": "bytes=70000-70100"})
+	if g.status != 206 || g.body != plain[70000:70101] || g.header.Get("Content-Range") != "bytes 70000-70100/200000" {
+		t.Fatalf("range: %d %v %q", g.status, g.header, g.body)
+	}
+	g = e.get("GET", url, map[string]string{"Range": "bytes=65530-65545"}) // exactly across the boundary
+	if g.status != 206 || g.body != plain[65530:65546] {
+		t.Fatalf("range across the boundary: %d %q", g.status, g.body)
+	}
+
+	folder := e.link("alice", map[string]any{"zone": "storage", "path": "pub"})["url"].(string)
+	resp, err := http.Get(folder + "?zip")
+	must(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
+	must(t, err)
+	got := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		must(t, err)
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		got[path.Base(f.Name)] = string(b)
+	}
+	if got["a.txt"] != plain || got["b.txt"] != "bee\n" {
+		t.Fatalf("folder zip: %d entries, a.txt %d bytes, b.txt %q", len(got), len(got["a.txt"]), got["b.txt"])
+	}
+
+	// One flipped bit in the second segment: the download stops before it.
+	bad := filepath.Join(dir, "bad.txt")
+	damage(t, bad, func(b []byte) []byte { b[segmentAt(1)+77] ^= 1; return b })
+	url = e.link("alice", map[string]any{"zone": "storage", "path": "bad.txt"})["url"].(string)
+	for _, rng := range []string{"", "bytes=70000-70100", "bytes=60000-70000"} {
+		h := map[string]string{}
+		if rng != "" {
+			h["Range"] = rng
+		}
+		g := e.get("GET", url, h)
+		start := 0
+		if rng != "" {
+			start = 60000
+			if strings.HasPrefix(rng, "bytes=70000") {
+				start = 70000
+			}
+		}
+		if bytes.Contains([]byte(g.body), sealedMagic) || (len(g.body) > 0 && start+len(g.body) > sealSegment) ||
+			!strings.HasPrefix(plain[start:], g.body) {
+			t.Fatalf("damaged file %q: status %d, %d bytes served past or beside the plaintext", rng, g.status, len(g.body))
+		}
+		if g.status == 200 && len(g.body) == len(plain) {
+			t.Fatalf("damaged file served whole")
 		}
 	}
 }
