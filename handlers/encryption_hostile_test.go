@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Sizes of the on-disk format (core/crypt): a 48-byte header, then segments of 64 KiB of
@@ -355,4 +357,186 @@ func TestEncryptedLinkDownload(t *testing.T) {
 			t.Fatalf("damaged file served whole")
 		}
 	}
+}
+
+// TestEncryptedExec: commands see plaintext, what they change or create is written back
+// encrypted, rm removes; a command that times out leaves no plaintext anywhere, and a
+// mirror left by a crash is removed at the next start.
+func TestEncryptedExec(t *testing.T) {
+	e := startSealed(t, nil)
+	e.sealedFile("a.txt", "alpha zebra-7731\nbeta\n")
+	r := runExec(e, execCall{"zone": "storage", "cmd": "cat", "args": []string{"a.txt"}})
+	wantOK(t, r)
+	if r.Data["stdout"] != "alpha zebra-7731\nbeta\n" {
+		t.Fatalf("cat: %s", r.raw)
+	}
+	wantOK(t, runExec(e, execCall{"zone": "storage", "cmd": "sed", "args": []string{"-i", "s/beta/gamma-5519/", "a.txt"}}))
+	e.sealedOnDisk(zoneDir+"a.txt", "gamma-5519")
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "a.txt"}, nil); r.Data["content"] != "alpha zebra-7731\ngamma-5519\n" {
+		t.Fatalf("after sed -i: %s", r.raw)
+	}
+	wantOK(t, runExec(e, execCall{"zone": "storage", "cmd": "echo", "args": []string{"made by echo 4402"}, "stdout_file": "out/new.txt"}))
+	e.sealedOnDisk(zoneDir+"out/new.txt", "made by echo")
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "out/new.txt"}, nil); r.Data["content"] != "made by echo 4402\n" {
+		t.Fatalf("stdout_file: %s", r.raw)
+	}
+	wantOK(t, runExec(e, execCall{"zone": "storage", "cmd": "rm", "args": []string{"out/new.txt"}}))
+	if _, err := os.Stat(filepath.Join(e.base, zoneDir, "out/new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("rm left the file: %v", err)
+	}
+
+	wantError(t, runExec(e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"999"}, "timeout": 1}), "TIMEOUT")
+	plainDir := filepath.Join(e.base, ".plain")
+	if entries, _ := os.ReadDir(plainDir); len(entries) > 0 {
+		t.Fatalf("a mirror left after the timeout: %v", entries)
+	}
+	for _, m := range []string{"zebra-7731", "gamma-5519", "made by echo"} {
+		if left := plainAnywhere(t, e.base, m); len(left) > 0 {
+			t.Fatalf("plaintext %q left on disk after the timeout: %v", m, left)
+		}
+	}
+	noTemp(t, e.base)
+
+	// A crash leaves a mirror: the next start removes it.
+	crashed := filepath.Join(plainDir, "m-crashed1-123")
+	must(t, os.MkdirAll(filepath.Join(crashed, "sub"), 0o700))
+	must(t, os.WriteFile(filepath.Join(crashed, "sub/left.txt"), []byte("left behind 9981"), 0o600))
+	cfg := config(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
+	cfg.StorageBasePath = e.base
+	b := serve(t, cfg)
+	b.t = t
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(crashed); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the mirror left by a crash is still there after a restart")
+		}
+	}
+	if left := plainAnywhere(t, e.base, "left behind 9981"); len(left) > 0 {
+		t.Fatalf("plaintext left: %v", left)
+	}
+}
+
+// TestEncryptedSQLite: a database in an encrypted zone round-trips, is encrypted on disk
+// (no SQLite header, no row text), and so is a CSV export.
+func TestEncryptedSQLite(t *testing.T) {
+	e := startSealed(t, nil)
+	wantOK(t, sqIn(e, "storage", "db/app.db", map[string]any{"query": "CREATE TABLE t(a TEXT)"}))
+	wantOK(t, sqIn(e, "storage", "db/app.db", map[string]any{"query": "INSERT INTO t VALUES ('rowsecret-4411'), ('second')"}))
+	r := sqIn(e, "storage", "db/app.db", map[string]any{"query": "SELECT a FROM t ORDER BY a"})
+	wantOK(t, r)
+	if rows := r.Data["rows"].([]any); len(rows) != 2 || rows[0].([]any)[0] != "rowsecret-4411" {
+		t.Fatalf("select: %s", r.raw)
+	}
+	e.sealedOnDisk(zoneDir+"db/app.db", "rowsecret-4411")
+	if left := plainAnywhere(t, filepath.Join(e.base, "users"), "SQLite format 3"); len(left) > 0 {
+		t.Fatalf("a plain database on disk: %v", left)
+	}
+	for _, j := range []string{"-wal", "-journal", "-shm"} {
+		if _, err := os.Stat(filepath.Join(e.base, zoneDir, "db/app.db"+j)); err == nil {
+			t.Errorf("%s left beside the database", j)
+		}
+	}
+	r = sqIn(e, "storage", "db/app.db", map[string]any{"query": "SELECT a FROM t ORDER BY a", "output_csv": "out/t.csv"})
+	wantOK(t, r)
+	e.sealedOnDisk(zoneDir+"out/t.csv", "rowsecret-4411")
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "out/t.csv"}, nil); !strings.Contains(fmt.Sprint(r.Data["content"]), "rowsecret-4411") {
+		t.Fatalf("export: %s", r.raw)
+	}
+	if left := plainAnywhere(t, e.base, "rowsecret-4411"); len(left) > 0 {
+		t.Fatalf("row text on disk: %v", left)
+	}
+}
+
+// TestEncryptedArchive: a zip of encrypted files is encrypted on disk, its info lists the
+// plaintext sizes, and unzip restores the plaintext, encrypted on disk.
+func TestEncryptedArchive(t *testing.T) {
+	e := startSealed(t, nil)
+	plain := patterned(100_000)
+	e.sealedFile("z/a.txt", plain)
+	e.sealedFile("z/b.txt", "bee archive 3317\n")
+	wantOK(t, e.post("shed_archive", map[string]any{"action": "zip", "zone": "storage", "src": "z", "dest": "z.zip"}, nil))
+	e.sealedOnDisk(zoneDir+"z.zip", "bee archive")
+	r := e.post("shed_archive", map[string]any{"action": "info", "zone": "storage", "path": "z.zip"}, nil)
+	wantOK(t, r)
+	sizes := map[string]float64{}
+	for _, f := range r.Data["files"].([]any) {
+		m := f.(map[string]any)
+		sizes[path.Base(m["name"].(string))] = m["size"].(float64)
+	}
+	if sizes["a.txt"] != 100_000 || sizes["b.txt"] != 17 {
+		t.Fatalf("info: %s", r.raw)
+	}
+	wantOK(t, e.post("shed_archive", map[string]any{"action": "unzip", "zone": "storage", "src": "z.zip", "dest": "out"}, nil))
+	var got []string
+	_ = filepath.Walk(filepath.Join(e.base, zoneDir, "out"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			got = append(got, p)
+		}
+		return nil
+	})
+	if len(got) != 2 {
+		t.Fatalf("unzipped: %v", got)
+	}
+	for _, p := range got {
+		rel, _ := filepath.Rel(filepath.Join(e.base, zoneDir), p)
+		want := plain
+		if path.Base(rel) == "b.txt" {
+			want = "bee archive 3317\n"
+		}
+		e.sealedOnDisk(zoneDir+rel, want[:16])
+		orig := "z/" + path.Base(rel)
+		if r := runExec(e, execCall{"zone": "storage", "cmd": "cmp", "args": []string{orig, rel}}); !r.Success || r.Data["returncode"] != 0.0 {
+			t.Fatalf("%s after unzip differs from %s: %s", rel, orig, r.raw)
+		}
+	}
+	noTemp(t, e.base)
+}
+
+// TestEncryptedBridges: what crosses into Documents is plain there (git history and restore
+// work), what comes into Storage is encrypted.
+func TestEncryptedBridges(t *testing.T) {
+	e := startSealed(t, nil)
+	const docs = "users/local/Documents/data/"
+	e.sealedFile("s.txt", "from storage 6620\n")
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "storage_to_documents", "src": "s.txt", "dest": "s.txt"}, nil))
+	if b, _ := os.ReadFile(filepath.Join(e.base, docs, "s.txt")); string(b) != "from storage 6620\n" {
+		t.Fatalf("copied into Documents: %q", b)
+	}
+	if h := history(t, e, "s.txt"); len(h) != 1 {
+		t.Fatalf("history of the copy: %v", h)
+	}
+	if git(t, e, "show", "HEAD:s.txt") != "from storage 6620" {
+		t.Fatal("git holds something else than the plaintext")
+	}
+
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "d.md", "content": "v1\n"}, nil))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "d.md", "content": "v2\n", "overwrite": true}, nil))
+	wantOK(t, e.post("shed_version", map[string]any{"action": "restore", "zone": "documents", "path": "d.md", "version": "HEAD~1"}, nil))
+	if b, _ := os.ReadFile(filepath.Join(e.base, docs, "d.md")); string(b) != "v1\n" {
+		t.Fatalf("restore in Documents: %q", b)
+	}
+	r := e.post("shed_version", map[string]any{"action": "history", "zone": "documents", "path": "d.md"}, nil)
+	wantOK(t, r)
+	if n := len(r.Data["entries"].([]any)); n != 3 {
+		t.Fatalf("history after restore: %s", r.raw)
+	}
+
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "documents_to_storage", "src": "d.md", "dest": "d.md"}, nil))
+	e.sealedOnDisk(zoneDir+"d.md", "")
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "d.md"}, nil); r.Data["content"] != "v1\n" {
+		t.Fatalf("moved into Storage: %s", r.raw)
+	}
+
+	e.write("users/local/Uploads/c1/up.txt", "uploaded 8812\n")
+	e.write("users/local/Uploads/c1/up2.txt", "uploaded 8813\n")
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "migrate"}, nil))
+	e.sealedOnDisk("users/local/Uploads/c1/up.txt", "uploaded 8812")
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "uploads_to_documents", "src": "up.txt", "dest": "up.txt"}, conv("c1")))
+	if b, _ := os.ReadFile(filepath.Join(e.base, docs, "up.txt")); string(b) != "uploaded 8812\n" {
+		t.Fatalf("moved from Uploads into Documents: %q", b)
+	}
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "uploads_to_storage", "src": "up2.txt", "dest": "up2.txt"}, conv("c1")))
+	e.sealedOnDisk(zoneDir+"up2.txt", "uploaded 8813")
 }
