@@ -24,8 +24,8 @@ func init() {
 		EncryptionNotEnabled:     "Run shed_encryption(action='setup') first",
 		EncryptionKeyRequired:    "Ask the administrator to configure encryption.master_key",
 		InvalidEncryptionKey:     "Ask the administrator to restore the encryption.master_key your files were encrypted with",
-		DecryptionFailed:         "The file's encrypted content was altered on disk and cannot be trusted: restore it from a backup, or delete it",
-		InvalidEncryptedFile:     "The file is damaged (cut short): restore it from a backup, or delete it",
+		DecryptionFailed:         "The file's encrypted content was altered on disk and cannot be trusted: restore it from a backup, or remove it with shed_delete",
+		InvalidEncryptedFile:     "The file is damaged (cut short): restore it from a backup, or remove it with shed_delete",
 		ConfirmationRequired:     "Call again with confirm=true",
 	})
 }
