@@ -92,6 +92,12 @@ func TestEncryptedFlippedBit(t *testing.T) {
 	if r.Data["content"] != hex.EncodeToString([]byte(plain[:100])) {
 		t.Fatalf("the intact first segment: %s", r.raw)
 	}
+	// shed_file_type reads the start of the file: the plaintext's type, not ciphertext's.
+	r = e.post("shed_file_type", map[string]any{"zone": "storage", "path": "big.txt"}, nil)
+	wantOK(t, r)
+	if !strings.Contains(r.raw, "text/plain") {
+		t.Fatalf("file type of the plaintext: %s", r.raw)
+	}
 }
 
 // TestEncryptedTruncated: a file cut inside a segment, at a segment boundary, or inside the
@@ -134,6 +140,7 @@ func TestEncryptedSegmentsSwapped(t *testing.T) {
 	})
 	wantNothing(t, e.post("shed_read", map[string]any{"zone": "storage", "path": "swap.txt"}, nil), plain, "DECRYPTION_FAILED")
 	wantNothing(t, e.post("shed_read_bytes", map[string]any{"zone": "storage", "path": "swap.txt", "length": 10}, nil), plain, "DECRYPTION_FAILED")
+	wantNothing(t, e.post("shed_file_type", map[string]any{"zone": "storage", "path": "swap.txt"}, nil), plain, "DECRYPTION_FAILED")
 	wantNothing(t, e.post("shed_read_bytes", map[string]any{"zone": "storage", "path": "swap.txt", "offset": 70_000, "length": 10}, nil), plain, "DECRYPTION_FAILED")
 }
 
