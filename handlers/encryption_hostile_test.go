@@ -547,3 +547,58 @@ func TestEncryptedBridges(t *testing.T) {
 	wantOK(t, e.post("shed_transfer", map[string]any{"action": "uploads_to_storage", "src": "up2.txt", "dest": "up2.txt"}, conv("c1")))
 	e.sealedOnDisk(zoneDir+"up2.txt", "uploaded 8813")
 }
+
+// TestEncryptedEditPaths: the in-place edit tools (patch_text, patch_bytes, convert_eol,
+// rename, lockedit exec) keep a file encrypted and right; a copy to a group is plain there.
+func TestEncryptedEditPaths(t *testing.T) {
+	e := startSealed(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
+	e.sealedFile("e.txt", "one 5150\r\ntwo\r\n")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"shed_convert_eol", map[string]any{"to": "unix"}, "one 5150\ntwo\n"},
+		{"shed_patch_text", map[string]any{"content": "three\n"}, "one 5150\ntwo\nthree\n"},
+		{"shed_patch_text", map[string]any{"content": "TWO", "pattern": "^two$", "regex_flags": "m", "position": "replace"}, "one 5150\nTWO\nthree\n"},
+		{"shed_patch_bytes", map[string]any{"content": "4f4e45", "position": "replace", "offset": 0, "length": 3}, "ONE 5150\nTWO\nthree\n"},
+		{"shed_patch_bytes", map[string]any{"content": "!", "content_format": "raw"}, "ONE 5150\nTWO\nthree\n!"},
+	} {
+		args := map[string]any{"zone": "storage", "path": "e.txt"}
+		for k, v := range c.args {
+			args[k] = v
+		}
+		wantOK(t, e.post(c.tool, args, nil))
+		e.sealedOnDisk(zoneDir+"e.txt", "5150")
+		if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "e.txt"}, nil); r.Data["content"] != c.want {
+			t.Fatalf("after %s: %s", c.tool, r.raw)
+		}
+	}
+	wantOK(t, e.post("shed_rename", map[string]any{"zone": "storage", "old_path": "e.txt", "new_path": "r/e.txt"}, nil))
+	e.sealedOnDisk(zoneDir+"r/e.txt", "5150")
+
+	c := conv("c1")
+	lock := func(action string, extra map[string]any) reply {
+		args := map[string]any{"action": action, "zone": "storage", "path": "r/e.txt"}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return e.post("shed_lockedit", args, c)
+	}
+	wantOK(t, lock("open", nil))
+	wantOK(t, lock("exec", map[string]any{"cmd": "sed", "args": []string{"-i", "s/three/drei 6161/", "."}}))
+	if left := plainAnywhere(t, e.base, "drei 6161"); len(left) > 0 {
+		t.Fatalf("the locked copy is plain on disk: %v", left)
+	}
+	wantOK(t, lock("save", nil))
+	e.sealedOnDisk(zoneDir+"r/e.txt", "drei 6161")
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "r/e.txt"}, nil); r.Data["content"] != "ONE 5150\nTWO\ndrei 6161\n!" {
+		t.Fatalf("after lockedit exec: %s", r.raw)
+	}
+
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "to_group", "group": "team", "src_zone": "storage", "src_path": "r/e.txt", "dest_path": "e.txt"}, nil))
+	got, err := os.ReadFile(filepath.Join(e.base, "groups/team/data/e.txt"))
+	if err != nil || string(got) != "ONE 5150\nTWO\ndrei 6161\n!" {
+		t.Fatalf("copied to the group: %q %v", got, err)
+	}
+}
