@@ -602,3 +602,17 @@ func TestEncryptedEditPaths(t *testing.T) {
 		t.Fatalf("copied to the group: %q %v", got, err)
 	}
 }
+
+// TestEncryptedImport: a file imported from Open WebUI lands encrypted in Uploads and reads
+// back as it was.
+func TestEncryptedImport(t *testing.T) {
+	e, _ := importWorld(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, alice("chat-1")))
+	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-report"}, alice("chat-1")))
+	e.sealedOnDisk(aliceUploads+"/Report.pdf", "%PDF-1.7 report")
+	r := e.post("shed_read_bytes", map[string]any{"zone": "uploads", "path": "Report.pdf", "output_format": "base64"}, alice("chat-1"))
+	wantOK(t, r)
+	if r.Data["content"] != "JVBERi0xLjcgcmVwb3J0" {
+		t.Fatalf("imported file reads %s", r.raw)
+	}
+}
