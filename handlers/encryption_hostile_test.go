@@ -616,3 +616,26 @@ func TestEncryptedImport(t *testing.T) {
 		t.Fatalf("imported file reads %s", r.raw)
 	}
 }
+
+// TestEncryptedExecWithDamagedFile: a command in a zone holding a damaged encrypted file
+// runs without it, and the write-back neither deletes nor rewrites it.
+func TestEncryptedExecWithDamagedFile(t *testing.T) {
+	e := startSealed(t, nil)
+	p := e.sealedFile("bad.txt", patterned(100_000))
+	e.sealedFile("good.txt", "good 3003\n")
+	damage(t, p, func(b []byte) []byte { b[segmentAt(1)+9] ^= 2; return b })
+	before, err := os.ReadFile(p)
+	must(t, err)
+	r := runExec(e, execCall{"zone": "storage", "cmd": "cat", "args": []string{"bad.txt"}})
+	if r.Data["returncode"] == 0.0 || fmt.Sprint(r.Data["not_decrypted"]) != "[bad.txt]" {
+		t.Fatalf("cat of a damaged file: %.300s", r.raw)
+	}
+	wantOK(t, runExec(e, execCall{"zone": "storage", "cmd": "touch", "args": []string{"new.txt"}}))
+	wantOK(t, runExec(e, execCall{"zone": "storage", "cmd": "cp", "args": []string{"good.txt", "copy.txt"}}))
+	after, err := os.ReadFile(p)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the damaged file was changed by the write-back: %v", err)
+	}
+	e.sealedOnDisk(zoneDir+"copy.txt", "good 3003")
+	wantError(t, e.post("shed_read", map[string]any{"zone": "storage", "path": "bad.txt"}, nil), "DECRYPTION_FAILED")
+}
