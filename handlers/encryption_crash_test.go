@@ -119,3 +119,54 @@ func TestKill9DuringMigrate(t *testing.T) {
 	}
 	noTemp(t, base)
 }
+
+// TestKill9DuringEncryptedExec: the server is killed with SIGKILL while a command runs on
+// the decrypted mirror of an encrypted zone (plaintext on disk under .plain). The next start
+// removes the mirror: no plaintext is left, the zone is intact.
+func TestKill9DuringEncryptedExec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	base := filepath.Join(dir, "data")
+	key := "FILESHED_ENCRYPTION_MASTER_KEY=" + masterKey
+	srv := startBinary(t, bin, base, key)
+	if _, err := srv.call(t, "shed_encryption_setup", nil); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "mirror secret 4242\n"
+	if _, err := srv.call(t, "shed_create_file", []byte(`{"zone":"storage","path":"s.txt","content":"mirror secret 4242\n"}`)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = srv.call(t, "shed_exec", []byte(`{"zone":"storage","cmd":"sleep","args":["5"],"timeout":10}`)) }()
+	plainDir := filepath.Join(base, ".plain")
+	for deadline := time.Now().Add(20 * time.Second); len(plainAnywhere(t, plainDir, "mirror secret 4242")) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no decrypted mirror appeared while the command ran")
+		}
+	}
+	must(t, srv.cmd.Process.Kill())
+	_ = srv.cmd.Wait()
+	if len(plainAnywhere(t, base, "mirror secret 4242")) == 0 {
+		t.Fatal("the kill left no mirror: nothing to recover")
+	}
+
+	srv = startBinary(t, bin, base, key)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left := plainAnywhere(t, base, "mirror secret 4242")
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("plaintext left after the restart: %v", left)
+		}
+	}
+	r, err := srv.call(t, "shed_read", []byte(`{"zone":"storage","path":"s.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r["data"].(map[string]any)["content"]; got != secret {
+		t.Fatalf("s.txt after the restart: %q", got)
+	}
+}
