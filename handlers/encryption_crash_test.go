@@ -11,30 +11,44 @@ import (
 	"time"
 )
 
+// sealedVar gives the binary the test master key.
+const sealedVar = "FILESHED_ENCRYPTION_MASTER_KEY=" + masterKey
+
+// sealedBinary builds the binary, lets prepare fill the storage directory, starts the
+// binary on it with the master key and sets encryption up for the user.
+func sealedBinary(t *testing.T, prepare func(base string)) (bin, base string, srv *server) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin, base = buildBinary(t, dir), filepath.Join(dir, "data")
+	if prepare != nil {
+		prepare(base)
+	}
+	srv = startBinary(t, bin, base, sealedVar)
+	if _, err := srv.call(t, "shed_encryption_setup", nil); err != nil {
+		t.Fatal(err)
+	}
+	return bin, base, srv
+}
+
 // TestKill9DuringMigrate: the server is killed with SIGKILL while migrate encrypts many
 // files written before setup. Every file is then either its plaintext or sealed; after a
 // restart a second migrate finishes the rest, every file reads back its exact content (none
 // encrypted twice), and no temporary file is left.
 func TestKill9DuringMigrate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	dir := t.TempDir()
-	bin := buildBinary(t, dir)
-	base := filepath.Join(dir, "data")
-	zone := filepath.Join(base, storageDir)
 	const n = 400
 	content := func(i int) string { return strings.Repeat(fmt.Sprintf("file %03d says hello\n", i), 1000)[:20_000] }
+	var zone string
 	name := func(i int) string { return filepath.Join(zone, "m", fmt.Sprintf("f%03d.txt", i)) }
-	must(t, os.MkdirAll(filepath.Join(zone, "m"), 0o700))
-	for i := range n {
-		must(t, os.WriteFile(name(i), []byte(content(i)), 0o600))
-	}
-	key := "FILESHED_ENCRYPTION_MASTER_KEY=" + masterKey
-	srv := startBinary(t, bin, base, key)
-	if _, err := srv.call(t, "shed_encryption_setup", nil); err != nil {
-		t.Fatal(err)
-	}
+	bin, base, srv := sealedBinary(t, func(base string) {
+		zone = filepath.Join(base, storageDir)
+		must(t, os.MkdirAll(filepath.Join(zone, "m"), 0o700))
+		for i := range n {
+			must(t, os.WriteFile(name(i), []byte(content(i)), 0o600))
+		}
+	})
 	sealed := func() int {
 		k := 0
 		for i := range n {
@@ -83,7 +97,7 @@ func TestKill9DuringMigrate(t *testing.T) {
 		}
 	}
 
-	srv = startBinary(t, bin, base, key)
+	srv = startBinary(t, bin, base, sealedVar)
 	out, err := srv.call(t, "shed_encryption_migrate", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -124,22 +138,14 @@ func TestKill9DuringMigrate(t *testing.T) {
 // the decrypted mirror of an encrypted zone (plaintext on disk under .plain). The next start
 // removes the mirror: no plaintext is left, the zone is intact.
 func TestKill9DuringEncryptedExec(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	dir := t.TempDir()
-	bin := buildBinary(t, dir)
-	base := filepath.Join(dir, "data")
-	key := "FILESHED_ENCRYPTION_MASTER_KEY=" + masterKey
-	srv := startBinary(t, bin, base, key)
-	if _, err := srv.call(t, "shed_encryption_setup", nil); err != nil {
-		t.Fatal(err)
-	}
+	bin, base, srv := sealedBinary(t, nil)
 	const secret = "mirror secret 4242\n"
 	if _, err := srv.call(t, "shed_create_file", []byte(`{"zone":"storage","path":"s.txt","content":"mirror secret 4242\n"}`)); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = srv.call(t, "shed_exec", []byte(`{"zone":"storage","cmd":"sleep","args":["5"],"timeout":10}`)) }()
+	go func() {
+		_, _ = srv.call(t, "shed_exec", []byte(`{"zone":"storage","cmd":"sleep","args":["5"],"timeout":10}`))
+	}()
 	plainDir := filepath.Join(base, ".plain")
 	for deadline := time.Now().Add(20 * time.Second); len(plainAnywhere(t, plainDir, "mirror secret 4242")) == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -152,7 +158,7 @@ func TestKill9DuringEncryptedExec(t *testing.T) {
 		t.Fatal("the kill left no mirror: nothing to recover")
 	}
 
-	srv = startBinary(t, bin, base, key)
+	srv = startBinary(t, bin, base, sealedVar)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		left := plainAnywhere(t, base, "mirror secret 4242")
 		if len(left) == 0 {
