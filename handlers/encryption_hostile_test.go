@@ -320,6 +320,13 @@ func TestEncryptedLinkDownload(t *testing.T) {
 		t.Fatalf("range across the boundary: %d %q", g.status, g.body)
 	}
 
+	// The rendered page of a Markdown file is made from the plaintext.
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "n.md", "content": "# Heading 7070\n\ntext\n"}, as("alice")))
+	md := e.link("alice", map[string]any{"zone": "storage", "path": "n.md"})["url"].(string)
+	if g := e.get("GET", md+"?view", nil); g.status != 200 || !strings.Contains(g.body, "<h1") || !strings.Contains(g.body, "Heading 7070") {
+		t.Fatalf("page view: %d %.200q", g.status, g.body)
+	}
+
 	folder := e.link("alice", map[string]any{"zone": "storage", "path": "pub"})["url"].(string)
 	resp, err := http.Get(folder + "?zip")
 	must(t, err)
