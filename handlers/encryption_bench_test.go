@@ -1,6 +1,9 @@
 package handlers_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -64,6 +67,9 @@ func BenchmarkEncryption100MB(b *testing.B) {
 		var urls [2]string
 		for i, u := range users {
 			p, _ := importOnce(u.token, u.id)
+			if head := readHead(b, filepath.Join(e.base, "users", u.id, "Uploads/bench", p)); bytes.Equal(head, sealedMagic) != (i == 1) {
+				b.Fatalf("%s's file starts with %q: the benchmark would not compare what it says", u.name, head)
+			}
 			r := e.post("shed_link_create", map[string]any{"zone": "uploads", "path": p}, headers(u.token))
 			wantOK(b, r)
 			urls[i] = r.Data["url"].(string)
@@ -79,4 +85,18 @@ func BenchmarkEncryption100MB(b *testing.B) {
 		b.StopTimer()
 		report(b, took)
 	})
+}
+
+// readHead returns the first 8 bytes of the file p.
+func readHead(b testing.TB, p string) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sealedMagic))
+	if _, err := f.Read(head); err != nil {
+		b.Fatal(err)
+	}
+	return head
 }
