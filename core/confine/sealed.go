@@ -63,11 +63,7 @@ func (f *Fs) sealedSize(c string, size int64) (int64, bool) {
 // SealedSize returns the plaintext size of the open file h whose on-disk size is size, and
 // whether it is sealed (the format's header and a possible size).
 func SealedSize(h io.ReaderAt, size int64) (int64, bool) {
-	var magic [8]byte
-	if size < crypt.HeaderSize {
-		return size, false
-	}
-	if _, err := h.ReadAt(magic[:], 0); err != nil || !crypt.IsSealed(magic[:]) {
+	if size < crypt.HeaderSize || !hasMagic(h) {
 		return size, false
 	}
 	plain, err := crypt.PlainSize(size)
@@ -75,6 +71,13 @@ func SealedSize(h io.ReaderAt, size int64) (int64, bool) {
 		return size, false
 	}
 	return plain, true
+}
+
+// hasMagic reports whether h starts with the format's magic.
+func hasMagic(h io.ReaderAt) bool {
+	var magic [8]byte
+	_, err := h.ReadAt(magic[:], 0)
+	return err == nil && crypt.IsSealed(magic[:])
 }
 
 // plainInfo gives the plaintext size of a sealed regular file described by fi (the name
@@ -112,6 +115,9 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
 	case os.O_RDONLY:
 		if _, ok := SealedSize(of, fi.Size()); !ok {
+			if hasMagic(of) { // the header, but cut to a size no plaintext has: never serve it raw
+				return nil, &PathError{Op: "open", Path: c, Err: crypt.ErrFormat}
+			}
 			return plain, nil
 		}
 		r, err := crypt.NewReaderAt(of, fi.Size(), f.key)
