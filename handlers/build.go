@@ -38,7 +38,7 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 		return nil, nil, nil, err
 	}
 	if n, err := svc.EncryptionMismatch(context.Background()); err == nil && n > 0 {
-		log.Error("encryption: encryption.master_key is missing or is not the key the data keys were wrapped with; "+
+		log.Error("encryption: the master key (encryption.master_key) is missing or is not the one the data keys were wrapped with; "+
 			"these users' storage and uploads are refused (ENCRYPTION_KEY_REQUIRED or INVALID_ENCRYPTION_KEY), nothing is changed, "+
 			"until the original key is configured", "users", n)
 	}
