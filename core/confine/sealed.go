@@ -124,7 +124,7 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sealedFile{file: plain, r: r, cached: -1}, nil
+		return &sealedFile{file: plain, r: r}, nil
 	case os.O_WRONLY:
 		if f.writePlain {
 			return plain, nil
@@ -151,35 +151,23 @@ func IsSealedFile(f afero.File) bool {
 
 // sealedFile reads a sealed file as plaintext: Read, ReadAt and Seek work on plaintext
 // offsets, Stat reports the plaintext size, and writes are refused. Sequential reads decrypt
-// each segment once (the last segment read is kept).
+// each segment once (the ReaderAt keeps the last segment it opened).
 type sealedFile struct {
 	*file
-	r      *crypt.ReaderAt
-	off    int64
-	cached int64 // index of the segment in buf, -1 for none
-	buf    []byte
+	r   *crypt.ReaderAt
+	off int64
 }
 
 func (s *sealedFile) Read(p []byte) (int, error) {
 	if s.off >= s.r.Size() {
 		return 0, io.EOF
 	}
-	seg := s.off / crypt.SegmentSize
-	if seg != s.cached {
-		if s.buf == nil {
-			s.buf = make([]byte, crypt.SegmentSize)
-		}
-		start := seg * crypt.SegmentSize
-		n, err := s.r.ReadAt(s.buf[:min(crypt.SegmentSize, s.r.Size()-start)], start)
-		if err != nil && !errors.Is(err, io.EOF) {
-			s.cached = -1
-			return 0, s.wrap(err)
-		}
-		s.buf, s.cached = s.buf[:n], seg
-	}
-	n := copy(p, s.buf[s.off-seg*crypt.SegmentSize:])
+	n, err := s.r.ReadAt(p, s.off)
 	s.off += int64(n)
-	return n, nil
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil // the next Read says EOF
+	}
+	return n, s.wrap(err)
 }
 
 func (s *sealedFile) ReadAt(p []byte, off int64) (int, error) {
