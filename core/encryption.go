@@ -323,7 +323,7 @@ func (s *Service) sealZone(ctx context.Context, userID string, fsys *confine.Fs)
 	case u.err != nil && u.state == "active":
 		return u.err
 	case u.err != nil:
-		return nil // disabled and no usable key: the files are plain (a stray sealed one reads raw)
+		fsys.RefuseSealed() // disabled and no usable key: plain files read, a stray sealed one is refused
 	case u.state == "active":
 		fsys.Seal(u.key)
 	default:

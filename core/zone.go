@@ -141,6 +141,8 @@ func pathError(err error, z *Zone, p string) *Error {
 		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
 	case errors.Is(err, crypt.ErrAuth):
 		return Errf(DecryptionFailed, "Cannot decrypt %s: its encrypted content was altered", p).With("path", p).With("zone", z.Label).Because(err)
+	case errors.Is(err, confine.ErrNoKey):
+		return Errf(DecryptionRequired, "%s is encrypted and the server cannot use your key", p).With("path", p).With("zone", z.Label)
 	case errors.Is(err, crypt.ErrFormat):
 		return Errf(InvalidEncryptedFile, "%s is not a valid encrypted file", p).With("path", p).With("zone", z.Label).Because(err)
 	}

@@ -125,3 +125,28 @@ func TestEncryptionUnavailableWithoutMasterKey(t *testing.T) {
 		t.Fatalf("status: %s", st.raw)
 	}
 }
+
+// TestDecryptionRequiredWithoutKey: after disable, an encrypted file left in the zone (here a
+// copy of one taken before) is refused with DECRYPTION_REQUIRED by a server without the
+// master key, never served as ciphertext; the plain files still read.
+func TestDecryptionRequiredWithoutKey(t *testing.T) {
+	e := startSealed(t, nil)
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "s.txt", "content": "sealed once"}, nil))
+	sealed, err := os.ReadFile(filepath.Join(e.base, zoneDir, "s.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, nil))
+	e.write(zoneDir+"stray.txt", string(sealed))
+
+	cfg := config(t, nil)
+	cfg.StorageBasePath = e.base
+	b := serve(t, cfg)
+	r := b.post("shed_read", map[string]any{"zone": "storage", "path": "s.txt"}, nil)
+	if r.Data["content"] != "sealed once" {
+		t.Fatalf("a decrypted file without the key: %s", r.raw)
+	}
+	for _, tool := range []string{"shed_read", "shed_read_bytes", "shed_hexdump"} {
+		wantError(t, b.post(tool, map[string]any{"zone": "storage", "path": "stray.txt"}, nil), "DECRYPTION_REQUIRED")
+	}
+}

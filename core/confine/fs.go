@@ -21,8 +21,9 @@ type Fs struct {
 	dir  string
 	// key, when set, opens what is sealed and, unless writePlain, seals what is written
 	// (sealed.go).
-	key        *crypt.Key
-	writePlain bool
+	key          *crypt.Key
+	writePlain   bool
+	refuseSealed bool // no key, and an encrypted file is refused rather than read raw
 }
 
 var (

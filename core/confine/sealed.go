@@ -13,6 +13,10 @@ import (
 	"github.com/fileshed/fileshed/core/crypt"
 )
 
+// ErrNoKey refuses to open an encrypted file in an Fs that has no key for it (RefuseSealed):
+// its bytes are ciphertext, never content.
+var ErrNoKey = errors.New("an encrypted file, and no key to read it")
+
 // ErrSealedInPlace refuses an in-place change (append, read-write, WriteAt) of a file in a
 // sealed Fs: sealed files are only ever replaced whole.
 var ErrSealedInPlace = errors.New("an encrypted file can only be replaced whole")
@@ -26,11 +30,17 @@ func (f *Fs) Seal(key *crypt.Key) { f.key, f.writePlain = key, false }
 // (encryption disabled: files sealed before stay readable).
 func (f *Fs) ReadSealed(key *crypt.Key) { f.key, f.writePlain = key, true }
 
+// RefuseSealed makes f, which has no key, refuse to open an encrypted file (ErrNoKey) rather
+// than hand out its ciphertext (a user whose key is unavailable).
+func (f *Fs) RefuseSealed() { f.refuseSealed = true }
+
 // Sealed reports whether f encrypts what it writes.
 func (f *Fs) Sealed() bool { return f.key != nil && !f.writePlain }
 
 // ShareSeal gives f the sealing of other (an editzone or a parent folder seen like its zone).
-func (f *Fs) ShareSeal(other *Fs) { f.key, f.writePlain = other.key, other.writePlain }
+func (f *Fs) ShareSeal(other *Fs) {
+	f.key, f.writePlain, f.refuseSealed = other.key, other.writePlain, other.refuseSealed
+}
 
 // SameSeal reports whether a file's bytes mean the same in a and b, so that a rename from
 // one to the other keeps it readable.
@@ -105,12 +115,18 @@ func (i sizedInfo) Size() int64 { return i.size }
 // in-place change of a non-empty file is refused.
 func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 	plain := &file{f: of, name: c, fs: f}
-	if f.key == nil {
+	if f.key == nil && !f.refuseSealed {
 		return plain, nil
 	}
 	fi, err := of.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return plain, nil // directories list through plain, whose entries get plaintext sizes
+	}
+	if f.key == nil {
+		if hasMagic(of) {
+			return nil, ErrNoKey
+		}
+		return plain, nil
 	}
 	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
 	case os.O_RDONLY:

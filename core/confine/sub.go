@@ -19,7 +19,7 @@ func (f *Fs) Sub(name string) (*Fs, error) {
 	if err != nil {
 		return nil, fail("open", name, err)
 	}
-	return &Fs{root: r, dir: filepath.Join(f.dir, filepath.FromSlash(c)), key: f.key, writePlain: f.writePlain}, nil
+	return &Fs{root: r, dir: filepath.Join(f.dir, filepath.FromSlash(c)), key: f.key, writePlain: f.writePlain, refuseSealed: f.refuseSealed}, nil
 }
 
 // OSFile returns the *os.File under a file this package opened, so that a transfer can use
