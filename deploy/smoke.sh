@@ -17,6 +17,7 @@ port=$(( 20000 + RANDOM % 20000 ))
 url="http://127.0.0.1:$port"
 ( cd "$work" && exec setpriv --reuid "$user" --regid "$user" --clear-groups -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
     FILESHED_STORAGE_BASE_PATH="$work/data" FILESHED_LISTEN="127.0.0.1:$port" \
+    FILESHED_ENCRYPTION_MASTER_KEY="smoke-test-master-key-0123456789abcdef" \
     "$work/fileshed" ) >"$work/log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -fs "$url/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -43,6 +44,10 @@ call shed_lockedit '{"action":"overwrite","zone":"documents","path":"plan.md","c
 call shed_lockedit '{"action":"save","zone":"documents","path":"plan.md"}' '.success'
 call shed_read '{"zone":"documents","path":"plan.md"}' '.success and (.data.content|test("v2"))'
 call shed_info '{"action":"stats"}' '.success'
+call shed_encryption '{"action":"setup"}' '.success'
+call shed_create_file '{"zone":"storage","path":"secret.txt","content":"sealed\n"}' '.success'
+call shed_exec '{"zone":"storage","cmd":"grep","args":["-c","sealed","secret.txt"]}' '.success and .data.returncode == 0'
+head -c 8 "$work/data/users/local/Storage/data/secret.txt" | grep -q FSHDENC || { echo "smoke: secret.txt is not encrypted on disk"; fail=1; }
 # The image's package list and the whitelist agree: nothing the whitelist names is missing.
 call shed_info '{"action":"commands"}' '.success and .data.summary.missing == 0'
 curl -fs "$url/readyz" >/dev/null || { echo "smoke: /readyz not ready"; curl -s "$url/readyz"; fail=1; }
