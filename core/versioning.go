@@ -55,6 +55,7 @@ func (o *openRepo) release() {
 	defer rs.mu.Unlock()
 	o.refs--
 	o.used = time.Now()
+	rs.sweep(o.used)
 }
 
 // repo opens the repository of a versioned zone, or shares the one already open, and holds
@@ -85,20 +86,28 @@ func (s *Service) repo(z *Zone) (*openRepo, error) {
 	return o, nil
 }
 
-// evict closes the repositories nobody holds that stayed unused for idle (checked at most
-// every idle/4), then the least recently used ones while max or more are open, making room
-// for one more. A repository in use is never closed: the bound may be exceeded meanwhile.
-// rs.mu is held.
-func (rs *repos) evict(now time.Time) {
-	limit, idle := cmp.Or(rs.max, maxOpenRepos), cmp.Or(rs.idle, idleRepo)
-	if now.Sub(rs.swept) >= idle/4 {
-		rs.swept = now
-		for space, o := range rs.m {
-			if o.refs == 0 && now.Sub(o.used) >= idle {
-				rs.close(space, o)
-			}
+// sweep closes the repositories nobody holds that stayed unused for idle; it looks at most
+// every idle/4 (on every opening and release), so an idle repository closes within
+// 1.25 × idle of its last use while the server serves anyone. rs.mu is held.
+func (rs *repos) sweep(now time.Time) {
+	idle := cmp.Or(rs.idle, idleRepo)
+	if now.Sub(rs.swept) < idle/4 {
+		return
+	}
+	rs.swept = now
+	for space, o := range rs.m {
+		if o.refs == 0 && now.Sub(o.used) >= idle {
+			rs.close(space, o)
 		}
 	}
+}
+
+// evict makes room for one more repository: after the idle sweep, it closes the least
+// recently used ones nobody holds while max or more are open. A repository in use is never
+// closed: the bound may be exceeded meanwhile. rs.mu is held.
+func (rs *repos) evict(now time.Time) {
+	rs.sweep(now)
+	limit := cmp.Or(rs.max, maxOpenRepos)
 	for len(rs.m) >= limit {
 		var space string
 		var lru *openRepo
