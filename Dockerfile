@@ -22,8 +22,11 @@ COPY --from=build /out/fileshed /out/fileshed-sandbox /usr/local/bin/
 USER fileshed
 # Listening on 0.0.0.0 needs an authentication mode: set FILESHED_AUTH_MODE (session with
 # FILESHED_OPENWEBUI_URL, or api_key/jwt/headers); see README "Running with Docker".
+# GOMEMLIMIT is the Go runtime's soft memory limit: near it the collector works harder
+# instead of growing the heap (commands run outside it). Override with -e GOMEMLIMIT=...
 ENV FILESHED_LISTEN=0.0.0.0:8000 \
-    FILESHED_STORAGE_BASE_PATH=/data
+    FILESHED_STORAGE_BASE_PATH=/data \
+    GOMEMLIMIT=256MiB
 VOLUME /data
 EXPOSE 8000
 # Commands are killed after the shutdown grace; docker stop must wait a little longer:

@@ -133,7 +133,8 @@ func (s *Service) restoreFromHead(z *Zone, paths []string, rb *rolledBack) {
 		rb.lost = append(rb.lost, paths...)
 		return
 	}
-	g := s.gate(z.space)
+	defer r.release()
+	g := &r.gate
 	g.Lock()
 	defer g.Unlock()
 	for _, p := range paths {

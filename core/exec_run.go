@@ -154,9 +154,11 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 		MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20, CPUSeconds: int64(s.cfg.ExecCPULimitSeconds),
 		Mode: sandbox.Mode(s.cfg.ExecSandbox), MergeStderr: p.in.RedirectStderrToStdout}
 	if p.in.Cmd == "git" {
-		if _, err := s.repo(z); err != nil {
+		r, err := s.repo(z) // creates the repository the command reads
+		if err != nil {
 			return nil, err
 		}
+		r.release()
 		gitDir := filepath.Join(z.space, "repo.git")
 		spec.Env = append(spec.Env, sandbox.GitEnv(gitDir, dir.Dir())...)
 		spec.ExtraRO = []string{gitDir}

@@ -228,6 +228,7 @@ func (rep *maintenanceReport) checkRepo(s *Service, c Caller, z *Zone) {
 		out["status"], out["error"] = "damaged", repoProblem(err)
 		return
 	}
+	defer r.release()
 	if verr := r.Verify(); verr != nil {
 		out["problem"] = repoProblem(verr)
 		fix, err := r.Repair()

@@ -40,6 +40,7 @@ func (s *Service) History(ctx context.Context, c Caller, in HistoryInput) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	defer r.release()
 	log, err := r.Log(p, in.Limit)
 	if err != nil {
 		return Result{}, vcsError(z, in.Path, err)
@@ -85,6 +86,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	defer r.release()
 	data, err := r.FileAt(in.Version, p)
 	if err != nil {
 		return Result{}, vcsError(z, in.Path, err).With("version", in.Version)

@@ -1,61 +1,132 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
-// repos holds one vcs.Repo per versioned space for the life of the process: the repository
-// lock only protects anything if every writer shares the same Repo.
+// Bounds of the open repositories (repos): at most maxOpenRepos stay open, and one unused
+// for idleRepo is closed. Each holds a file descriptor, a cached index and its share of the
+// object cache; before these bounds every repository a user ever touched stayed open until
+// the server stopped, so memory grew with the number of users who had come by.
+const (
+	maxOpenRepos = 128
+	idleRepo     = 10 * time.Minute
+)
+
+// repos holds the open repositories, one vcs.Repo per versioned space shared by every
+// caller (the repository lock only protects anything if every writer shares the same Repo),
+// and the writers' gate of each space. Callers hold a reference (Service.repo) for as long
+// as they use either; only repositories nobody holds are closed, the least recently used
+// first when more than max are open, and any that stayed unused for idle.
 type repos struct {
-	mu sync.Mutex
-	m  map[string]*vcs.Repo
-	// gates orders the writers of each space (gate).
-	gates map[string]*sync.RWMutex
+	mu    sync.Mutex
+	m     map[string]*openRepo
+	swept time.Time
+	// max and idle default to maxOpenRepos and idleRepo (tests lower them).
+	max  int
+	idle time.Duration
 }
 
-// gate is the writers' gate of a versioned space: whole-tree operations (a command's
-// full commit, rename, delete, restore, maintenance) hold it exclusively from their change
-// to their commit, so a full commit never sweeps a half-done change under another message;
-// single-file writes (writeFile) hold it shared, so writes of different files write and
-// fsync in parallel and only their commits queue on the repository lock.
-func (s *Service) gate(space string) *sync.RWMutex {
-	s.repos.mu.Lock()
-	defer s.repos.mu.Unlock()
-	if s.repos.gates == nil {
-		s.repos.gates = map[string]*sync.RWMutex{}
-	}
-	g, ok := s.repos.gates[space]
-	if !ok {
-		g = &sync.RWMutex{}
-		s.repos.gates[space] = g
-	}
-	return g
+// openRepo is one open repository with its gate and the number of callers holding it.
+type openRepo struct {
+	*vcs.Repo
+	// gate orders the writers of the space: whole-tree operations (a command's full
+	// commit, rename, delete, restore, maintenance) hold it exclusively from their change
+	// to their commit, so a full commit never sweeps a half-done change under another
+	// message; single-file writes (writeFile) hold it shared, so writes of different files
+	// write and fsync in parallel and only their commits queue on the repository lock.
+	gate  sync.RWMutex
+	refs  int
+	used  time.Time
+	owner *repos
 }
 
-// repo opens (once) the repository of a versioned zone: the work tree is the zone's data
-// directory, the git directory sits beside it, outside the zone, so nothing a user command
-// writes can change git's configuration or hooks.
-func (s *Service) repo(z *Zone) (*vcs.Repo, error) {
-	s.repos.mu.Lock()
-	defer s.repos.mu.Unlock()
-	if r, ok := s.repos.m[z.space]; ok {
-		return r, nil
+// release gives back the reference taken by Service.repo; call it once.
+func (o *openRepo) release() {
+	rs := o.owner
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	o.refs--
+	o.used = time.Now()
+	rs.sweep(o.used)
+}
+
+// repo opens the repository of a versioned zone, or shares the one already open, and holds
+// it until release: the work tree is the zone's data directory, the git directory sits
+// beside it, outside the zone, so nothing a user command writes can change git's
+// configuration or hooks.
+func (s *Service) repo(z *Zone) (*openRepo, error) {
+	rs := &s.repos
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	now := time.Now()
+	if o, ok := rs.m[z.space]; ok {
+		o.refs++
+		o.used = now
+		return o, nil
 	}
+	rs.evict(now)
 	r, err := vcs.Open(filepath.Join(z.space, "repo.git"), z.Fs.Dir())
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
 			WithHint("Run shed_info(action='maintenance') to repair the repository")
 	}
-	if s.repos.m == nil {
-		s.repos.m = map[string]*vcs.Repo{}
+	if rs.m == nil {
+		rs.m = map[string]*openRepo{}
 	}
-	s.repos.m[z.space] = r
-	return r, nil
+	o := &openRepo{Repo: r, refs: 1, used: now, owner: rs}
+	rs.m[z.space] = o
+	return o, nil
+}
+
+// sweep closes the repositories nobody holds that stayed unused for idle; it looks at most
+// every idle/4 (on every opening and release), so an idle repository closes within
+// 1.25 × idle of its last use while the server serves anyone. rs.mu is held.
+func (rs *repos) sweep(now time.Time) {
+	idle := cmp.Or(rs.idle, idleRepo)
+	if now.Sub(rs.swept) < idle/4 {
+		return
+	}
+	rs.swept = now
+	for space, o := range rs.m {
+		if o.refs == 0 && now.Sub(o.used) >= idle {
+			rs.close(space, o)
+		}
+	}
+}
+
+// evict makes room for one more repository: after the idle sweep, it closes the least
+// recently used ones nobody holds while max or more are open. A repository in use is never
+// closed: the bound may be exceeded meanwhile. rs.mu is held.
+func (rs *repos) evict(now time.Time) {
+	rs.sweep(now)
+	limit := cmp.Or(rs.max, maxOpenRepos)
+	for len(rs.m) >= limit {
+		var space string
+		var lru *openRepo
+		for k, o := range rs.m {
+			if o.refs == 0 && (lru == nil || o.used.Before(lru.used)) {
+				space, lru = k, o
+			}
+		}
+		if lru == nil {
+			return
+		}
+		rs.close(space, lru)
+	}
+}
+
+// close closes one repository and forgets it; rs.mu is held.
+func (rs *repos) close(space string, o *openRepo) {
+	_ = o.Close()
+	delete(rs.m, space)
 }
 
 // flushIndex writes the zone's cached git index to disk, so that the git CLI run by
@@ -65,6 +136,7 @@ func (s *Service) flushIndex(z *Zone) error {
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	l, err := r.Lock()
 	if err != nil {
 		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
@@ -113,7 +185,8 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 	if err != nil {
 		return "", err
 	}
-	g := s.gate(z.space)
+	defer r.release()
+	g := &r.gate
 	lock := func() (*vcs.Locked, error) {
 		l, err := r.Lock()
 		if err != nil {
@@ -185,8 +258,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 func (s *Service) closeRepos() {
 	s.repos.mu.Lock()
 	defer s.repos.mu.Unlock()
-	for k, r := range s.repos.m {
-		_ = r.Close()
-		delete(s.repos.m, k)
+	for k, o := range s.repos.m {
+		s.repos.close(k, o)
 	}
 }

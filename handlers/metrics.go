@@ -3,6 +3,7 @@ package handlers
 import (
 	"crypto/subtle"
 	"net/http"
+	rtmetrics "runtime/metrics"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -56,9 +57,22 @@ func newMetrics(svc *core.Service) *metrics {
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_commands_running",
 		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
 		func() float64 { return float64(svc.RunningCommands()) })
-	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running,
+	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running, liveHeap(),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// liveHeap is the heap the last garbage collection found reachable (runtime/metrics
+// /gc/heap/live:bytes): unlike go_memstats_heap_inuse_bytes it excludes the garbage awaiting
+// the next collection, so a leak shows as its steady rise (the soak bench samples it).
+func liveHeap() prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_go_heap_live_bytes",
+		Help: "Heap bytes reachable at the end of the last garbage collection."},
+		func() float64 {
+			sample := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+			rtmetrics.Read(sample)
+			return float64(sample[0].Value.Uint64())
+		})
 }
 
 // observe records one tool call.

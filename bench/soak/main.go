@@ -3,7 +3,8 @@
 // was lost: every acknowledged write is on disk with its last acknowledged content (a write
 // cut by a crash may have landed or not, nothing else), and `fileshed admin verify` finds
 // every repository, the state database and the quotas consistent. It reports throughput and
-// p50/p99 per tool, errors by code, and the server's RSS and open descriptors over time.
+// p50/p99 per tool, errors by code, and the server's footprint over time (RSS, live and
+// in-use Go heap, open descriptors) with the trend of its second half and a verdict.
 //
 //	go run ./bench/soak -users 64 -duration 10m
 //	go run ./bench/soak -users 16 -duration 3m -crash 20s
@@ -87,7 +88,7 @@ func run() int {
 	s.stop()
 	fmt.Printf("soak: %d users, %s, %d crash(es), storage %s\n", *users, *duration, crashes, s.base)
 	st.print(*duration)
-	printSamples(samples)
+	flat := printSamples(samples)
 	lost := 0
 	for _, u := range clients {
 		lost += u.verify(s.base)
@@ -103,7 +104,9 @@ func run() int {
 	} else {
 		fmt.Println("admin verify: every repository, the state database and the quotas check out (0 problems)")
 	}
-	if lost > 0 || verr != nil || st.unexpected() > 0 {
+	// Shorter runs are still warming up (caches filling): growth is a failure from 5 minutes.
+	grows := !flat && *duration >= 5*time.Minute
+	if lost > 0 || verr != nil || st.unexpected() > 0 || grows {
 		fmt.Println("soak: FAILED")
 		return 1
 	}
@@ -221,13 +224,14 @@ func (s *server) crashLoop(ctx context.Context, every time.Duration) int {
 // sample is the server's footprint at one moment.
 type sample struct {
 	at       time.Duration
-	rssKB    int
-	heapMB   float64 // Go heap in use (from /metrics): tells the runtime's growth from a leak
+	rssMB    float64
+	inuseMB  float64 // Go heap in use, garbage awaiting the next collection included
+	liveMB   float64 // Go heap the last collection found reachable: a leak shows here
 	fds      int
 	restarts bool
 }
 
-// sample records RSS and open descriptors every interval until ctx ends.
+// sample records the footprint every interval until ctx ends.
 func (s *server) sample(ctx context.Context, every time.Duration) []sample {
 	start := time.Now()
 	var out []sample
@@ -236,7 +240,9 @@ func (s *server) sample(ctx context.Context, every time.Duration) []sample {
 		pid := s.pid()
 		if pid != 0 {
 			fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-			out = append(out, sample{at: time.Since(start), rssKB: rssKB(pid), heapMB: s.heapMB(), fds: len(fds), restarts: pid != last && last != 0})
+			m := s.metrics("go_memstats_heap_inuse_bytes", "fileshed_go_heap_live_bytes")
+			out = append(out, sample{at: time.Since(start), rssMB: float64(rssKB(pid)) / 1024,
+				inuseMB: m[0] / (1 << 20), liveMB: m[1] / (1 << 20), fds: len(fds), restarts: pid != last && last != 0})
 			last = pid
 		}
 		select {
@@ -247,21 +253,23 @@ func (s *server) sample(ctx context.Context, every time.Duration) []sample {
 	}
 }
 
-// heapMB reads go_memstats_heap_inuse_bytes from the server's /metrics (0 if unreachable).
-func (s *server) heapMB() float64 {
+// metrics reads the named gauges from the server's /metrics (0 for one it does not answer).
+func (s *server) metrics(names ...string) []float64 {
+	out := make([]float64, len(names))
 	resp, err := http.Get("http://" + s.addr + "/metrics")
 	if err != nil {
-		return 0
+		return out
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f / (1 << 20)
+		for i, n := range names {
+			if v, ok := strings.CutPrefix(line, n+" "); ok {
+				out[i], _ = strconv.ParseFloat(v, 64)
+			}
 		}
 	}
-	return 0
+	return out
 }
 
 func rssKB(pid int) int {
@@ -278,21 +286,94 @@ func rssKB(pid int) int {
 	return 0
 }
 
-func printSamples(ss []sample) {
+// series are the footprint figures the summary follows.
+var series = []struct {
+	name, unit string
+	of         func(sample) float64
+}{
+	{"RSS", "MB", func(x sample) float64 { return x.rssMB }},
+	{"live heap", "MB", func(x sample) float64 { return x.liveMB }},
+	{"heap in use", "MB", func(x sample) float64 { return x.inuseMB }},
+	{"open fds", "", func(x sample) float64 { return float64(x.fds) }},
+}
+
+// flatShare is the verdict's bound: a figure is flat when the trend fitted over the second
+// half of the run changes it by less than this share of its mean over that half.
+const flatShare = 0.10
+
+// printSamples prints the footprint once a minute (every sample for runs under 2 minutes),
+// then, per figure, the slope fitted over the second half of the run and a verdict. It
+// returns false when RSS or the live heap still grows (runs with restarts are not judged).
+func printSamples(ss []sample) bool {
 	if len(ss) == 0 {
-		return
+		return true
 	}
-	fmt.Println("server footprint over time (RSS / Go heap in use / open fds):")
-	step := max(1, len(ss)/12)
-	for i := 0; i < len(ss); i += step {
+	fmt.Printf("server footprint (%6s %8s %8s %8s %5s):\n", "at", "RSS MB", "live MB", "inuse MB", "fds")
+	every := time.Minute
+	if ss[len(ss)-1].at < 2*time.Minute {
+		every = 0
+	}
+	next := time.Duration(0)
+	for i, x := range ss {
+		if x.at < next && i != len(ss)-1 {
+			continue
+		}
+		next = x.at.Truncate(max(every, time.Nanosecond)) + every
 		mark := ""
-		if ss[i].restarts {
+		if x.restarts {
 			mark = " (after a restart)"
 		}
-		fmt.Printf("  %6s  %6.1f MB  %6.1f MB  %4d fds%s\n", ss[i].at.Round(time.Second), float64(ss[i].rssKB)/1024, ss[i].heapMB, ss[i].fds, mark)
+		fmt.Printf("  %6s %8.1f %8.1f %8.1f %5d%s\n", x.at.Round(time.Second), x.rssMB, x.liveMB, x.inuseMB, x.fds, mark)
 	}
-	last := ss[len(ss)-1]
-	fmt.Printf("  %6s  %6.1f MB  %6.1f MB  %4d fds (last)\n", last.at.Round(time.Second), float64(last.rssKB)/1024, last.heapMB, last.fds)
+	half := ss[len(ss)-1].at / 2
+	var second []sample
+	restarts := false
+	for _, x := range ss {
+		restarts = restarts || x.restarts
+		if x.at >= half {
+			second = append(second, x)
+		}
+	}
+	if restarts || len(second) < 3 {
+		fmt.Println("footprint trend: not judged (the server restarted, or too few samples)")
+		return true
+	}
+	flat := true
+	fmt.Printf("footprint trend over the second half (%s to %s, least-squares slope):\n", half.Round(time.Second), ss[len(ss)-1].at.Round(time.Second))
+	for i, sr := range series {
+		slope, mean := trend(second, sr.of)
+		change := slope * (second[len(second)-1].at - second[0].at).Minutes()
+		verdict := "flat"
+		if mean > 0 && change > flatShare*mean {
+			verdict = "GROWING"
+			if i < 2 {
+				flat = false
+			}
+		}
+		fmt.Printf("  %-12s %+8.2f %s/min (mean %.1f %s, trend %+.1f over the half): %s\n", sr.name, slope, sr.unit, mean, sr.unit, change, verdict)
+	}
+	if flat {
+		fmt.Println("footprint: flat (RSS and live heap)")
+	} else {
+		fmt.Println("footprint: GROWING (RSS or live heap)")
+	}
+	return flat
+}
+
+// trend fits y = a + b·t (t in minutes) over ss by least squares and returns b and the
+// mean of y.
+func trend(ss []sample, y func(sample) float64) (slope, mean float64) {
+	var st, sy, stt, sty float64
+	n := float64(len(ss))
+	for _, x := range ss {
+		t := x.at.Minutes()
+		st, sy, stt, sty = st+t, sy+y(x), stt+t*t, sty+t*y(x)
+	}
+	mean = sy / n
+	if d := n*stt - st*st; d != 0 {
+		slope = (n*sty - st*sy) / d
+	}
+	return slope, mean
 }
 
 // stats collects latencies per tool and outcomes by code.

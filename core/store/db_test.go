@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -134,6 +135,7 @@ func TestOpenConfiguresEveryConnection(t *testing.T) {
 			{"synchronous", "1"}, // NORMAL
 			{"foreign_keys", "1"},
 			{"busy_timeout", "5000"},
+			{"cache_size", strconv.Itoa(-cacheKiB)}, // bounded page cache per connection
 		}
 		for _, p := range pragmas {
 			var got string

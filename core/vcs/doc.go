@@ -1,11 +1,14 @@
 // Package vcs versions a zone's work tree (the Documents zone and every group
 // zone) in a git repository whose git directory lives OUTSIDE the work tree.
 //
-// Where it sits: core/vcs is a leaf under core. core opens one *Repo per
-// repository for the life of the process (the Repo's lock is the
-// per-repository lock: every go-git call, every commit and every shed_exec in
-// the zone goes through it) and translates the errors returned here into its
-// own catalogue once.
+// Where it sits: core/vcs is a leaf under core. core keeps one *Repo per open
+// repository, shared by every caller (the Repo's lock is the per-repository
+// lock: every go-git call, every commit and every shed_exec in the zone goes
+// through it), closes the ones nobody uses (a bounded, idle-evicting cache),
+// and translates the errors returned here into its own catalogue once. Every
+// Repo reads objects through one process-wide object cache with a fixed
+// memory budget (cache.go), so memory does not grow with the number of
+// repositories.
 //
 // Why the git directory is outside: anything a user command writes inside the
 // zone (a .git/config with core.fsmonitor, a hook) must never be read by

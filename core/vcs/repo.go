@@ -9,16 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"golang.org/x/sys/unix"
 )
-
-// objectCache bounds go-git's decoded-object cache of each open repository. go-git's default
-// (96 MiB per repository) made the heap of a server with 64 active users grow by ~18 MB a
-// minute in the soak (every open repository filling its own cache, up to 6 GB); history
-// walks and restores read few objects twice, so a small cache loses nothing measurable.
-const objectCache = 512 * cache.KiByte
 
 // Signature names the author of a commit (the calling user). Characters that
 // would break the commit header ('<', '>', newlines, NUL) are removed.
@@ -59,6 +52,7 @@ type Repo struct {
 	gitDir   string
 	workTree string
 	st       *filesystem.Storage
+	cache    repoCache // this repository's share of the process-wide object cache
 	flock    *os.File
 	s        state // cached index/HEAD; valid only while mu is held
 	// fanout remembers the objects/xx directories known to exist (placeObject).
@@ -85,12 +79,8 @@ func Open(gitDir, workTree string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git directory lock: %w", scrub(err))
 	}
-	r := &Repo{
-		gitDir:   gitDir,
-		workTree: workTree,
-		st:       filesystem.NewStorage(osfs.New(gitDir, osfs.WithBoundOS()), cache.NewObjectLRU(objectCache)),
-		flock:    fl,
-	}
+	r := &Repo{gitDir: gitDir, workTree: workTree, cache: newRepoCache(objects), flock: fl}
+	r.st = filesystem.NewStorage(osfs.New(gitDir, osfs.WithBoundOS()), r.cache)
 	l, err := r.Lock()
 	if err != nil {
 		_ = fl.Close()
@@ -112,14 +102,15 @@ func Open(gitDir, workTree string) (*Repo, error) {
 	return r, nil
 }
 
-// Close releases the file descriptor of the cross-process lock. The Repo
-// must not be used afterwards.
+// Close saves the cached index, drops the repository's cached objects and releases the
+// file descriptor of the cross-process lock. The Repo must not be used afterwards.
 func (r *Repo) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if unix.Flock(int(r.flock.Fd()), unix.LOCK_EX) == nil {
 		r.flushIndex()
 	}
+	r.cache.Clear()
 	return r.flock.Close()
 }
 

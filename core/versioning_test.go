@@ -1,0 +1,118 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// writeDoc writes one file into user's Documents (one commit) and fails the test otherwise.
+func writeDoc(t *testing.T, s *Service, user, content string) {
+	t.Helper()
+	_, err := s.CreateFile(context.Background(), Caller{UserID: user, ConvID: "c"},
+		CreateFileInput{ZoneArgs: ZoneArgs{Zone: "documents"}, Path: "f.txt", Content: content})
+	if err != nil {
+		t.Fatalf("%s: write: %v", user, err)
+	}
+}
+
+// docHistory is the number of versions of f.txt in user's Documents.
+func docHistory(t *testing.T, s *Service, user string) int {
+	t.Helper()
+	res, err := s.History(context.Background(), Caller{UserID: user, ConvID: "c"},
+		HistoryInput{ZoneArgs: ZoneArgs{Zone: "documents"}, Path: "f.txt", Limit: 100})
+	if err != nil {
+		t.Fatalf("%s: history: %v", user, err)
+	}
+	return res.Data.(map[string]any)["count"].(int)
+}
+
+// openRepos is the number of open repositories, failing the test if one is still held.
+func openRepos(t *testing.T, s *Service) int {
+	t.Helper()
+	s.repos.mu.Lock()
+	defer s.repos.mu.Unlock()
+	for space, o := range s.repos.m {
+		if o.refs != 0 {
+			t.Fatalf("%s is still held by %d caller(s) after every call returned", space, o.refs)
+		}
+	}
+	return len(s.repos.m)
+}
+
+// However many users write, at most max repositories stay open, and a closed one reopens
+// with its whole history.
+func TestOpenRepositoriesAreBounded(t *testing.T) {
+	s, _ := testService(t, nil)
+	s.repos.max = 4
+	for round := range 2 {
+		for i := range 10 {
+			writeDoc(t, s, fmt.Sprintf("u%d", i), fmt.Sprintf("round %d\n", round))
+			if n := openRepos(t, s); n > 4 {
+				t.Fatalf("after user %d of round %d: %d repositories open, at most 4", i, round, n)
+			}
+		}
+	}
+	for i := range 10 {
+		if n := docHistory(t, s, fmt.Sprintf("u%d", i)); n != 2 {
+			t.Errorf("u%d: %d versions after its repository was closed and reopened, want 2", i, n)
+		}
+	}
+}
+
+// A repository somebody holds is never closed, even past the bound: the caller keeps using
+// the same Repo, and every other user's writes still commit.
+func TestRepositoryInUseIsNeverClosed(t *testing.T) {
+	s, _ := testService(t, nil)
+	s.repos.max = 2
+	writeDoc(t, s, "alice", "one\n")
+	z, err := s.versionedZone(context.Background(), Caller{UserID: "alice", ConvID: "c"}, ZoneArgs{Zone: "documents"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	held, err := s.repo(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		writeDoc(t, s, fmt.Sprintf("u%d", i), "x\n")
+	}
+	s.repos.mu.Lock()
+	same, n := s.repos.m[z.space] == held, len(s.repos.m)
+	s.repos.mu.Unlock()
+	if !same || n > 2 {
+		t.Fatalf("held repository still open: %v; %d open (bound 2)", same, n)
+	}
+	if _, err := held.Log("f.txt", 0); err != nil {
+		t.Fatalf("held repository unusable: %v", err)
+	}
+	writeDoc(t, s, "alice", "two\n") // shares the held Repo
+	held.release()
+	if n := docHistory(t, s, "alice"); n != 2 {
+		t.Errorf("alice: %d versions, want 2", n)
+	}
+}
+
+// Repositories unused for the idle time are closed while the server serves others (here a
+// user whose repository is already open: the sweep runs on release too); the gates go with
+// them, so nothing keyed by a user stays behind.
+func TestIdleRepositoriesAreClosed(t *testing.T) {
+	s, _ := testService(t, nil)
+	s.repos.idle = 2 * time.Second
+	for i := range 3 {
+		writeDoc(t, s, fmt.Sprintf("u%d", i), "x\n")
+	}
+	if n := openRepos(t, s); n != 3 {
+		t.Fatalf("%d repositories open, want 3", n)
+	}
+	time.Sleep(2600 * time.Millisecond)
+	writeDoc(t, s, "u0", "y\n")
+	if n := openRepos(t, s); n != 1 {
+		t.Errorf("%d repositories open after two stayed idle, want 1", n)
+	}
+	if n := docHistory(t, s, "u1"); n != 1 {
+		t.Errorf("u1: %d versions after its idle repository was closed, want 1", n)
+	}
+}
