@@ -244,6 +244,20 @@ func (t *LinkTarget) Content() io.ReadSeeker {
 	return t.File
 }
 
+// StreamTo copies the whole file to w when src is its content as an HTTP server copies it
+// (the content from its start, limited to its size) and the file is encrypted: in whole
+// segments rather than the server's 32 KiB reads. ok false leaves the copy to the caller
+// (a plain file keeps the kernel's sendfile, a range its own copy).
+func (t *LinkTarget) StreamTo(w io.Writer, src io.Reader) (n int64, ok bool, err error) {
+	lr, isLimited := src.(*io.LimitedReader)
+	if !isLimited || t.File == nil || !confine.IsSealedFile(t.File) || lr.R != io.Reader(t.File) || lr.N != t.Info.Size() {
+		return 0, false, nil
+	}
+	n, err = t.File.(io.WriterTo).WriteTo(w)
+	lr.N -= n
+	return n, true, err
+}
+
 // AuditDownload records one answered download in the audit trail, as the link's creator
 // (whose file it is) with the tool "link_download", the zone-relative path served and the
 // HTTP status as the outcome.

@@ -64,6 +64,7 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer t.Close()
 	defer func() { l.svc.AuditDownload(t, cw.status) }()
+	cw.target = t
 	// The server's write timeout is sized for tool answers; a download gets time for its
 	// size at a slow client's pace (64 KiB/s), so large files are not cut off, and a client
 	// that stops reading is still let go.
@@ -173,11 +174,13 @@ func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *core.LinkTar
 }
 
 // countingWriter records the status and the body bytes of an answer, for the metrics.
-// ReadFrom passes through so that http.ServeContent keeps its sendfile path.
+// ReadFrom passes through so that http.ServeContent keeps its sendfile path (and an
+// encrypted file its whole-segment stream).
 type countingWriter struct {
 	http.ResponseWriter
 	status int
 	n      int64
+	target *core.LinkTarget // an encrypted file streams itself in whole segments
 }
 
 func (c *countingWriter) WriteHeader(status int) {
@@ -192,6 +195,11 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 }
 
 func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
+	if c.target != nil {
+		if n, ok, err := c.target.StreamTo(struct{ io.Writer }{c}, src); ok {
+			return n, err
+		}
+	}
 	if rf, ok := c.ResponseWriter.(io.ReaderFrom); ok {
 		n, err := rf.ReadFrom(src)
 		c.n += n

@@ -186,6 +186,68 @@ func (s *sealedFile) Read(p []byte) (int, error) {
 	return n, s.wrap(err)
 }
 
+// WriteTo writes the plaintext from the offset to the end into w. From the start of the file
+// it streams whole segments (one read, one decryption in place and one write each), the fast
+// path of a download; elsewhere it copies through Read.
+func (s *sealedFile) WriteTo(w io.Writer) (int64, error) {
+	if s.off != 0 {
+		return io.Copy(w, struct{ io.Reader }{s})
+	}
+	r, err := crypt.NewReader(io.NewSectionReader(s.f, 0, crypt.CipherSize(s.r.Size())), s.fs.key)
+	if err != nil {
+		return 0, s.wrap(err)
+	}
+	n, err := pipeCopy(w, r)
+	s.off += n
+	return n, s.wrap(err)
+}
+
+// pipeCopy copies r to w with reading (and decrypting) and writing overlapped: a goroutine
+// fills buffers while the caller writes the previous one.
+func pipeCopy(w io.Writer, r io.Reader) (int64, error) {
+	const size, depth = 256 << 10, 3
+	free, full := make(chan []byte, depth), make(chan []byte, depth)
+	for range depth {
+		free <- make([]byte, size)
+	}
+	var rerr error
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		for {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-stop:
+				return
+			}
+			n, err := io.ReadFull(r, buf)
+			if n > 0 {
+				full <- buf[:n]
+			}
+			if err != nil {
+				if err != io.EOF && err != io.ErrUnexpectedEOF {
+					rerr = err
+				}
+				return
+			}
+		}
+	}()
+	var total int64
+	for buf := range full {
+		n, err := w.Write(buf)
+		total += int64(n)
+		if err != nil {
+			close(stop)
+			for range full {
+			}
+			return total, err
+		}
+		free <- buf[:cap(buf)]
+	}
+	return total, rerr
+}
+
 func (s *sealedFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := s.r.ReadAt(p, off)
 	return n, s.wrap(err)

@@ -206,3 +206,57 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// failingWriter accepts limit bytes, then fails.
+type failingWriter struct{ limit int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.limit {
+		n := w.limit
+		w.limit = 0
+		return n, errors.New("client went away")
+	}
+	w.limit -= len(p)
+	return len(p), nil
+}
+
+// TestSealedWriteTo: WriteTo (a download's whole-file copy) gives the plaintext exactly, stops
+// at a writer's failure, and stops before a damaged segment without writing any of it.
+func TestSealedWriteTo(t *testing.T) {
+	f, dir, _ := sealedFs(t)
+	plain := make([]byte, 3<<20+12345)
+	for i := range plain {
+		plain[i] = byte(i * 7)
+	}
+	_, err := f.WriteAtomic("big", bytes.NewReader(plain), 0o600)
+	must(t, err)
+	h, err := f.Open("big")
+	must(t, err)
+	var out bytes.Buffer
+	n, err := h.(io.WriterTo).WriteTo(&out)
+	h.Close()
+	if err != nil || n != int64(len(plain)) || !bytes.Equal(out.Bytes(), plain) {
+		t.Fatalf("WriteTo: %d bytes, %v", n, err)
+	}
+
+	h, _ = f.Open("big")
+	n, err = h.(io.WriterTo).WriteTo(&failingWriter{limit: 300_000})
+	h.Close()
+	if err == nil || n != 300_000 {
+		t.Fatalf("WriteTo to a failing writer: %d, %v", n, err)
+	}
+
+	p := filepath.Join(dir, "big")
+	raw, _ := os.ReadFile(p)
+	seg := int64(crypt.HeaderSize) + 20*(crypt.SegmentSize+16) + 100 // inside segment 20
+	raw[seg] ^= 1
+	must(t, os.WriteFile(p, raw, 0o600))
+	h, err = f.Open("big")
+	must(t, err)
+	out.Reset()
+	n, err = h.(io.WriterTo).WriteTo(&out)
+	h.Close()
+	if !errors.Is(err, crypt.ErrAuth) || n > 20*crypt.SegmentSize || !bytes.Equal(out.Bytes(), plain[:n]) {
+		t.Fatalf("WriteTo of a damaged file: %d bytes, %v", n, err)
+	}
+}
