@@ -205,7 +205,7 @@ func (s *sealedFile) WriteTo(w io.Writer) (int64, error) {
 // pipeCopy copies r to w with reading (and decrypting) and writing overlapped: a goroutine
 // fills buffers while the caller writes the previous one.
 func pipeCopy(w io.Writer, r io.Reader) (int64, error) {
-	const size, depth = 256 << 10, 3
+	const size, depth = 128 << 10, 4
 	free, full := make(chan []byte, depth), make(chan []byte, depth)
 	for range depth {
 		free <- make([]byte, size)
