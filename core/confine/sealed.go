@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -197,18 +198,32 @@ func (s *sealedFile) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, s.wrap(err)
 	}
-	n, err := pipeCopy(w, r)
+	var n int64
+	if s.r.Size() < pipeMin {
+		n, err = r.(io.WriterTo).WriteTo(w)
+	} else {
+		n, err = pipeCopy(w, r)
+	}
 	s.off += n
 	return n, s.wrap(err)
 }
 
+// pipeMin is the size from which WriteTo overlaps decryption with writing; pipeBuffers
+// holds the buffers (pipeDepth of pipeSize bytes a copy).
+const (
+	pipeMin, pipeSize, pipeDepth = 1 << 20, 128 << 10, 4
+)
+
+var pipeBuffers = sync.Pool{New: func() any { return new([pipeSize]byte) }}
+
 // pipeCopy copies r to w with reading (and decrypting) and writing overlapped: a goroutine
 // fills buffers while the caller writes the previous one.
 func pipeCopy(w io.Writer, r io.Reader) (int64, error) {
-	const size, depth = 128 << 10, 4
-	free, full := make(chan []byte, depth), make(chan []byte, depth)
-	for range depth {
-		free <- make([]byte, size)
+	free, full := make(chan []byte, pipeDepth), make(chan []byte, pipeDepth)
+	for range pipeDepth {
+		b := pipeBuffers.Get().(*[pipeSize]byte)
+		defer pipeBuffers.Put(b)
+		free <- b[:]
 	}
 	var rerr error
 	stop := make(chan struct{})
