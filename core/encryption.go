@@ -286,8 +286,7 @@ func fileSealState(fsys *confine.Fs, rel string, key *crypt.Key) sealState {
 	if err != nil {
 		return plainFile
 	}
-	var magic [8]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || !crypt.IsSealed(magic[:]) {
+	if !confine.HasMagic(f) {
 		return plainFile
 	}
 	if crypt.Check(f, fi.Size(), key) {

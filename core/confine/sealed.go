@@ -74,7 +74,7 @@ func (f *Fs) sealedSize(c string, size int64) (int64, bool) {
 // SealedSize returns the plaintext size of the open file h whose on-disk size is size, and
 // whether it is sealed (the format's header and a possible size).
 func SealedSize(h io.ReaderAt, size int64) (int64, bool) {
-	if size < crypt.HeaderSize || !hasMagic(h) {
+	if size < crypt.HeaderSize || !HasMagic(h) {
 		return size, false
 	}
 	plain, err := crypt.PlainSize(size)
@@ -84,8 +84,8 @@ func SealedSize(h io.ReaderAt, size int64) (int64, bool) {
 	return plain, true
 }
 
-// hasMagic reports whether h starts with the format's magic.
-func hasMagic(h io.ReaderAt) bool {
+// HasMagic reports whether h starts with the encrypted format's magic.
+func HasMagic(h io.ReaderAt) bool {
 	var magic [8]byte
 	_, err := h.ReadAt(magic[:], 0)
 	return err == nil && crypt.IsSealed(magic[:])
@@ -124,7 +124,7 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 		return plain, nil // directories list through plain, whose entries get plaintext sizes
 	}
 	if f.key == nil {
-		if hasMagic(of) {
+		if HasMagic(of) {
 			return nil, ErrNoKey
 		}
 		return plain, nil
@@ -132,7 +132,7 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
 	case os.O_RDONLY:
 		if _, ok := SealedSize(of, fi.Size()); !ok {
-			if hasMagic(of) { // the header, but cut to a size no plaintext has: never serve it raw
+			if HasMagic(of) { // the header, but cut to a size no plaintext has: never serve it raw
 				return nil, &PathError{Op: "open", Path: c, Err: crypt.ErrFormat}
 			}
 			return plain, nil
