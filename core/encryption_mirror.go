@@ -74,8 +74,14 @@ func (m *mirror) fill(names []string) error {
 	raw := m.src.Raw()
 	if names != nil {
 		for _, n := range names {
-			if err := m.fs.MkdirAll(path.Dir(n), 0o700); err != nil {
-				return err
+			// Only folders the zone has: a command must not find one that is not there.
+			if dir := path.Dir(n); dir != "." {
+				if fi, err := raw.Stat(dir); err != nil || !fi.IsDir() {
+					continue
+				}
+				if err := m.fs.MkdirAll(dir, 0o700); err != nil {
+					return err
+				}
 			}
 			fi, _, err := raw.LstatIfPossible(n)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -217,6 +223,61 @@ func (m *mirror) syncOne(rel string, now, was entry) error {
 		return err
 	}
 	return m.src.Chmod(rel, fi.Mode().Perm())
+}
+
+// operandOnly are the commands that open no file but the ones their arguments name (the
+// policy confines every such argument: operands and option values such as sort -o, grep
+// -f, jq --slurpfile). Not here: commands that read files named elsewhere (sqlite3's
+// journals, patch's targets, tar's -T lists), or that walk folders (find; any command given a
+// folder falls back to the whole zone anyway).
+var operandOnly = map[string]bool{
+	"cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
+	"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true, "sort": true,
+	"uniq": true, "cut": true, "nl": true, "tac": true, "rev": true, "fold": true, "fmt": true,
+	"paste": true, "join": true, "comm": true, "diff": true, "cmp": true, "md5sum": true,
+	"sha1sum": true, "sha256sum": true, "sha512sum": true, "base64": true, "xxd": true, "od": true,
+	"strings": true, "file": true, "iconv": true, "expand": true, "unexpand": true, "column": true,
+	"split": true, "csplit": true, "gzip": true, "gunzip": true, "zcat": true, "ls": true,
+	"stat": true, "du": true, "touch": true, "cp": true, "mv": true, "rm": true, "mkdir": true,
+	"rmdir": true, "truncate": true, "xmllint": true, "pdftotext": true, "pdfinfo": true,
+	"dos2unix": true, "unix2dos": true, "shuf": true, "tee": true,
+}
+
+// mirrorNames is what the mirror of command p needs: its files (operands, output files)
+// when cmd reads only those and each is a regular file or does not exist yet; nil (the whole
+// zone) otherwise: no operand (the command works on its folder), a folder, or a symlink.
+func mirrorNames(z *Zone, cmd string, p *execPlan) []string {
+	if !operandOnly[cmd] || len(p.operands) == 0 {
+		return nil
+	}
+	for _, a := range p.in.Args {
+		// Lists of file names read from a file (wc, du and sort --files0-from, file -f,
+		// strings @FILE): the names inside are not operands.
+		if strings.HasPrefix(a, "--files0-from") || strings.HasPrefix(a, "--files-from") ||
+			cmd == "file" && strings.HasPrefix(a, "-f") || cmd == "strings" && strings.HasPrefix(a, "@") {
+			return nil
+		}
+	}
+	names := []string{}
+	for _, op := range p.operands {
+		if op == "" {
+			return nil // the zone root
+		}
+		fi, _, err := z.Fs.Raw().LstatIfPossible(op)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil, !fi.Mode().IsRegular():
+			return nil
+		}
+		names = append(names, op)
+	}
+	for _, out := range []string{p.stdoutFile, p.stderrFile} {
+		if out != "" {
+			names = append(names, out) // its folder must exist in the copy
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names) // the policy may confine an argument twice
 }
 
 // remove deletes the plaintext copy.

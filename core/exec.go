@@ -45,10 +45,16 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 
 // execMirrored runs the command of an encrypted zone in its decrypted mirror (the program
 // needs plaintext), then writes back, encrypted, what it changed. The owner's exec lock is
-// held from the copy to the write-back, so two commands never work on stale copies.
+// held from the copy to the write-back, so two commands never work on stale copies. The
+// mirror holds only the command's files when it reads nothing else (mirrorNames), else the
+// whole zone.
 func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecInput) (Result, error) {
 	defer s.paths.Lock(execOwnerKey(z))()
-	m, err := s.openMirror(z.Fs, nil)
+	p, err := s.plan(z, z.Fs, in) // refusals first; the operands say what to decrypt
+	if err != nil {
+		return Result{}, err
+	}
+	m, err := s.openMirror(z.Fs, mirrorNames(z, in.Cmd, p))
 	if err != nil {
 		return Result{}, err
 	}

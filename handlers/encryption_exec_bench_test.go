@@ -7,9 +7,9 @@ import (
 )
 
 // BenchmarkEncryptedCalls is the price of encryption on everyday calls, plain and encrypted
-// Storage interleaved in one run: shed_read of a 10 KB file, and shed_exec (wc -c, then
-// sed -i) in a zone of 100 files of 10 KB, where an encrypted zone is decrypted into its
-// mirror and written back. Run:
+// Storage interleaved in one run: shed_read of a 10 KB file, and shed_exec in a zone of 100
+// files of 10 KB: wc -c and sed -i on one file (the mirror holds that file only) and ls -l of
+// the zone (the mirror holds the whole zone). Run:
 //
 //	FILESHED_SKIP_CATALOGUE=1 go test ./handlers -run '^$' -bench EncryptedCalls -benchtime 100x
 func BenchmarkEncryptedCalls(b *testing.B) {
@@ -28,6 +28,7 @@ func BenchmarkEncryptedCalls(b *testing.B) {
 		{"read", "shed_read", `{"zone":"storage","path":"f001.txt"}`},
 		{"exec-wc", "shed_exec", `{"zone":"storage","cmd":"wc","args":["-c","f002.txt"]}`},
 		{"exec-sed", "shed_exec", `{"zone":"storage","cmd":"sed","args":["-i","s/0/0/","f003.txt"]}`},
+		{"exec-ls-zone", "shed_exec", `{"zone":"storage","cmd":"ls","args":["-l"]}`},
 	} {
 		for _, side := range []struct {
 			name string

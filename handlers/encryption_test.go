@@ -150,3 +150,55 @@ func TestDecryptionRequiredWithoutKey(t *testing.T) {
 		wantError(t, b.post(tool, map[string]any{"zone": "storage", "path": "stray.txt"}, nil), "DECRYPTION_REQUIRED")
 	}
 }
+
+// TestEncryptedExecNamedFiles: a command that names its files works on a copy of those only:
+// new files in subfolders, moves and sorted output come back encrypted and right, and the
+// files the command did not name are not rewritten (their ciphertext is byte-identical).
+func TestEncryptedExecNamedFiles(t *testing.T) {
+	e := startSealed(t, nil)
+	for p, c := range map[string]string{"notes/a.txt": "b\na\nc\n", "other/big.txt": strings.Repeat("untouched\n", 10_000)} {
+		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": p, "content": c}, nil))
+	}
+	before, err := os.ReadFile(filepath.Join(e.base, zoneDir, "other/big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []map[string]any{
+		{"cmd": "cp", "args": []string{"notes/a.txt", "notes/copy.txt"}},
+		{"cmd": "mkdir", "args": []string{"sorted"}},
+		{"cmd": "sort", "args": []string{"-o", "sorted/out.txt", "notes/a.txt"}},
+		{"cmd": "mv", "args": []string{"notes/copy.txt", "notes/moved.txt"}},
+		{"cmd": "wc", "args": []string{"-l", "notes/a.txt"}, "stdout_file": "counts/a.txt"},
+	} {
+		call["zone"] = "storage"
+		r := e.post("shed_exec", call, nil)
+		if !r.Success {
+			t.Fatalf("%v: %s\n%s", call["cmd"], r.raw, e.logs.String())
+		}
+		if r.Data["returncode"] != 0.0 {
+			t.Fatalf("%v: %s", call["cmd"], r.raw)
+		}
+	}
+	for p, want := range map[string]string{"notes/moved.txt": "b\na\nc\n", "sorted/out.txt": "a\nb\nc\n"} {
+		r := e.post("shed_read", map[string]any{"zone": "storage", "path": p}, nil)
+		if r.Data["content"] != want {
+			t.Fatalf("%s: %s", p, r.raw)
+		}
+		e.sealedOnDisk(zoneDir+p, want)
+	}
+	if r := e.post("shed_read", map[string]any{"zone": "storage", "path": "counts/a.txt"}, nil); !strings.HasPrefix(r.Data["content"].(string), "3 ") {
+		t.Fatalf("stdout_file: %s", r.raw)
+	}
+	if _, err := os.Stat(filepath.Join(e.base, zoneDir, "notes/copy.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the moved file is still there: %v", err)
+	}
+	// A folder the zone does not have is not in the copy either: touch fails as in plain.
+	r := e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "touch", "args": []string{"nodir/x.txt"}}, nil)
+	if !r.Success || r.Data["returncode"] == 0.0 {
+		t.Fatalf("touch in a missing folder: %s", r.raw)
+	}
+	after, _ := os.ReadFile(filepath.Join(e.base, zoneDir, "other/big.txt"))
+	if !bytes.Equal(before, after) {
+		t.Fatal("a file the commands did not name was rewritten")
+	}
+}
