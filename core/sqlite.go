@@ -277,6 +277,11 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
 				return Change{}, writeError(err, z, d.shown)
 			}
+			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
+				if err := d.m.fs.MkdirAll(dir, 0o700); err != nil {
+					return Change{}, writeError(err, z, d.shown)
+				}
+			}
 		}
 		db, err := sqlq.Open(ctx, d.host, opts)
 		if err != nil {
