@@ -82,6 +82,26 @@ type dbFile struct {
 	m *mirror
 }
 
+// decrypt gives the database of an encrypted zone, with its journals, a decrypted copy
+// that d.host then names. A writer calls it under the file's write lock: a copy taken before
+// would miss what the writer ahead of it commits.
+func (s *Service) decrypt(d *dbFile) error {
+	if !d.z.Fs.Sealed() || d.m != nil {
+		return nil
+	}
+	names := []string{d.rel}
+	for _, j := range journals {
+		names = append(names, d.rel+j)
+	}
+	m, err := s.openMirror(d.z.Fs, names)
+	if err != nil {
+		return err
+	}
+	d.m, d.host = m, filepath.Join(m.dir, filepath.FromSlash(d.rel))
+	d.before = d.state()
+	return nil
+}
+
 // close removes the decrypted copy (if any) and closes the zone.
 func (d *dbFile) close() {
 	if d.m != nil {
@@ -112,18 +132,6 @@ func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*db
 	if err := d.check(); err != nil {
 		z.Close()
 		return nil, err
-	}
-	if z.Fs.Sealed() {
-		names := []string{rel}
-		for _, j := range journals {
-			names = append(names, rel+j)
-		}
-		if d.m, err = s.openMirror(z.Fs, names); err != nil {
-			z.Close()
-			return nil, err
-		}
-		d.host = filepath.Join(d.m.dir, filepath.FromSlash(rel))
-		d.before = d.state()
 	}
 	return d, nil
 }
@@ -231,6 +239,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 				WithHint("Check the path with shed_tree (read-only here: a new database cannot be created)")
 		}
 		opts.ReadOnly = true
+		if err := s.decrypt(d); err != nil {
+			return err
+		}
 		left := !exists(d.host+"-wal") && !exists(d.host+"-shm")
 		db, err := sqlq.Open(ctx, d.host, opts)
 		if err != nil {
@@ -247,6 +258,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	z := d.z
 	unlock := s.lockPath(z, d.rel)
 	defer unlock()
+	if err := s.decrypt(d); err != nil {
+		return err
+	}
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return Errf(InternalError, "Cannot read the quota").Because(err)
 	}
