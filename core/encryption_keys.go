@@ -26,6 +26,9 @@ type keyring struct {
 	id     string // names the master key in user_keys.key_id ("" when there is none)
 	mu     sync.Mutex
 	users  map[string]userKey
+	// gen counts forgetUserKey calls: a load that saw another generation is not cached (it
+	// may predate the setup or disable that forgot the user).
+	gen uint64
 }
 
 // userKey is what the keyring knows of one user: no row (key nil, state ""), or the
@@ -52,16 +55,24 @@ func masterKeyID(master []byte) string {
 	return hex.EncodeToString(mac.Sum(nil)[:8])
 }
 
-// userKey returns the caller's key state, unwrapping it once per process.
+// userKey returns the caller's key state, unwrapping it once per process. Every call of a
+// Storage or Uploads zone asks, so the lock is never held across the database read.
 func (s *Service) userKey(ctx context.Context, userID string) userKey {
-	s.keys.mu.Lock()
-	defer s.keys.mu.Unlock()
-	if u, ok := s.keys.users[userID]; ok {
+	k := s.keys
+	k.mu.Lock()
+	u, ok := k.users[userID]
+	gen := k.gen
+	k.mu.Unlock()
+	if ok {
 		return u
 	}
-	u := s.loadUserKey(ctx, userID)
+	u = s.loadUserKey(ctx, userID)
 	if u.err == nil || !isTransient(u.err) {
-		s.keys.users[userID] = u
+		k.mu.Lock()
+		if k.gen == gen {
+			k.users[userID] = u
+		}
+		k.mu.Unlock()
 	}
 	return u
 }
@@ -105,6 +116,7 @@ func (s *Service) loadUserKey(ctx context.Context, userID string) userKey {
 func (s *Service) forgetUserKey(userID string) {
 	s.keys.mu.Lock()
 	delete(s.keys.users, userID)
+	s.keys.gen++
 	s.keys.mu.Unlock()
 }
 

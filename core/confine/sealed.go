@@ -131,12 +131,10 @@ func (f *Fs) openSealed(of *os.File, c string, flag int) (afero.File, error) {
 	}
 	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
 	case os.O_RDONLY:
-		if _, ok := SealedSize(of, fi.Size()); !ok {
-			if HasMagic(of) { // the header, but cut to a size no plaintext has: never serve it raw
-				return nil, &PathError{Op: "open", Path: c, Err: crypt.ErrFormat}
-			}
-			return plain, nil
+		if !HasMagic(of) {
+			return plain, nil // not encrypted (yet)
 		}
+		// A size no plaintext has (cut short) is ErrFormat: never served raw.
 		r, err := crypt.NewReaderAt(of, fi.Size(), f.key)
 		if err != nil {
 			return nil, err
@@ -295,9 +293,6 @@ func (s *sealedFile) WriteAt([]byte, int64) (int, error) { return 0, s.inPlace()
 func (s *sealedFile) WriteString(string) (int, error)    { return 0, s.inPlace() }
 func (s *sealedFile) Truncate(int64) error               { return s.inPlace() }
 
-func (s *sealedFile) inPlace() error {
-	return &PathError{Op: "write", Path: s.name, Err: ErrSealedInPlace}
-}
 
 // sealingFile writes a new sealed file: Write encrypts; Sync or Close seals the last
 // segment first (so a Sync before Close makes the whole file durable; no Write after it).
@@ -344,8 +339,10 @@ func (s *sealingFile) WriteAt([]byte, int64) (int, error) { return 0, s.inPlace(
 func (s *sealingFile) Seek(int64, int) (int64, error)     { return 0, s.inPlace() }
 func (s *sealingFile) Truncate(int64) error               { return s.inPlace() }
 
-func (s *sealingFile) inPlace() error {
-	return &PathError{Op: "write", Path: s.name, Err: ErrSealedInPlace}
+// inPlace is the refusal of an in-place change of an encrypted file (sealedFile and
+// sealingFile).
+func (f *file) inPlace() error {
+	return &PathError{Op: "write", Path: f.name, Err: ErrSealedInPlace}
 }
 
 // sealTo returns the writer that replace copies into: t itself, or an encrypting writer

@@ -260,3 +260,16 @@ func TestSealedWriteTo(t *testing.T) {
 		t.Fatalf("WriteTo of a damaged file: %d bytes, %v", n, err)
 	}
 }
+
+// TestSealedSizeThroughSymlink: Stat follows a symlink inside the zone to an encrypted file
+// and reports its plaintext size, like a read through the link sees.
+func TestSealedSizeThroughSymlink(t *testing.T) {
+	f, _, _ := sealedFs(t)
+	_, err := f.WriteAtomic("a.txt", strings.NewReader("twelve bytes"), 0o600)
+	must(t, err)
+	must(t, f.SymlinkIfPossible("a.txt", "link"))
+	fi, err := f.Stat("link")
+	if err != nil || fi.Size() != 12 {
+		t.Fatalf("Stat through the link: %v %v", fi, err)
+	}
+}
