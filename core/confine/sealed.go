@@ -293,7 +293,6 @@ func (s *sealedFile) WriteAt([]byte, int64) (int, error) { return 0, s.inPlace()
 func (s *sealedFile) WriteString(string) (int, error)    { return 0, s.inPlace() }
 func (s *sealedFile) Truncate(int64) error               { return s.inPlace() }
 
-
 // sealingFile writes a new sealed file: Write encrypts; Sync or Close seals the last
 // segment first (so a Sync before Close makes the whole file durable; no Write after it).
 type sealingFile struct {
