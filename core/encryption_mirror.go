@@ -1,7 +1,6 @@
 package core
 
 import (
-	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
@@ -49,7 +48,7 @@ func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
 	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	root, err := os.MkdirTemp(s.workDir(), "m-"+rand.Text()[:8]+"-")
+	root, err := os.MkdirTemp(s.workDir(), "m-")
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
@@ -152,39 +151,62 @@ func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
 
 // sync writes back, encrypted, what changed in the mirror since it was made: new and
 // changed files (whole, atomically), new folders and symlinks, and removals. Files the
-// call did not touch are left alone, so a concurrent write to them is not undone.
-func (m *mirror) sync() error {
+// call did not touch are left alone, so a concurrent write to them is not undone. One entry
+// that cannot go back does not stop the others: a symlink the zone refuses (its target
+// leaves the zone) is listed in skipped; any other failure is an INTERNAL_ERROR after the
+// rest was written.
+func (m *mirror) sync() (skipped []string, err error) {
 	after, err := takeSnapshot(m.dir)
 	if err != nil {
-		return err
+		return nil, Errf(InternalError, "Cannot measure the decrypted copy").Because(err)
 	}
-	var gone []string
+	var gone, names []string
 	for rel := range m.before.entries {
 		if _, ok := after.entries[rel]; !ok {
 			gone = append(gone, rel)
 		}
 	}
+	for rel, now := range after.entries {
+		if was, existed := m.before.entries[rel]; !existed || now != was || now.other {
+			names = append(names, rel)
+		}
+	}
 	slices.Sort(gone)
+	slices.Sort(names) // parents first
+	var errs []error
 	for i := len(gone) - 1; i >= 0; i-- { // children first
 		if err := m.src.RemoveAll(gone[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	names := make([]string, 0, len(after.entries))
-	for rel := range after.entries {
-		names = append(names, rel)
-	}
-	slices.Sort(names) // parents first
 	for _, rel := range names {
-		now, was := after.entries[rel], m.before.entries[rel]
-		if _, existed := m.before.entries[rel]; existed && now == was && !now.other {
-			continue
-		}
-		if err := m.syncOne(rel, now, was); err != nil {
-			return err
+		err := m.syncOne(rel, after.entries[rel], m.before.entries[rel])
+		switch {
+		case errors.Is(err, confine.ErrEscape), errors.Is(err, confine.ErrInvalid):
+			skipped = append(skipped, rel)
+		case err != nil:
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	if err := errors.Join(errs...); err != nil {
+		return skipped, Errf(InternalError, "Cannot write back all the changes made on the decrypted copy").Because(err)
+	}
+	return skipped, nil
+}
+
+// writeBack syncs the mirror and notes in data, when there is one, the files it left out:
+// not_decrypted (damaged, not copied, untouched) and not_written_back (refused symlinks).
+func (m *mirror) writeBack(data map[string]any) error {
+	skipped, err := m.sync()
+	if data != nil {
+		if len(m.unreadable) > 0 {
+			data["not_decrypted"] = m.unreadable
+		}
+		if len(skipped) > 0 {
+			data["not_written_back"] = skipped
+		}
+	}
+	return err
 }
 
 // syncOne puts the mirror's entry rel (now; was before the call) into the folder.
@@ -300,9 +322,5 @@ func (s *Service) sweepWorkDir() {
 
 // isDecryptError reports an encrypted file that cannot be decrypted.
 func isDecryptError(err error) bool {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code == DecryptionFailed || e.Code == InvalidEncryptedFile
-	}
 	return errors.Is(err, crypt.ErrAuth) || errors.Is(err, crypt.ErrFormat)
 }

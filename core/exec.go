@@ -62,11 +62,9 @@ func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecIn
 	mz := *z
 	mz.Fs, mz.space = m.fs, m.root // the lock guard's copies stay in the mirror too
 	res, err := s.execZone(ctx, c, &mz, in, true)
-	if serr := m.sync(); serr != nil && err == nil {
-		return Result{}, Errf(InternalError, "Cannot write back the command's changes").Because(serr)
-	}
-	if data, ok := res.Data.(map[string]any); ok && len(m.unreadable) > 0 {
-		data["not_decrypted"] = m.unreadable
+	data, _ := res.Data.(map[string]any)
+	if werr := m.writeBack(data); werr != nil && err == nil {
+		return Result{}, werr
 	}
 	return res, err
 }

@@ -76,8 +76,8 @@ func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, ez *confine.F
 		}
 		defer m.remove()
 		defer func() {
-			if serr := m.sync(); serr != nil && err == nil {
-				data, err = nil, Errf(InternalError, "Cannot write back the command's changes").Because(serr)
+			if werr := m.writeBack(data); werr != nil && err == nil {
+				data, err = nil, werr
 			}
 		}()
 		box = m.fs

@@ -314,7 +314,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		closeErr := db.Close()
 		after := d.state()
 		if d.m != nil && closeErr == nil {
-			closeErr = d.m.sync() // encrypted zone: the changed copy goes back encrypted
+			closeErr = d.m.writeBack(nil) // encrypted zone: the changed copy goes back encrypted
 		}
 		delta = after.size + after.extra - d.before.size - d.before.extra
 		if err := errors.Join(runErr, closeErr); err != nil {

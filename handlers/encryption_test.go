@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -232,5 +234,45 @@ func TestEncryptedSQLiteConcurrentWrites(t *testing.T) {
 	r := sqIn(e, "storage", "c.db", map[string]any{"query": "SELECT count(*) FROM t"})
 	if rows := r.Data["rows"].([]any); rows[0].([]any)[0] != float64(n) {
 		t.Fatalf("rows after %d parallel inserts: %s", n, r.raw)
+	}
+}
+
+// TestEncryptedExecSymlinkOut: an archive extracted in an encrypted zone that holds a symlink
+// leaving the zone: the zone refuses the link (listed in data.not_written_back), and every
+// other extracted file still comes back, encrypted.
+func TestEncryptedExecSymlinkOut(t *testing.T) {
+	e := startSealed(t, nil)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	body := "extracted content\n"
+	for _, h := range []*tar.Header{
+		{Name: "out/ok.txt", Mode: 0o600, Size: int64(len(body)), Typeflag: tar.TypeReg},
+		{Name: "out/escape", Linkname: "../../../../../etc/passwd", Typeflag: tar.TypeSymlink, Mode: 0o777},
+	} {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			_, _ = tw.Write([]byte(body))
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "a.tar", "file_type": "bytes",
+		"content_format": "base64", "content": base64.StdEncoding.EncodeToString(buf.Bytes())}, nil))
+	r := e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "tar", "args": []string{"-xf", "a.tar"}}, nil)
+	if !r.Success || r.Data["returncode"] != 0.0 {
+		t.Fatalf("tar -xf: %s", r.raw)
+	}
+	if skipped, _ := r.Data["not_written_back"].([]any); len(skipped) != 1 || skipped[0] != "out/escape" {
+		t.Fatalf("not_written_back: %s", r.raw)
+	}
+	if _, err := os.Lstat(filepath.Join(e.base, zoneDir, "out/escape")); !os.IsNotExist(err) {
+		t.Fatalf("the escaping link is in the zone: %v", err)
+	}
+	e.sealedOnDisk(zoneDir+"out/ok.txt", "extracted content")
+	if got := e.post("shed_read", map[string]any{"zone": "storage", "path": "out/ok.txt"}, nil); got.Data["content"] != body {
+		t.Fatalf("extracted file: %s", got.raw)
 	}
 }
