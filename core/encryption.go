@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -165,8 +164,8 @@ func countMessage(verb string, n sealedCount) string {
 	return msg
 }
 
-// fileAction turns one file of a sealed zone (fsys, under the file's write lock) into its
-// new form; state says what the file is now.
+// fileAction turns one file of a sealed zone (fsys; sealWalk holds the owner's lock) into
+// its new form; state says what the file is now.
 type fileAction func(fsys *confine.Fs, rel string, state sealState) (changed bool, err error)
 
 // sealState is what a file is with respect to the user's key.
@@ -262,17 +261,16 @@ func (s *Service) sealWalk(ctx context.Context, userID string, key *crypt.Key, a
 
 // shortErr is an error's text without the zone-relative path the message already names.
 func shortErr(err error) string {
+	var pe *confine.PathError
 	switch {
 	case errors.Is(err, crypt.ErrAuth):
 		return "its encrypted content was altered"
 	case errors.Is(err, syscall.ENOSPC):
 		return "the disk is full"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
 	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
-	}
-	return msg
+	return err.Error()
 }
 
 // fileSealState reads rel's header (raw) and, when it has one, authenticates it with key.

@@ -162,7 +162,8 @@ func percent(part, whole int64) string {
 // dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
 // plaintext size (the unit of the quota) in a user's Storage and Uploads.
 func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
-	sealed := o.Kind == "user" && filepath.Base(filepath.Dir(dir)) != "Documents" && s.userKey(ctx, o.ID).state != ""
+	documents := filepath.Join(s.base, "users", o.ID, "Documents", "data")
+	sealed := o.Kind == "user" && dir != documents && s.userKey(ctx, o.ID).state != ""
 	return walkUsage(dir, sealed)
 }
 
