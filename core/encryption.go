@@ -218,6 +218,9 @@ func (s *Service) sealWalk(ctx context.Context, userID string, key *crypt.Key, a
 		defer l.Unlock()
 	}
 	for _, d := range s.sealedDirs(userID) {
+		if _, err := os.Stat(d.dir); errors.Is(err, fs.ErrNotExist) {
+			continue // never used: nothing to count, and status creates no folder
+		}
 		fsys, err := confine.New(d.dir)
 		if err != nil {
 			return n, Errf(InternalError, "Cannot open %s", d.name).Because(err)
