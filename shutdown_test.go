@@ -66,6 +66,12 @@ type server struct {
 // serveBinary starts the built server on a free loopback port with extra FILESHED_* vars.
 func serveBinary(t *testing.T, env ...string) *server {
 	t.Helper()
+	return serveBinaryOn(t, t.TempDir(), env...)
+}
+
+// serveBinaryOn is serveBinary on a given storage directory.
+func serveBinaryOn(t *testing.T, storage string, env ...string) *server {
+	t.Helper()
 	bin := binary(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -73,7 +79,7 @@ func serveBinary(t *testing.T, env ...string) *server {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "--listen", addr, "--storage-base-path", t.TempDir())
+	cmd := exec.Command(bin, "--listen", addr, "--storage-base-path", storage)
 	cmd.Env = append(os.Environ(), env...)
 	s := &server{cmd: cmd, addr: addr, logs: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.logs

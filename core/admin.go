@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -18,37 +19,60 @@ import (
 )
 
 // The operator's side of the service (`fileshed admin`): what an administrator needs to see
-// and repair, on the storage directory directly, while a server runs on it or not. Commands
-// that must not race a live server (quota reconcile, restore) take the storage lock
-// exclusively; a serving process holds it shared (New).
+// and repair, on the storage directory directly, while a server runs on it or not. A serving
+// process holds the storage lock exclusively (one server per SQLite state, New); commands
+// that must not race a live server (quota reconcile, restore) take it exclusively too, and
+// the others read beside a running server without it.
 
 // ErrServerRunning reports that a server holds the storage directory.
 var ErrServerRunning = errors.New("a fileshed server is running on this storage directory (stop it first)")
 
-// storageLockName is the file whose flock tells a live server (shared) from an operator's
-// exclusive work.
+// ErrStorageInUse reports that a server could not take the storage directory: another
+// server or an operator holds it.
+var ErrStorageInUse = errors.New("storage directory in use")
+
+// storageLockName is the file whose flock keeps a server and an operator's exclusive work
+// apart; its content names the holder (lockHolder), for the refusal's message.
 const storageLockName = "fileshed.lock"
 
-// lockStorage takes the storage lock of base: shared for a server, exclusive (and
-// non-blocking: ErrServerRunning) for an operator. The returned file holds it until closed.
-func lockStorage(base string, exclusive bool) (*os.File, error) {
+// lockHolder is who takes the storage lock: what the file says while it is held.
+type lockHolder string
+
+const (
+	holderServer   lockHolder = "server"
+	holderOperator lockHolder = "operator"
+)
+
+// lockStorage takes the storage lock of base exclusively and without waiting; the returned
+// file holds it until closed. When someone else holds it, an operator gets ErrServerRunning
+// and a server gets ErrStorageInUse with a message naming the directory, the holder and
+// the way to run several servers.
+func lockStorage(base string, who lockHolder) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(base, storageLockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	how := unix.LOCK_SH | unix.LOCK_NB
-	if exclusive {
-		how = unix.LOCK_EX | unix.LOCK_NB
-	}
-	if err := unix.Flock(int(f.Fd()), how); err != nil {
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		held, _ := io.ReadAll(io.LimitReader(f, 200))
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			if exclusive {
-				return nil, ErrServerRunning
-			}
-			return nil, errors.New("an operator holds the storage directory (fileshed admin restore or quota reconcile)")
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, err
 		}
-		return nil, err
+		if who == holderOperator {
+			return nil, ErrServerRunning
+		}
+		if strings.HasPrefix(string(held), string(holderOperator)) {
+			return nil, fmt.Errorf("%w: an operator holds %s (fileshed admin restore or quota reconcile): start the server when it is done", ErrStorageInUse, base)
+		}
+		return nil, fmt.Errorf("%w: another fileshed server already serves %s (%s); one server per storage directory "+
+			"with the embedded SQLite state. To run several replicas on one storage, use state.driver: postgres "+
+			"(README, \"Several replicas\")", ErrStorageInUse, base, strings.TrimSpace(string(held)))
+	}
+	// Why write the holder: the flock alone cannot tell a second server whether a server or
+	// an operator is in the way, and the two need different advice.
+	host, _ := os.Hostname()
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(fmt.Sprintf("%s pid %d on %s\n", who, os.Getpid(), host)), 0)
 	}
 	return f, nil
 }
@@ -79,7 +103,7 @@ func (s *Service) AdminUsage(ctx context.Context) ([]OwnerReport, error) {
 // empty). It refuses while a server runs on the storage: the server's locks alone keep a
 // measurement from erasing a write in flight (shed_maintenance reconciles online).
 func (s *Service) AdminReconcile(ctx context.Context, kind string, ids ...string) ([]OwnerReport, error) {
-	l, err := lockStorage(s.base, true)
+	l, err := lockStorage(s.base, holderOperator)
 	if err != nil {
 		return nil, err
 	}

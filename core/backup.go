@@ -58,7 +58,7 @@ func Restore(ctx context.Context, cfg *valves.Config, src string, force bool) er
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return err
 	}
-	l, err := lockStorage(base, true)
+	l, err := lockStorage(base, holderOperator)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type Service struct {
 	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
 	sweep   func()
-	// storageLock is the storage directory's lock, held shared while serving (admin.go).
+	// storageLock is the storage directory's lock, held exclusively while serving (admin.go).
 	storageLock *os.File
 	audit       auditor
 	// slots bounds the commands running at once (exec_slots.go).
@@ -69,7 +69,35 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage_base_path: %w", err)
 	}
-	for _, d := range []string{base, filepath.Join(base, "users"), filepath.Join(base, "groups")} {
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", base, err)
+	}
+	// The lock before anything else: a second server must not touch a live server's state.
+	var lock *os.File
+	if !opt.Admin {
+		if lock, err = lockStorage(base, holderServer); err != nil {
+			return nil, fmt.Errorf("storage_base_path: %w", err)
+		}
+	}
+	s, err := open(cfg, opt, base)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	s.storageLock = lock
+	if !opt.Admin {
+		s.sweepWorkDir() // decrypted copies a crash left behind
+		s.startSweep()
+	}
+	s.startAudit()
+	return s, nil
+}
+
+// open creates the zones' parents and opens the state database and the link signer.
+func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
+	for _, d := range []string{filepath.Join(base, "users"), filepath.Join(base, "groups")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", d, err)
 		}
@@ -83,18 +111,8 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
-		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}
-	if !opt.Admin {
-		if s.storageLock, err = lockStorage(base, false); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("storage_base_path: %w", err)
-		}
-		s.sweepWorkDir() // decrypted copies a crash left behind
-		s.startSweep()
-	}
-	s.startAudit()
-	return s, nil
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
+		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.

@@ -175,6 +175,7 @@ func TestEncryptionWrongMasterKey(t *testing.T) {
 		before[k] = v
 	}
 
+	e.stop()
 	restart := func(key string) *env {
 		cfg := config(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": key})
 		if key == "" {
@@ -189,6 +190,7 @@ func TestEncryptionWrongMasterKey(t *testing.T) {
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			b := restart(c.key)
+			defer b.stop()
 			b.t = t
 			if logs := b.logs.String(); !strings.Contains(logs, "encryption") || !strings.Contains(logs, "master key") {
 				t.Fatalf("no start-up line about the master key: %s", logs)
@@ -417,6 +419,7 @@ func TestEncryptedExec(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(crashed, "sub/left.txt"), []byte("left behind 9981"), 0o600))
 	cfg := config(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	cfg.StorageBasePath = e.base
+	e.stop()
 	b := serve(t, cfg)
 	b.t = t
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {

@@ -145,6 +145,7 @@ func TestDecryptionRequiredWithoutKey(t *testing.T) {
 
 	cfg := config(t, nil)
 	cfg.StorageBasePath = e.base
+	e.stop()
 	b := serve(t, cfg)
 	r := b.post("shed_read", map[string]any{"zone": "storage", "path": "s.txt"}, nil)
 	if r.Data["content"] != "sealed once" {

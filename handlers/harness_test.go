@@ -60,6 +60,15 @@ type env struct {
 	base string
 	cfg  *valves.Config
 	logs *lockedBuffer
+	// stop closes the HTTP server and the service (once): a restart on the same storage
+	// must stop the first server, which holds the storage lock.
+	stop func()
+}
+
+// closer returns an idempotent stop of srv and svc.
+func closer(srv *httptest.Server, svc interface{ Close() error }) func() {
+	var once sync.Once
+	return func() { once.Do(func() { srv.Close(); svc.Close() }) }
 }
 
 // config loads the embedded defaults with overrides given as FILESHED_* variables.
@@ -100,8 +109,9 @@ func serve(t testing.TB, cfg *valves.Config) *env {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); svc.Close() })
-	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg, logs: logs}
+	stop := closer(srv, svc)
+	t.Cleanup(stop)
+	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg, logs: logs, stop: stop}
 }
 
 // spec decodes the server's /openapi.json into doc.

@@ -44,8 +44,9 @@ func startLinksOn(t testing.TB, vars map[string]string, setup func(*http.Server)
 		setup(srv.Config)
 	}
 	srv.Start()
-	t.Cleanup(func() { srv.Close(); svc.Close() })
-	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg}
+	stop := closer(srv, svc)
+	t.Cleanup(stop)
+	return &env{t: t, srv: srv, base: cfg.StorageBasePath, cfg: cfg, stop: stop}
 }
 
 // as is the headers of user id.

@@ -317,7 +317,7 @@ func TestLinkGroupMember(t *testing.T) {
 	if g := e.get("GET", url, nil); g.status != 200 || g.body != "plan" {
 		t.Fatalf("member's link: %d", g.status)
 	}
-	e.srv.Close()
+	e.stop()
 	// The administrator removes alice from the group and restarts: same storage, same key.
 	e2 := startLinks(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": base, "FILESHED_GROUPS_STATIC": `{"team":["bob"]}`})
 	url2 := e2.srv.URL + url[strings.Index(url, "/dl/"):]
