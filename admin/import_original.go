@@ -53,20 +53,19 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, force b
 	if err := looksOriginal(srcAbs); err != nil {
 		return err
 	}
-	base, err := filepath.Abs(cfg.StorageBasePath)
+	// Why before anything is created: a storage inside the original would be written into
+	// the original (and copied into itself), an original inside the storage would be read
+	// while being replaced. The path is resolved through its existing part, so a link on the
+	// way cannot hide where the storage directory would be made.
+	base, err := resolvePath(cfg.StorageBasePath)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return err
-	}
-	if base, err = realDir(base); err != nil {
-		return err
-	}
-	// Why: a storage inside the original would be written into the original (and copied
-	// into itself), an original inside the storage would be read while being replaced.
 	if within(base, srcAbs) || within(srcAbs, base) {
 		return fmt.Errorf("the storage directory %s and the original %s must not contain one another", base, srcAbs)
+	}
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return err
 	}
 	lock, err := core.LockForOperator(base)
 	if err != nil {
@@ -238,6 +237,25 @@ func realDir(p string) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", abs)
 	}
 	return abs, nil
+}
+
+// resolvePath makes p absolute and resolves the symlinks of the part of it that exists.
+func resolvePath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
+			return "", err
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
 }
 
 // within reports whether p is dir or below it (both clean and absolute).

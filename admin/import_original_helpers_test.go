@@ -29,6 +29,7 @@ import (
 const (
 	alice = "0b0e8a42-5d1c-4c8e-9a57-1f0000000a11"
 	bob   = "0b0e8a42-5d1c-4c8e-9a57-1f0000000b0b"
+	carol = "0b0e8a42-5d1c-4c8e-9a57-1f000000c0c0"
 	team  = "7f6d2c10-8a3e-4b6f-b1a2-2e00000000ee"
 )
 

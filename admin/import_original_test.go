@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fileshed/fileshed/admin"
@@ -73,6 +74,21 @@ func buildOriginal(t *testing.T) original {
 		{"another-group", "x.md", bob, "owner"},
 	})
 
+	o.write("users/"+alice+"/Uploads/stray.txt", "not in a conversation\n")
+	if err := syscall.Mkfifo(filepath.Join(o.dir, "users", alice, "Storage/data/fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.write(g+"/.git/objects/info/alternates", "/nonexistent/objects\n")
+	// Carol's zones are links: to the host, and to another user's zone. Neither is followed.
+	if err := os.MkdirAll(filepath.Join(o.dir, "users", carol, "Documents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(o.dir, "users", carol, "Storage")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../"+alice+"/Documents/data", filepath.Join(o.dir, "users", carol, "Documents/data")); err != nil {
+		t.Fatal(err)
+	}
 	o.write("users/not valid!/Storage/data/x.txt", "x")
 	o.write("README.txt", "not the original's")
 	return o
@@ -117,7 +133,12 @@ func TestImportOriginal(t *testing.T) {
 		`ownership record of "x.md" in group "another-group" dropped`,
 		`"not valid!" is not a valid user id`,
 		"README.txt: not part of the original's layout",
-		"imported 2 user(s), 1 group(s)",
+		"Uploads/stray.txt: not in a conversation folder",
+		"Storage/data/fifo: not a file, folder or symlink",
+		"objects/info/alternates: objects borrowed from elsewhere are not imported",
+		"users/" + carol + "/Storage: not a folder (a symlink is never followed)",
+		"users/" + carol + "/Documents/data: not a folder (a symlink is never followed)",
+		"imported 3 user(s), 1 group(s)",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q", want)
@@ -151,6 +172,9 @@ func TestImportOriginal(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(base, space, "data/.git")); err == nil {
 			t.Errorf("%s: the original's .git was copied into the zone", space)
 		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(base, "users", carol)); len(entries) > 0 {
+		t.Errorf("carol's linked zones were imported: %v", entries)
 	}
 	if _, err := os.Lstat(filepath.Join(base, ".import-original")); err == nil {
 		t.Error("the staging directory was left behind")

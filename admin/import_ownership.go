@@ -37,7 +37,12 @@ type originalRecord struct {
 func (im *importer) ownership(ctx context.Context) error {
 	fi, err := im.src.Lstat(ownershipDB)
 	if errors.Is(err, fs.ErrNotExist) {
-		im.rep.note("no %s: group files have no owner (every member may write them)", ownershipDB)
+		for _, o := range im.rep.owners {
+			if o.kind == "group" {
+				im.rep.note("no %s: group files have no owner (every member may write them)", ownershipDB)
+				break
+			}
+		}
 		return nil
 	}
 	if err != nil {
