@@ -34,6 +34,9 @@ func buildOriginal(t *testing.T) original {
 	if err := os.Symlink("../../../../..", filepath.Join(o.dir, "users", alice, "Storage/data/sub/up")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("/etc", filepath.Join(o.dir, "users", alice, "Storage/data/title\x1b]0;pwned\x07")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink("sub/t.csv", filepath.Join(o.dir, "users", alice, "Storage/data/inside")); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +112,9 @@ func TestImportOriginal(t *testing.T) {
 	}
 	report := out.String()
 	t.Log(report)
+	if strings.ContainsAny(report, "\x1b\x07") || !strings.Contains(report, `title\u001b]0;pwned\u0007 -> /etc: a symlink leaving its zone`) {
+		t.Error("a name from the original reached the terminal unescaped")
+	}
 	if after := treeHash(t, o.dir); after != before {
 		t.Fatal("the original storage changed during the import")
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -50,14 +52,17 @@ func (r *report) group(id string) *ownerReport {
 	return nil
 }
 
+// note records a line about the original as a whole.
 func (r *report) note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
 
+// note records a line about this owner: what was left out, dropped or changed.
 func (o *ownerReport) note(format string, args ...any) {
 	o.notes = append(o.notes, fmt.Sprintf(format, args...))
 }
 
+// store is the owner as the state database names it.
 func (o *ownerReport) store() store.Owner { return store.Owner{Kind: o.kind, ID: o.id} }
 
 // print writes the report: one line per owner, its notes indented below, then the notes
@@ -90,11 +95,31 @@ func (r *report) print(w io.Writer, src, base string) {
 			fmt.Fprintf(w, "  - over its quota: writes that add bytes are refused until files are deleted\n")
 		}
 		for _, n := range o.notes {
-			fmt.Fprintf(w, "  - %s\n", n)
+			fmt.Fprintf(w, "  - %s\n", printable(n))
 		}
 	}
 	for _, n := range r.notes {
-		fmt.Fprintf(w, "- %s\n", n)
+		fmt.Fprintf(w, "- %s\n", printable(n))
 	}
 	fmt.Fprintf(w, "imported %d user(s), %d group(s), %d file(s) from %s into %s\n", users, groups, files, src, base)
+}
+
+// printable escapes what a terminal would act on: notes quote names and link targets from
+// the original, which its users chose (an escape sequence in a file name must not reach
+// the operator's terminal as one).
+func printable(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], string(utf8.RuneError)):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsGraphic(r):
+			b.WriteRune(r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		}
+	}
+	return b.String()
 }
