@@ -76,6 +76,11 @@ func TestImportOriginalRefusals(t *testing.T) {
 	if treeHash(t, o.dir) != before {
 		t.Fatal("a failed import changed the original")
 	}
+	if err := os.Remove(filepath.Join(o.dir, "access_auth.sqlite")); err != nil {
+		t.Fatal(err)
+	}
+	o.write("access_auth.sqlite", "not a database, but 512 bytes of it"+strings.Repeat(".", 480))
+	refused("an access_auth.sqlite that is not a database", fresh, []string{o.dir}, "access_auth.sqlite: file is not a database")
 }
 
 // TestImportOriginalUnreadableHistory: a repository that cannot be read (a broken branch

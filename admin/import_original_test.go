@@ -21,6 +21,12 @@ func buildOriginal(t *testing.T) original {
 	o.commit(docs, "", "Patch plan.md: end")
 	o.write(docs+"/plan.md", "v1\nv2\n")
 	o.commit(docs, alice, "Edit plan.md")
+	// A repository cloned into Documents by the original's shed_exec: the outer commit holds
+	// it as a gitlink; fileshed versions its files (never its .git).
+	o.initRepo(docs+"/proj", "storage@openwebui.local", true)
+	o.write(docs+"/proj/readme.md", "cloned\n")
+	o.commit(docs+"/proj", "", "inner")
+	o.commit(docs, alice, "Add proj")
 	o.write(docs+"/draft.md", "never committed\n") // a shed_exec's change: the original never committed it
 	o.write("users/"+alice+"/Documents/locks/plan.md.lock", `{"conv_id": "chat-1", "user_id": "`+alice+`", "path": "plan.md"}`)
 	o.write("users/"+alice+"/Documents/editzone/chat-1/plan.md", "unsaved edit\n")
@@ -119,8 +125,8 @@ func TestImportOriginal(t *testing.T) {
 		t.Fatal("the original storage changed during the import")
 	}
 	for _, want := range []string{
-		"user " + alice + ": Documents 2 file(s), 22 bytes; Uploads 2 file(s), 20 bytes; Storage 3 file(s)",
-		"Documents 3 commit(s) on master", // 2 commits + the uncommitted draft
+		"; Uploads 2 file(s), 20 bytes; Storage 3 file(s), 1048598 bytes;",
+		"Documents 4 commit(s) on master", // 3 commits + the uncommitted draft
 		"user " + bob + ":",
 		"HEAD was detached at",
 		"group " + team + ": group 3 file(s)",
@@ -153,7 +159,7 @@ func TestImportOriginal(t *testing.T) {
 
 	// Usage recorded by the import, before any server recounts: the bytes of the files.
 	aliceBytes := len("v1\nv2\n") + len("never committed\n") + len("storage text\n") + len("a,b\n1,2\n") + (1<<20 + 1) +
-		len("uploaded\n") + len("other chat\n")
+		len("uploaded\n") + len("other chat\n") + dirBytes(t, filepath.Join(o.dir, "users", alice, "Documents/data/proj"))
 	groupBytes := len("alice's\n") + len("everyone's\n") + len("frozen\n")
 	code, shown, _ := run(t, base, "quota", "show")
 	if code != 0 || !strings.Contains(shown, fmt.Sprintf("%s  %d", alice, aliceBytes)) {
@@ -201,7 +207,10 @@ func TestImportOriginal(t *testing.T) {
 			t.Errorf("commit %d: want %v, got %v", i, want, e)
 		}
 	}
-	if d := s.ok(t, alice, "", "shed_version", map[string]any{"action": "history", "zone": "documents"}); d["count"] != float64(3) {
+	if d := s.ok(t, alice, "", "shed_read", map[string]any{"zone": "documents", "path": "proj/readme.md"}); d["content"] != "cloned\n" {
+		t.Errorf("a repository cloned into Documents: %v", d)
+	}
+	if d := s.ok(t, alice, "", "shed_version", map[string]any{"action": "history", "zone": "documents"}); d["count"] != float64(4) {
 		t.Errorf("history of the zone: %v", d)
 	}
 	if d := s.ok(t, alice, "", "shed_read", map[string]any{"zone": "storage", "path": "inside"}); d["content"] != "a,b\n1,2\n" {

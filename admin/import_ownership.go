@@ -86,13 +86,24 @@ func (im *importer) ownership(ctx context.Context) error {
 	}
 	defer db.Close()
 	dropped := map[string][]string{}
+	zones := map[string]*confine.Fs{}
+	defer func() {
+		for _, z := range zones {
+			z.Close()
+		}
+	}()
 	for _, r := range records {
 		o := im.rep.group(r.group)
 		if o == nil {
 			im.rep.note("%s: ownership record of %q in group %q dropped: the group was not imported", ownershipDB, shortText(r.path), shortText(r.group))
 			continue
 		}
-		key, why := im.recordKey(r)
+		if zones[r.group] == nil {
+			if zones[r.group], err = confine.New(filepath.Join(im.staging, "groups", r.group, "data")); err != nil {
+				return err
+			}
+		}
+		key, why := recordKey(zones[r.group], r)
 		if why != "" {
 			dropped[r.group] = append(dropped[r.group], fmt.Sprintf("%q (%s)", shortText(r.path), why))
 			continue
@@ -110,9 +121,9 @@ func (im *importer) ownership(ctx context.Context) error {
 	return nil
 }
 
-// recordKey checks one record against the staged group and returns its key (the path as
-// fileshed's tools name it), or why it is dropped.
-func (im *importer) recordKey(r originalRecord) (key, why string) {
+// recordKey checks one record against its staged group zone and returns its key (the path
+// as fileshed's tools name it), or why it is dropped.
+func recordKey(zone *confine.Fs, r originalRecord) (key, why string) {
 	key, err := confine.Clean(r.path)
 	switch {
 	case err != nil || key == "":
@@ -122,11 +133,6 @@ func (im *importer) recordKey(r originalRecord) (key, why string) {
 	case !core.ValidID(r.owner):
 		return "", fmt.Sprintf("owner %q is not a valid user id", shortText(r.owner))
 	}
-	zone, err := confine.New(filepath.Join(im.staging, "groups", r.group, "data"))
-	if err != nil {
-		return "", err.Error()
-	}
-	defer zone.Close()
 	if _, _, err := zone.LstatIfPossible(key); err != nil {
 		return "", "no such file"
 	}
@@ -147,13 +153,25 @@ func readOriginal(ctx context.Context, file string) ([]originalRecord, int, erro
 		return nil, 0, err
 	}
 	defer db.Close()
-	has := func(table string) bool {
-		var n int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n)
-		return err == nil && n > 0
+	tables := map[string]bool{}
+	names, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, 0, err // not a database, or a damaged one: never "no records"
+	}
+	for names.Next() {
+		var name string
+		if err := names.Scan(&name); err != nil {
+			names.Close()
+			return nil, 0, err
+		}
+		tables[name] = true
+	}
+	names.Close()
+	if err := names.Err(); err != nil {
+		return nil, 0, err
 	}
 	var records []originalRecord
-	if has("file_ownership") {
+	if tables["file_ownership"] {
 		rows, err := db.QueryContext(ctx, `SELECT group_id, file_path, owner_id, write_access, created_at FROM file_ownership ORDER BY id`)
 		if err != nil {
 			return nil, 0, err
@@ -172,7 +190,7 @@ func readOriginal(ctx context.Context, file string) ([]originalRecord, int, erro
 		}
 	}
 	keys := 0
-	if has("user_encryption") {
+	if tables["user_encryption"] {
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM user_encryption`).Scan(&keys); err != nil {
 			return nil, 0, err
 		}

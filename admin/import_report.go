@@ -111,7 +111,7 @@ func printable(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch {
-		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], string(utf8.RuneError)):
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], string(utf8.RuneError)): // an invalid byte
 			fmt.Fprintf(&b, "\\x%02x", s[i])
 		case unicode.IsGraphic(r):
 			b.WriteRune(r)
