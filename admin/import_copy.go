@@ -15,7 +15,7 @@ import (
 var originalMagic = []byte("FILESHED_ENC_V1\x00")
 
 // file copies the regular file rel of the zone to dst: private (0600, the owner's execute
-// bit kept so git sees the same mode), with its modification time, synced. A file the
+// bit kept so git sees the same mode), with its modification time. A file the
 // original encrypted is left out and reported by name: copied, it would read as garbage
 // and be served as if it were the file. A file over max_file_size_mb is copied and reported
 // (the tools refuse to make it bigger, and reading it works as before).
@@ -75,16 +75,14 @@ func (im *importer) openRegular(rel string) (*os.File, os.FileInfo, error) {
 }
 
 // writeNew writes r into the new file dst (never an existing one, never through a link)
-// with mode perm, synced: the final renames publish only complete files.
+// with mode perm. It does not sync: the whole staging directory is synced once before it
+// is moved into place (importer.install).
 func writeNew(dst string, r io.Reader, perm os.FileMode) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
 	if err != nil {
 		return 0, err
 	}
 	n, err := io.Copy(out, r)
-	if err == nil {
-		err = out.Sync()
-	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -37,7 +37,7 @@ const (
 // out (reference §2.1): users/{id}/{Uploads/{chat},Storage/data,Documents/data(.git)},
 // groups/{id}/data(.git), access_auth.sqlite.
 type original struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 }
 
