@@ -108,6 +108,9 @@ func (im *importer) history(o *ownerReport, srcGit, gitDir, data string) (why, b
 	if err := r.Verify(); err != nil {
 		return err.Error(), "", nil
 	}
+	if _, err := r.Log("", 0); err != nil { // every commit shed_version lists must be there
+		return err.Error(), "", nil
+	}
 	return "", branch, nil
 }
 

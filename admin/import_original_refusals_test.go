@@ -85,7 +85,7 @@ func TestImportOriginalRefusals(t *testing.T) {
 
 // TestImportOriginalUnreadableHistory: a repository that cannot be read (a broken branch
 // ref, a .git that is a file pointing elsewhere, a HEAD naming a path out of the git
-// directory) does not stop the import: the files are
+// directory, a commit missing from the history) does not stop the import: the files are
 // imported and committed as one version, and the report says the history was not.
 func TestImportOriginalUnreadableHistory(t *testing.T) {
 	o := original{t: t, dir: filepath.Join(t.TempDir(), "user_files")}
@@ -102,6 +102,17 @@ func TestImportOriginalUnreadableHistory(t *testing.T) {
 	o.write(climbing+"/c.md", "c\n")
 	o.commit(climbing, "", "Patch c.md: end")
 	o.write(climbing+"/.git/HEAD", "ref: refs/heads/../../../../../../etc/passwd\n")
+	const dave = "0b0e8a42-5d1c-4c8e-9a57-1f00000000da"
+	missing := "users/" + dave + "/Documents/data"
+	o.initRepo(missing, "storage@openwebui.local", true)
+	o.write(missing+"/d.md", "1\n")
+	o.commit(missing, "", "Patch d.md: end")
+	first := o.git(missing, "rev-parse", "HEAD")
+	o.write(missing+"/d.md", "2\n")
+	o.commit(missing, "", "Patch d.md: end")
+	if err := os.Remove(filepath.Join(o.dir, missing, ".git/objects", first[:2], first[2:])); err != nil {
+		t.Fatal(err) // the first commit is gone: HEAD reads, its history does not
+	}
 	base := filepath.Join(t.TempDir(), "storage")
 	code, out, errOut := run(t, base, "import-original", o.dir)
 	if code != 0 {
@@ -109,13 +120,14 @@ func TestImportOriginalUnreadableHistory(t *testing.T) {
 	}
 	for _, want := range []string{broken + "/.git: history not imported", gitfile + "/.git: history not imported: .git is not a folder",
 		climbing + `/.git: history not imported: HEAD names "ref: refs/heads/../../../../../../etc/passwd", not a branch`,
+		missing + "/.git: history not imported: repository corrupted: commit " + first,
 		"Documents 1 commit(s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 	s := serveHeaders(t, config(t, base))
-	for user, p := range map[string]string{alice: "a.md", bob: "b.md", carol: "c.md"} {
+	for user, p := range map[string]string{alice: "a.md", bob: "b.md", carol: "c.md", dave: "d.md"} {
 		h := s.ok(t, user, "", "shed_history", map[string]any{"zone": "documents", "path": p})
 		if h["count"] != float64(1) {
 			t.Errorf("%s's %s: want the one import commit, got %v", user, p, h)
