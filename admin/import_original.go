@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -225,14 +226,17 @@ func (im *importer) install(base string, force bool) error {
 	return d.Sync()
 }
 
-// readDir lists a folder of the original (relative to its root).
+// readDir lists a folder of the original (relative to its root), sorted by name so that
+// the import and its report do not depend on the order the file system lists.
 func (im *importer) readDir(rel string) ([]fs.DirEntry, error) {
 	f, err := im.src.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return f.ReadDir(-1)
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // realDir resolves p to an absolute path without symlinks and checks it is a directory.

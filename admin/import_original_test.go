@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fileshed/fileshed/admin"
+	"github.com/fileshed/fileshed/core"
 )
 
 // buildOriginal lays out an original storage with everything the import must carry over
@@ -49,6 +50,8 @@ func buildOriginal(t *testing.T) original {
 	o.write("users/"+alice+"/Storage/data/big.bin", strings.Repeat("x", 1<<20+1))
 	o.write("users/"+alice+"/Uploads/chat-1/u.txt", "uploaded\n")
 	o.write("users/"+alice+"/Uploads/chat with space/v.txt", "other chat\n")
+	// A folder already named as fileshed names that chat: two folders for one conversation.
+	o.write("users/"+alice+"/Uploads/"+core.SanitizeConvID("chat with space")+"/w.txt", "collides\n")
 
 	// Bob's HEAD is detached (a `git checkout <commit>` through the original's shed_exec).
 	bobDocs := "users/" + bob + "/Documents/data"
@@ -125,7 +128,7 @@ func TestImportOriginal(t *testing.T) {
 		t.Fatal("the original storage changed during the import")
 	}
 	for _, want := range []string{
-		"; Uploads 2 file(s), 20 bytes; Storage 3 file(s), 1048598 bytes;",
+		"; Storage 3 file(s), 1048598 bytes; Uploads 2 file(s), 20 bytes;",
 		"Documents 4 commit(s) on master", // 3 commits + the uncommitted draft
 		"user " + bob + ":",
 		"HEAD was detached at",
@@ -139,6 +142,7 @@ func TestImportOriginal(t *testing.T) {
 		"Documents/editzone: 1 working cop(ies)",
 		"groups/" + team + "/locks: 1 lock(s) dropped (b.md)",
 		"conversation folder renamed chat_with_space-",
+		"Uploads/" + core.SanitizeConvID("chat with space") + ": its conversation folder would be " + core.SanitizeConvID("chat with space") + ", as users/" + alice + "/Uploads/chat with space's: not imported",
 		"hooks: post-checkout: not imported",
 		"config: not imported (it set core.fsmonitor)",
 		`1 ownership record(s) dropped: "gone.md" (no such file)`,
