@@ -83,7 +83,7 @@ func lockStorage(base string, who lockHolder) (*os.File, error) {
 func LockForOperator(base string) (*os.File, error) { return lockStorage(base, holderOperator) }
 
 // HoldsData reports whether the storage directory base holds zones or a state database:
-// the test restore and import-original apply before they replace anything without --force.
+// the check restore and import-original make before they replace anything without --force.
 func HoldsData(base string) bool { return hasData(base) }
 
 // OwnerReport is one owner's recorded usage, its limit and (Verify) what the disk holds.
