@@ -60,6 +60,10 @@ type cli struct {
 		Dir   string `arg:"" help:"A directory written by backup."`
 		Force bool   `help:"Replace a storage directory that holds data."`
 	} `cmd:"" help:"Restore a backup (refused while a server runs on the storage)."`
+	ImportOriginal struct {
+		Dir   string `arg:"" help:"The original Fileshed's storage directory (its storage_base_path), read only."`
+		Force bool   `help:"Replace a storage directory that holds data."`
+	} `cmd:"" name:"import-original" help:"Copy an original Fileshed storage (zones, git history, group ownership) into this storage, all or nothing (refused while a server runs on it)."`
 	Verify     struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
 	Encryption struct {
 		Rotate struct {
@@ -114,6 +118,9 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		}
 		fmt.Fprintf(out, "restored %s into %s (usage reconciled)\n", c.Restore.Dir, cfg.StorageBasePath)
 		return nil
+	}
+	if strings.HasPrefix(cmd, "import-original") {
+		return importOriginal(ctx, cfg, c.ImportOriginal.Dir, c.ImportOriginal.Force, out)
 	}
 	svc, err := core.New(cfg, core.Options{Admin: true})
 	if err != nil {

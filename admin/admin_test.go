@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 // config loads the embedded defaults for a storage directory.
-func config(t *testing.T, base string) *valves.Config {
+func config(t testing.TB, base string) *valves.Config {
 	t.Helper()
 	defaults, err := os.ReadFile("../valves.yaml")
 	if err != nil {

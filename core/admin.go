@@ -62,7 +62,7 @@ func lockStorage(base string, who lockHolder) (*os.File, error) {
 			return nil, ErrServerRunning
 		}
 		if strings.HasPrefix(string(held), string(holderOperator)) {
-			return nil, fmt.Errorf("%w: an operator holds %s (fileshed admin restore or quota reconcile): start the server when it is done", ErrStorageInUse, base)
+			return nil, fmt.Errorf("%w: an operator holds %s (fileshed admin restore, import-original or quota reconcile): start the server when it is done", ErrStorageInUse, base)
 		}
 		return nil, fmt.Errorf("%w: another fileshed server already serves %s (%s); one server per storage directory "+
 			"with the embedded SQLite state. To run several replicas on one storage, use state.driver: postgres "+
@@ -76,6 +76,15 @@ func lockStorage(base string, who lockHolder) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// LockForOperator takes the storage lock of base for an operator's exclusive work that
+// lives outside core (fileshed admin import-original): ErrServerRunning while a server runs
+// on base, and a server started meanwhile refuses to start. Close the file to release it.
+func LockForOperator(base string) (*os.File, error) { return lockStorage(base, holderOperator) }
+
+// HoldsData reports whether the storage directory base holds zones or a state database:
+// the check restore and import-original make before they replace anything without --force.
+func HoldsData(base string) bool { return hasData(base) }
 
 // OwnerReport is one owner's recorded usage, its limit and (Verify) what the disk holds.
 type OwnerReport struct {
