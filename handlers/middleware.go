@@ -95,7 +95,8 @@ func cors(origins []string) func(http.Handler) http.Handler {
 				h.Set("Access-Control-Expose-Headers", "X-Request-Id")
 				if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 					h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-OpenWebUI-Chat-Id, X-OpenWebUI-User-Id, X-OpenWebUI-User-Name, X-OpenWebUI-User-Email, X-OpenWebUI-User-Role, X-OpenWebUI-User-Jwt, X-Shed-Groups")
+					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-OpenWebUI-Chat-Id, X-OpenWebUI-User-Id, X-OpenWebUI-User-Name, X-OpenWebUI-User-Email, X-OpenWebUI-User-Role, X-OpenWebUI-User-Jwt, X-Shed-Groups, "+
+						"Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name")
 					h.Set("Access-Control-Max-Age", "600")
 					w.WriteHeader(http.StatusNoContent)
 					return
