@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -21,6 +22,9 @@ const mcpPath = "/mcp"
 // envelope around the arguments (the arguments themselves meet their tool's limit when the
 // call is dispatched).
 const mcpEnvelopeRoom = 64 << 10
+
+// mcpPostKey carries the context of the POST /mcp that a tool call arrived in.
+type mcpPostKey struct{}
 
 // mountMCP serves POST /mcp: the model-facing tools of the finished OpenAPI document over
 // MCP Streamable HTTP, stateless (each POST is a whole exchange, no session, no SSE stream).
@@ -73,6 +77,7 @@ func mountMCP(r chi.Router, api huma.API, d Deps) {
 			return
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
+		req = req.WithContext(context.WithValue(req.Context(), mcpPostKey{}, req.Context()))
 		origins.Handler(sdk).ServeHTTP(w, req)
 	}))
 }

@@ -36,6 +36,15 @@ func (m mcpCaller) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 			res = result(b)
 		}
 	}()
+	if post, ok := ctx.Value(mcpPostKey{}).(context.Context); ok {
+		// Before the 2026-07-28 protocol the SDK runs a call on a context that outlives its
+		// POST. Stateless, the answer can no longer be delivered once the POST is gone: the
+		// call is cancelled with it, as an HTTP call is (a command is killed, its slot freed).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(post, cancel)()
+	}
 	sub, err := http.NewRequestWithContext(ctx, http.MethodPost, "/"+req.Params.Name, bytes.NewReader(req.Params.Arguments))
 	if err != nil {
 		return nil, err // a tool name that is no path: the SDK listed no such tool
