@@ -1,11 +1,17 @@
 package handlers_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestMCPForeignOriginRefused: a browser page on another site cannot drive /mcp (in mode
@@ -115,4 +121,47 @@ func TestMCPBodyOverTheToolLimit(t *testing.T) {
 	// Chunked: no Content-Length to refuse up front, the limit stops the read.
 	status, header, body = e.mcpPost(io.MultiReader(strings.NewReader(big)), nil)
 	e.wantEnvelope(status, header, body, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE")
+}
+
+// TestMCPSlowBodyIsCutOff: a client that trickles its JSON-RPC body does not hold POST /mcp
+// forever: the body deadline of the tools applies (here 1 s + 1 s per MiB of the limit).
+func TestMCPSlowBodyIsCutOff(t *testing.T) {
+	defer handlers.SetBodyReadBase(time.Second)()
+	e := start(t, with(mcpOn, map[string]string{"FILESHED_MAX_BODY_MB": "1"}))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", len(body))
+	answered := make(chan reply, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			answered <- reply{raw: err.Error()}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		r := reply{Status: resp.StatusCode, raw: string(b)}
+		_ = json.Unmarshal(b, &r)
+		answered <- r
+	}()
+	start := time.Now()
+	for i := 0; i < len(body); i++ {
+		select {
+		case r := <-answered:
+			if r.Status != http.StatusRequestTimeout || r.Error != "INVALID_PARAMETER" || !strings.Contains(r.Message, "did not arrive in time") {
+				t.Fatalf("after %v: %d %s", time.Since(start), r.Status, r.raw)
+			}
+			e.check("POST /mcp", r)
+			return
+		case <-time.After(300 * time.Millisecond):
+		}
+		if _, err := conn.Write([]byte{body[i]}); err != nil {
+			break
+		}
+	}
+	t.Fatalf("a body trickled over %v was never cut off", time.Since(start))
 }
