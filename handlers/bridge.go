@@ -7,14 +7,14 @@ import (
 // registerBridges registers shed_import and the four zone bridges.
 func registerBridges(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_import", summary: "Import chat attachments into Uploads",
+	tool(api, d, toolSpec{name: "shed_import", hints: additive, summary: "Import chat attachments into Uploads",
 		description: "Import chat attachments into Uploads: file_id is the id in <attached_files>"}, s.Import)
-	tool(api, d, toolSpec{name: "shed_move_uploads_to_storage", summary: "Move from Uploads to Storage",
+	tool(api, d, toolSpec{name: "shed_move_uploads_to_storage", hints: destructive, summary: "Move from Uploads to Storage",
 		description: "Move an imported file or folder from Uploads to Storage"}, s.MoveUploadsToStorage)
-	tool(api, d, toolSpec{name: "shed_move_uploads_to_documents", summary: "Move from Uploads to Documents",
+	tool(api, d, toolSpec{name: "shed_move_uploads_to_documents", hints: destructive, summary: "Move from Uploads to Documents",
 		description: "Move an imported file or folder from Uploads to Documents (committed)"}, s.MoveUploadsToDocuments)
-	tool(api, d, toolSpec{name: "shed_copy_storage_to_documents", summary: "Copy from Storage to Documents",
+	tool(api, d, toolSpec{name: "shed_copy_storage_to_documents", hints: destructive, summary: "Copy from Storage to Documents",
 		description: "Copy a file or folder from Storage to Documents (committed)"}, s.CopyStorageToDocuments)
-	tool(api, d, toolSpec{name: "shed_move_documents_to_storage", summary: "Move from Documents to Storage",
+	tool(api, d, toolSpec{name: "shed_move_documents_to_storage", hints: destructive, summary: "Move from Documents to Storage",
 		description: "Move a file or folder from Documents to Storage (removal committed)"}, s.MoveDocumentsToStorage)
 }

@@ -12,21 +12,21 @@ import (
 // §5.36-§5.39); the model sees them as shed_encryption(action).
 func registerEncryption(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_encryption_setup", summary: "Encrypt new files at rest",
+	tool(api, d, toolSpec{name: "shed_encryption_setup", hints: additive, summary: "Encrypt new files at rest",
 		description: "Encrypt every new file of storage and uploads at rest."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
 			return s.EncryptionSetup(ctx, c)
 		})
-	tool(api, d, toolSpec{name: "shed_encryption_status", summary: "Encryption state and file counts",
+	tool(api, d, toolSpec{name: "shed_encryption_status", hints: readOnly, summary: "Encryption state and file counts",
 		description: "Whether encryption is on, and how many files are encrypted."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
 			return s.EncryptionStatus(ctx, c)
 		})
-	tool(api, d, toolSpec{name: "shed_encryption_migrate", summary: "Encrypt existing files",
+	tool(api, d, toolSpec{name: "shed_encryption_migrate", hints: additive | idempotent, summary: "Encrypt existing files",
 		description: "Encrypt the files written before setup (resumable)."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
 			return s.EncryptionMigrate(ctx, c)
 		})
-	tool(api, d, toolSpec{name: "shed_encryption_disable", summary: "Decrypt everything",
+	tool(api, d, toolSpec{name: "shed_encryption_disable", hints: destructive | idempotent, summary: "Decrypt everything",
 		description: "Decrypt every file and stop encrypting (confirm=true)."}, s.EncryptionDisable)
 }

@@ -6,6 +6,6 @@ import (
 
 func registerFiles(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_tree", summary: "Directory tree of a zone",
+	tool(api, d, toolSpec{name: "shed_tree", hints: readOnly, summary: "Directory tree of a zone",
 		description: "List a folder as a tree (depth 1-10)."}, s.Tree)
 }

@@ -8,12 +8,12 @@ import (
 // shed_file_type and shed_hexdump. All four work in every zone (Uploads included).
 func registerFilesRead(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_read", summary: "Read a text file",
+	tool(api, d, toolSpec{name: "shed_read", hints: readOnly, summary: "Read a text file",
 		description: "Read a text file (lines, or bytes from offset) or a PDF's pages."}, s.Read)
-	tool(api, d, toolSpec{name: "shed_read_bytes", summary: "Read bytes as hex or base64",
+	tool(api, d, toolSpec{name: "shed_read_bytes", hints: readOnly, summary: "Read bytes as hex or base64",
 		description: "Read bytes from offset as hex or base64; continue at next_offset."}, s.ReadBytes)
-	tool(api, d, toolSpec{name: "shed_file_type", summary: "Detect a file's type",
+	tool(api, d, toolSpec{name: "shed_file_type", hints: readOnly, summary: "Detect a file's type",
 		description: "MIME type, size, and text encoding or binary."}, s.FileType)
-	tool(api, d, toolSpec{name: "shed_hexdump", summary: "xxd-like hex dump",
+	tool(api, d, toolSpec{name: "shed_hexdump", hints: readOnly, summary: "xxd-like hex dump",
 		description: "Hex dump of up to 4096 bytes from offset."}, s.Hexdump)
 }

@@ -16,16 +16,16 @@ func registerFilesWrite(api huma.API, d Deps) {
 	if cfg.MaxBodyMB == 0 {
 		encoded = int64(2*cfg.MaxFileSizeMB+1) << 20
 	}
-	tool(api, d, toolSpec{name: "shed_create_file", summary: "Create or replace a whole file", maxBody: encoded,
+	tool(api, d, toolSpec{name: "shed_create_file", hints: destructive | idempotent, summary: "Create or replace a whole file", maxBody: encoded,
 		description: "Write a whole file, created or replaced (file_type=bytes: content in content_format)."}, s.CreateFile)
-	tool(api, d, toolSpec{name: "shed_patch_text", summary: "Edit a text file", maxBody: text,
+	tool(api, d, toolSpec{name: "shed_patch_text", hints: destructive, summary: "Edit a text file", maxBody: text,
 		description: "Edit a text file: position start|end|before|after|replace at line or pattern (regex), or overwrite."}, s.PatchText)
-	tool(api, d, toolSpec{name: "shed_patch_bytes", summary: "Edit a binary file", maxBody: encoded,
+	tool(api, d, toolSpec{name: "shed_patch_bytes", hints: destructive, summary: "Edit a binary file", maxBody: encoded,
 		description: "Edit a binary file: position start|end|at|replace (offset, length), or overwrite."}, s.PatchBytes)
-	tool(api, d, toolSpec{name: "shed_delete", summary: "Delete a file or folder",
+	tool(api, d, toolSpec{name: "shed_delete", hints: destructive | idempotent, summary: "Delete a file or folder",
 		description: "Delete a file or a folder with its content."}, s.Delete)
-	tool(api, d, toolSpec{name: "shed_rename", summary: "Move or rename inside a zone",
+	tool(api, d, toolSpec{name: "shed_rename", hints: destructive, summary: "Move or rename inside a zone",
 		description: "Move or rename a file or folder within a zone."}, s.Rename)
-	tool(api, d, toolSpec{name: "shed_convert_eol", summary: "Convert line endings",
+	tool(api, d, toolSpec{name: "shed_convert_eol", hints: destructive | idempotent, summary: "Convert line endings",
 		description: "Convert a text file's line endings (to=unix or dos)."}, s.ConvertEOL)
 }

@@ -38,7 +38,8 @@ func New(d Deps) (http.Handler, huma.API) {
 	}
 	r := chi.NewRouter()
 	d.limits = map[string]int64{}
-	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.Service.Config().CORS.AllowedOrigins), authenticate(d.Auth, d.Log))
+	cfg := d.Service.Config()
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.Log, guarded(cfg.MCP.Enabled)))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
 			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})
@@ -48,7 +49,7 @@ func New(d Deps) (http.Handler, huma.API) {
 			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
 	})
 	d.metrics = newMetrics(d.Service)
-	d.registry = &registry{handles: map[string]handleFunc{}}
+	d.registry = &registry{handles: map[string]handleFunc{}, hints: map[string]hints{}}
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
 	registerFiles(api, d)
@@ -66,7 +67,10 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerMerged(api, d)
 	applyDescriptions(api, d.Service.Config().ToolDescriptions)
 	openapi.Finish(api)
+	if cfg.MCP.Enabled {
+		mountMCP(r, api, d) // from the finished document: the tools the model sees, as it sees them
+	}
 	mountHealth(r, d)
-	mountMetrics(r, d.metrics, d.Service.Config().Metrics.Token)
+	mountMetrics(r, d.metrics, cfg.Metrics.Token)
 	return r, api
 }

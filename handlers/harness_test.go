@@ -195,19 +195,27 @@ func (e *env) do(req *http.Request) reply {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		e.t.Fatalf("not an envelope: %s", raw)
 	}
-	if r.Error != "" {
-		seen.Store(r.Error, true)
-		if r.Hint == "" {
-			e.t.Errorf("%s: error %s without hint", req.URL.Path, r.Error)
-		}
-		if r.Details == nil {
-			e.t.Errorf("%s: error %s without a details object: %s", req.URL.Path, r.Error, raw)
-		}
-		if strings.Contains(r.raw, e.base) {
-			e.t.Errorf("%s: host path leaked: %s", req.URL.Path, r.raw)
-		}
-	}
+	e.check(req.URL.Path, r)
 	return r
+}
+
+// check records an error envelope's code for the catalogue test and holds it to the
+// contract: a hint, a details object, no host path.
+func (e *env) check(what string, r reply) {
+	e.t.Helper()
+	if r.Error == "" {
+		return
+	}
+	seen.Store(r.Error, true)
+	if r.Hint == "" {
+		e.t.Errorf("%s: error %s without hint", what, r.Error)
+	}
+	if r.Details == nil {
+		e.t.Errorf("%s: error %s without a details object: %s", what, r.Error, r.raw)
+	}
+	if strings.Contains(r.raw, e.base) {
+		e.t.Errorf("%s: host path leaked: %s", what, r.raw)
+	}
 }
 
 // write creates a file in a user's zone directly on disk (setup only).

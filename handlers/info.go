@@ -13,12 +13,12 @@ type noArgs struct{}
 
 func registerInfo(api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_help", summary: "Quick reference and guides", specRequired: []string{"howto"},
+	tool(api, d, toolSpec{name: "shed_help", hints: readOnly, summary: "Quick reference and guides", specRequired: []string{"howto"},
 		description: "Quick reference, or a guide (howto). Call it first."}, s.Help)
-	tool(api, d, toolSpec{name: "shed_stats", summary: "Usage per zone and quota",
+	tool(api, d, toolSpec{name: "shed_stats", hints: readOnly, summary: "Usage per zone and quota",
 		description: "Usage and quotas per zone and group."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Stats(ctx, c) })
-	tool(api, d, toolSpec{name: "shed_parameters", summary: "Server limits and settings",
+	tool(api, d, toolSpec{name: "shed_parameters", hints: readOnly, summary: "Server limits and settings",
 		description: "Server limits: quotas, sizes, timeouts, network."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Parameters(ctx, c) })
 }

@@ -12,11 +12,11 @@ import (
 // is public (the token is the credential) and hidden from the spec.
 func registerLinks(r chi.Router, api huma.API, d Deps) {
 	s := d.Service
-	tool(api, d, toolSpec{name: "shed_link_create", summary: "Make a download link",
+	tool(api, d, toolSpec{name: "shed_link_create", hints: additive, summary: "Make a download link",
 		description: "Signed, expiring download link to a file or folder: show clickable_link to the user."}, s.LinkCreate)
-	tool(api, d, toolSpec{name: "shed_link_list", summary: "List your download links",
+	tool(api, d, toolSpec{name: "shed_link_list", hints: readOnly, summary: "List your download links",
 		description: "Your download links with their state, downloads and expiry."}, s.LinkList)
-	tool(api, d, toolSpec{name: "shed_link_delete", summary: "Revoke a download link",
+	tool(api, d, toolSpec{name: "shed_link_delete", hints: destructive | idempotent, summary: "Revoke a download link",
 		description: "Revoke one of your download links at once (link_id from shed_link_list)."}, s.LinkDelete)
 	// The model sees one tool, shed_link(action); the three stay routes of their own.
 	merge(api, d, mergedSpec{name: "shed_link", summary: "Download links",

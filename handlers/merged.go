@@ -19,6 +19,7 @@ type handleFunc func(ctx context.Context, body []byte) (*output, error)
 // registry keeps every registered tool's handle, so a merged tool can dispatch to it.
 type registry struct {
 	handles map[string]handleFunc
+	hints   map[string]hints // every tool's effects, the merged ones derived from their actions'
 }
 
 // mergedSpec is one model-facing tool that stands for several original tools: the model
@@ -74,9 +75,12 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 		}
 	}
 	limit := int64(0)
+	members := make([]hints, 0, len(spec.actions))
 	for _, a := range spec.actions {
 		limit = max(limit, d.limits["/"+a.tool])
+		members = append(members, d.registry.hints[a.tool])
 	}
+	d.registry.hints[spec.name] = mergeHints(members)
 	d.limits["/"+spec.name] = limit // the largest body of its actions, enforced by limitBodies
 	props["action"] = &huma.Schema{Type: huma.TypeString, Enum: enum}
 	input := &huma.Schema{Type: huma.TypeObject, Properties: props, Required: []string{"action"}}

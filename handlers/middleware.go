@@ -29,6 +29,11 @@ func requestID(ctx context.Context) string {
 // INTERNAL_ERROR details).
 func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := requestID(r.Context()); id != "" { // a tool call dispatched by POST /mcp keeps its id
+			w.Header().Set("X-Request-Id", id)
+			next.ServeHTTP(w, r)
+			return
+		}
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		id := hex.EncodeToString(b)
@@ -90,7 +95,8 @@ func cors(origins []string) func(http.Handler) http.Handler {
 				h.Set("Access-Control-Expose-Headers", "X-Request-Id")
 				if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 					h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-OpenWebUI-Chat-Id, X-OpenWebUI-User-Id, X-OpenWebUI-User-Name, X-OpenWebUI-User-Email, X-OpenWebUI-User-Role, X-OpenWebUI-User-Jwt, X-Shed-Groups")
+					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-OpenWebUI-Chat-Id, X-OpenWebUI-User-Id, X-OpenWebUI-User-Name, X-OpenWebUI-User-Email, X-OpenWebUI-User-Role, X-OpenWebUI-User-Jwt, X-Shed-Groups, "+
+						"Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name")
 					h.Set("Access-Control-Max-Age", "600")
 					w.WriteHeader(http.StatusNoContent)
 					return
@@ -101,12 +107,20 @@ func cors(origins []string) func(http.Handler) http.Handler {
 	}
 }
 
-// authenticate guards the tool routes (/shed_*); the spec, health and download routes stay
-// public. Failures answer 401 (or 503 when Open WebUI is unreachable) with the envelope.
-func authenticate(a Authenticator, log *slog.Logger) func(http.Handler) http.Handler {
+// authenticate guards the tool routes (/shed_*) and, when enabled, /mcp (guarded says which
+// paths); the spec, health and download routes stay public. Failures answer 401 (or 503 when
+// Open WebUI is unreachable) with the envelope.
+func authenticate(a Authenticator, log *slog.Logger, guarded func(path string) bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.HasPrefix(r.URL.Path, "/shed_") {
+			if !guarded(r.URL.Path) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if _, ok := callerFrom(r.Context()); ok {
+				// A tool call that POST /mcp dispatches to its route (mcp_call.go) carries the
+				// caller this middleware authenticated on /mcp: only this package can put a
+				// caller in a context, so no client can forge one.
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -180,6 +194,12 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return nil }
+
+// guarded reports whether a path needs an authenticated caller: every tool route, and the
+// MCP endpoint when it is served (off, /mcp stays an unknown route: 404 for everyone).
+func guarded(mcpEnabled bool) func(path string) bool {
+	return func(p string) bool { return strings.HasPrefix(p, "/shed_") || mcpEnabled && p == mcpPath }
+}
 
 // limitBodies enforces the body limit of each tool route (limits, filled at registration):
 // a Content-Length over it is refused before anything is read, a longer chunked body when

@@ -43,6 +43,7 @@ type toolSpec struct {
 	summary     string // one line
 	description string // short and precise: sent with every chat request
 	maxBody     int64  // request body limit in bytes; 0 = 1 MiB
+	hints       hints  // its effects, for MCP clients (descriptions.go)
 	// specRequired marks optional arguments as required in the spec only, so that a model
 	// always sends a body: Open WebUI up to 0.6.32 fails a call without arguments to an
 	// operation that declares a request body. Decoding still treats them as optional.
@@ -71,6 +72,10 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		Tags:             []string{"fileshed"},
 	}
 	d.limits[op.Path] = maxBody
+	if !spec.hints.valid() {
+		panic("tool " + spec.name + ": hints must be readOnly, additive or destructive") // a programming error, caught by every test
+	}
+	d.registry.hints[spec.name] = spec.hints
 	var handle handleFunc = func(ctx context.Context, body []byte) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)

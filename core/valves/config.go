@@ -81,6 +81,8 @@ type Config struct {
 	AuditRetentionDays int `yaml:"audit_retention_days" min:"0" max:"36500"`
 	// Metrics configures the Prometheus endpoint /metrics.
 	Metrics MetricsConfig `yaml:"metrics"`
+	// MCP configures the Model Context Protocol endpoint POST /mcp.
+	MCP MCPConfig `yaml:"mcp"`
 	// Archive bounds what shed_unzip extracts.
 	Archive ArchiveConfig `yaml:"archive"`
 	// Encryption configures encryption at rest of Storage and Uploads.
@@ -113,6 +115,17 @@ type EncryptionConfig struct {
 type MetricsConfig struct {
 	// Token, when set, is the bearer token /metrics requires.
 	Token string `yaml:"token" secret:"true"`
+}
+
+// MCPConfig is the mcp section: the same tools over the Model Context Protocol (Streamable
+// HTTP, stateless) at POST /mcp, for editors and desktop assistants.
+type MCPConfig struct {
+	// Enabled serves POST /mcp; off, the route does not exist.
+	Enabled bool `yaml:"enabled"`
+	// DNSRebindingGuard refuses a request that reached a loopback address with a Host that is
+	// not a loopback name (a DNS-rebinding page); off for a reverse proxy on the same host
+	// that keeps the public Host.
+	DNSRebindingGuard bool `yaml:"dns_rebinding_guard"`
 }
 
 // ArchiveConfig is the archive section: the limits of shed_unzip, checked on the bytes

@@ -65,6 +65,8 @@ links.mode = "fileshed"  (default)
 links.secret = ""  (default)
 audit_retention_days = 90  (default)
 metrics.token = ""  (default)
+mcp.enabled = false  (default)
+mcp.dns_rebinding_guard = true  (default)
 archive.max_entries = 10000  (default)
 archive.max_total_mb = 500  (default)
 archive.max_ratio = 100  (default)
@@ -129,8 +131,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 8 sections: the scan really looked at the keys.
-	if want := len(Names()) + 8; seen != want {
+	// the valves + 9 sections: the scan really looked at the keys.
+	if want := len(Names()) + 9; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }

@@ -1,0 +1,67 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/owui/owuitest"
+)
+
+// TestMCPWithTheTypeScriptSDKClient: an MCP client nobody on the team wrote, the official
+// TypeScript SDK (@modelcontextprotocol/sdk from npm, pinned in testdata/mcp-smoke), lists
+// and calls the tools of a fresh server with mcp.enabled, as a desktop client does: auth
+// session with the user's Open WebUI token. It needs node and npm (CI has both) and
+// installs the SDK with npm ci into a temporary folder.
+func TestMCPWithTheTypeScriptSDKClient(t *testing.T) {
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("node and npm are needed to install @modelcontextprotocol/sdk, the TypeScript MCP client")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"package.json", "package-lock.json", "smoke.mjs"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "mcp-smoke", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(timeout time.Duration, name string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run(5*time.Minute, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+
+	fake := owuitest.New(t)
+	fake.AddUser("tok-dana", owui.User{ID: "dana-4", Email: "d@x", Name: "Dana", Role: "user"})
+	e := start(t, with(mcpOn, map[string]string{"FILESHED_AUTH_MODE": "session", "FILESHED_OPENWEBUI_URL": fake.URL}))
+	out := run(time.Minute, node, "smoke.mjs", e.srv.URL+"/mcp", "tok-dana")
+	var got struct {
+		OK    bool `json:"ok"`
+		Tools int  `json:"tools"`
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || !got.OK || got.Tools == 0 {
+		t.Fatalf("smoke.mjs: %s", out)
+	}
+	if c := readFile(t, e, "users/dana-4/Storage/data/smoke/hello.txt"); c != "hello from TypeScript" {
+		t.Fatalf("the TypeScript client's file: %q", c)
+	}
+}
