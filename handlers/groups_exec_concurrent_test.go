@@ -16,7 +16,7 @@ import (
 
 // waitRunning waits until a process works in dir: the command of a shed_exec in that zone
 // has started, so whatever the call does before the run (locks, measures) is done.
-func waitRunning(t *testing.T, dir string) {
+func waitRunning(t testing.TB, dir string) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		cwds, _ := filepath.Glob("/proc/[0-9]*/cwd")
