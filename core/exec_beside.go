@@ -77,7 +77,13 @@ type ident struct {
 	ok bool
 }
 
-func (a ident) same(b ident) bool { return a.ok == b.ok && (!a.ok || sameEntry(a.st, b.st)) }
+// unchanged reports whether p has the same identity in two takes (false when either could
+// not be taken).
+func unchanged(written, now map[string]ident, p string) bool {
+	a, okA := written[p]
+	b, okB := now[p]
+	return okA && okB && a.ok == b.ok && (!a.ok || sameEntry(a.st, b.st))
+}
 
 // grown is the bytes the writes beside the command added so far.
 func (r *besideRun) grown() int64 {
@@ -94,14 +100,15 @@ func (r *besideRun) grew(n int64) {
 	}
 }
 
-// identities takes the identity of each path right after the write (nil when no command runs).
+// identities takes the identity of each path (nil when no command runs; empty when the zone
+// cannot be opened: every path then counts as changed).
 func (r *besideRun) identities(z *Zone, paths []string) map[string]ident {
 	if r == nil {
 		return nil
 	}
 	st, err := newStatter(z)
 	if err != nil {
-		return map[string]ident{} // every path then counts as contested
+		return map[string]ident{}
 	}
 	defer st.close()
 	out := make(map[string]ident, len(paths))
@@ -128,7 +135,7 @@ func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 	now := r.identities(z, paths)
 	keep := paths[:0:0]
 	for _, p := range paths {
-		if now[p].same(written[p]) {
+		if unchanged(written, now, p) {
 			keep = append(keep, p)
 		} else {
 			r.contest(p, before)
@@ -147,7 +154,7 @@ func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 	}
 	now = r.identities(z, keep)
 	for _, p := range keep {
-		if now[p].same(written[p]) {
+		if unchanged(written, now, p) {
 			r.writes[p] = besideWrite{st: now[p].st, rev: head}
 		} else {
 			r.contest(p, before)
@@ -164,12 +171,6 @@ func (r *besideRun) contest(p, before string) {
 		rev = earlier.rev
 	}
 	r.writes[p] = besideWrite{rev: rev, contested: true}
-}
-
-// repoErr is the error of a repository that cannot be read.
-func repoErr(z *Zone, err error) *Error {
-	return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-		WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 }
 
 // touched is what the command must know of a file written beside it, with whether the file

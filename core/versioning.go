@@ -147,10 +147,9 @@ func (s *Service) flushIndex(z *Zone) error {
 		return err
 	}
 	defer r.release()
-	l, err := r.Lock()
+	l, err := lockRepo(r, z)
 	if err != nil {
-		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
+		return err
 	}
 	defer l.Unlock()
 	return l.Flush()
@@ -244,10 +243,15 @@ func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() 
 func lockRepo(r *openRepo, z *Zone) (*vcs.Locked, error) {
 	l, err := r.Lock()
 	if err != nil {
-		return nil, Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
+		return nil, repoErr(z, err)
 	}
 	return l, nil
+}
+
+// repoErr is the error of z's repository when it cannot be locked or read.
+func repoErr(z *Zone, err error) *Error {
+	return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
+		WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 }
 
 // commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
