@@ -31,6 +31,7 @@ func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error)
 	if s.keys.master == nil {
 		return Result{}, Errf(EncryptionUnavailable, "Encryption at rest is not available on this server")
 	}
+	defer s.keyChange(c.UserID)()
 	u := s.userKey(ctx, c.UserID)
 	switch {
 	case u.err != nil:
@@ -98,6 +99,7 @@ func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error
 // atomically, so an interrupted migrate leaves every file readable, and a new run skips what
 // is encrypted already (never twice).
 func (s *Service) EncryptionMigrate(ctx context.Context, c Caller) (Result, error) {
+	defer s.keyChange(c.UserID)()
 	u, err := s.activeKey(ctx, c)
 	if err != nil {
 		return Result{}, err
@@ -116,6 +118,7 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 	if !a.Confirm {
 		return Result{}, Errf(ConfirmationRequired, "Disabling encryption decrypts all your files: confirm with confirm=true")
 	}
+	defer s.keyChange(c.UserID)()
 	u, err := s.activeKey(ctx, c)
 	if err != nil {
 		return Result{}, err
@@ -142,6 +145,21 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 		s.forgetUserKey(c.UserID)
 	}
 	return Result{Data: n, Message: countMessage("Decrypted", n)}, nil
+}
+
+// keyChange serialises the changes of a user's encryption (setup, migrate, disable): it
+// takes the owner's quota lock exclusively and returns its release. Every write of the user
+// holds that lock shared from its reservation to its end, so none runs meanwhile; and each
+// change reads the key's state under it, after the change before it ended (which forgot the
+// cached state), so the state a change checks is still the state when it ends. Why: a
+// migrate that checked 'active' and then waited for a disable's walk sealed every file of
+// the now disabled account, and commands, which run on the raw files of a disabled zone,
+// read ciphertext (issue 24). Callers must not hold the owner's lock (ensureUsage would
+// deadlock under it).
+func (s *Service) keyChange(userID string) func() {
+	l := s.ownerLock(store.Owner{Kind: "user", ID: userID})
+	l.Lock()
+	return l.Unlock
 }
 
 // activeKey is the caller's key when encryption is active.
@@ -207,16 +225,10 @@ func unsealFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
 
 // sealWalk visits every regular file of the user's encrypted zones (Storage, every
 // conversation's Uploads), counts them by state and applies act (nil: count only). With act
-// it holds the owner's quota lock exclusively: every write of the user holds it shared from
-// its reservation to its end, so none runs meanwhile. (Not the files' write locks too: a
-// writer takes those first, then the owner's lock.)
+// the caller holds keyChange, so no write of the user runs meanwhile. (Not the files' write
+// locks too: a writer takes those first, then the owner's lock.)
 func (s *Service) sealWalk(ctx context.Context, userID string, key *crypt.Key, act fileAction) (sealedCount, error) {
 	n := sealedCount{Errors: []string{}}
-	l := s.ownerLock(store.Owner{Kind: "user", ID: userID})
-	if act != nil {
-		l.Lock()
-		defer l.Unlock()
-	}
 	for _, d := range s.sealedDirs(userID) {
 		if _, err := os.Stat(d.dir); errors.Is(err, fs.ErrNotExist) {
 			continue // never used: nothing to count, and status creates no folder

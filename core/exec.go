@@ -2,9 +2,7 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/fileshed/fileshed/core/vcs"
 	"strings"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -29,8 +27,9 @@ type ExecInput struct {
 // (launcher, rlimits, Landlock). success is true when the command ran; data.returncode
 // (and data.ok) say how it ended. A command that may write runs alone among its owner's
 // writing commands, under the quota watchdog, with the files other conversations have
-// locked protected (exec_locks.go); in versioned zones it runs under the repository lock
-// and its changes are committed; the owner's usage is updated from what it changed.
+// locked protected (exec_locks.go); in versioned zones its changes are committed
+// (exec_write.go: single-file writes of others go on beside it); the owner's usage is
+// updated from what it changed.
 func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, error) {
 	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
@@ -112,75 +111,8 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 		return Result{}, err
 	}
 	defer q.finish()
-	var data map[string]any
-	var runErr error
-	var rb *rolledBack
-	var fromHead []string
-	var peak int64
-	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
-		// The measures and the commit happen under the repository lock: no other writer
-		// of a versioned zone runs between them.
-		if err := q.measureBefore(); err != nil {
-			return Change{}, err
-		}
-		owned, err := s.guardExec(ctx, c, z) // group zones: ownership kept (groups_guard.go)
-		if err != nil {
-			return Change{}, err
-		}
-		runCtx, kill := context.WithCancel(ctx)
-		defer kill()
-		w := q.watch(kill)
-		data, runErr = s.run(runCtx, z, z.Fs, p)
-		w.halt()
-		if data == nil {
-			return Change{}, runErr // refused or not started: nothing changed
-		}
-		for _, step := range s.afterCommand(guard) {
-			step(data)
-		}
-		after, err := takeSnapshot(z.Fs.Dir())
-		if err != nil {
-			return Change{}, Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
-		}
-		if peak = max(w.peak.Load(), after.total); w.killed.Load() || q.over(after.total) {
-			undone, head := q.undo(after)
-			rb, fromHead = &undone, head
-			return Change{}, errOverQuota
-		}
-		q.settle(after)
-		ch := owned.change(Change{All: true}, data)
-		if restore := ch.BeforeCommit; restore != nil {
-			// The ownership guard puts protected files back after the measure: count them.
-			ch.BeforeCommit = func(l *vcs.Locked) error {
-				n := len(reverted(data))
-				err := restore(l)
-				if len(reverted(data)) > n { // only then did the disk change after the measure
-					if again, e := takeSnapshot(z.Fs.Dir()); e == nil {
-						q.adjust(after, again)
-					}
-				}
-				return err
-			}
-		}
-		return ch, nil
-	})
-	if rb != nil {
-		// Outside the repository lock: restoring from HEAD reads the repository.
-		s.restoreFromHead(z, fromHead, rb)
-		if after, err := takeSnapshot(z.Fs.Dir()); err == nil {
-			q.settle(after)
-		}
-		return Result{}, q.overQuota(in.Cmd, peak, *rb)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	return execResult(data, runErr)
+	return s.execWrite(ctx, c, z, in, p, guard, q)
 }
-
-// errOverQuota is what the change of a command over the quota returns to mutate (nothing
-// is committed); Exec answers QUOTA_EXCEEDED after the rollback.
-var errOverQuota = errors.New("command over quota")
 
 // afterCommand is the list of checks run after a writing command, before its changes are
 // measured and committed, in order; each may undo changes and say so in data. The lock
@@ -264,7 +196,7 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	}
 	runCtx, kill := context.WithCancel(ctx)
 	defer kill()
-	w := watchGrowth(dir.Dir(), before.total, left, kill)
+	w := watchGrowth(dir.Dir(), before.total, left, func() int64 { return 0 }, kill)
 	data, err := s.run(runCtx, z, dir, p)
 	w.halt()
 	if w.killed.Load() {

@@ -32,6 +32,10 @@ type lockGuard struct {
 	// dir holds the copies, beside the zone's data (outside every command's reach).
 	dir    string
 	copies map[string]string // zone-relative path -> copy
+	// beside notes the single-file writes beside the command (exec_beside.go): a locked
+	// file its holder wrote meanwhile is theirs, not the command's (when the command changed
+	// it again, the copy from before the command is what is put back).
+	beside *besideRun
 }
 
 // othersLocks are the unexpired locks of zone z not held by c, by path.
@@ -122,7 +126,7 @@ func (g *lockGuard) restore() []string {
 	var reverted []string
 	for _, p := range slices.Sorted(maps.Keys(g.copies)) {
 		cp := g.copies[p]
-		if sameContent(g.z, p, cp) {
+		if sameContent(g.z, p, cp) || g.beside.leftAsWritten(g.z, p) {
 			continue
 		}
 		if fi, _, err := g.z.Fs.LstatIfPossible(p); err == nil && fi.IsDir() {

@@ -17,14 +17,18 @@ import (
 //   - before: writing commands of one owner run one at a time (Exec holds execOwnerKey),
 //     so their measures never overlap and parallel `sed -i` loses no update; the zone is
 //     walked into a snapshot (path, size) under the owner's lock (held shared, so no
-//     Reconcile runs in between) and, in versioned zones, under the repository lock;
+//     Reconcile runs in between) and, in versioned zones, with the zone's gate held
+//     exclusively (every write before it is committed);
 //   - during: each file is capped by RLIMIT_FSIZE at the remaining quota (and
 //     max_file_size_mb), and a watchdog (exec_watch.go) kills the command when the zone
 //     grows past the remaining quota;
-//   - after: the zone is walked again; a command that grew the owner past the quota has
-//     its changes rolled back (exec_rollback.go) and answers QUOTA_EXCEEDED; otherwise the
-//     owner's usage is adjusted by the difference. Adjusting by a delta, not storing an
-//     absolute total, keeps concurrent writers' reservations intact.
+//   - after: the zone is walked again and the owner's usage read again; the command's growth
+//     is the difference of the walks less what single-file writes beside it added (they
+//     count their own: exec_beside.go); a command whose growth puts the owner, with
+//     everything recorded meanwhile, past the quota has its changes rolled back
+//     (exec_rollback.go) and answers QUOTA_EXCEEDED; otherwise the owner's usage is
+//     adjusted by the growth. Adjusting by a delta, not storing an absolute total, keeps
+//     concurrent writers' reservations intact.
 //
 // The walks cost one stat per file (~33 ms at 10,000 files here, BenchmarkExecQuotaWalk).
 
@@ -56,9 +60,13 @@ type execQuota struct {
 	ctx context.Context
 	z   *Zone
 	// limit and used are the owner's quota and recorded usage (reservations of writes in
-	// flight included) when the command started.
+	// flight included) when the command started, then when it ended (measureAfter).
 	limit, used int64
 	before      snapshot
+	// beside notes the single-file writes beside the command (versioned zones), others the
+	// bytes they added, read by measureAfter.
+	beside *besideRun
+	others int64
 	// start is when the command started (rollback restores what changed since).
 	start time.Time
 	// release lets go of the owner's lock, held shared from before the first measurement to
@@ -78,8 +86,7 @@ func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, erro
 }
 
 // measureBefore reads the owner's usage and takes the zone's snapshot; in a versioned zone
-// it runs under the repository lock (inside mutate), so no other writer of the zone runs
-// until the command is settled.
+// it runs with the zone's gate held exclusively (execWrite), so no write is half done.
 func (q *execQuota) measureBefore() error {
 	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
 	if err != nil {
@@ -92,16 +99,37 @@ func (q *execQuota) measureBefore() error {
 	return nil
 }
 
+// measureAfter reads, once the command has ended, the owner's usage (what other writes
+// recorded meanwhile included) and what the writes beside it added to the zone.
+func (q *execQuota) measureAfter() error {
+	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
+	if err != nil {
+		return Errf(InternalError, "Cannot read the quota").Because(err)
+	}
+	q.used, q.others = used, q.beside.grown()
+	return nil
+}
+
+// growth is what the command added to the zone when it measures size bytes: the writes
+// beside it count their own.
+func (q *execQuota) growth(size int64) int64 { return size - q.before.total - q.others }
+
 // over reports whether a zone of size bytes puts the owner over the quota: only growth
 // counts (a command that shrinks an owner already over quota is never refused).
 func (q *execQuota) over(size int64) bool {
-	growth := size - q.before.total
+	growth := q.growth(size)
 	return growth > 0 && q.used+growth > q.limit
 }
 
-// settle records in the owner's usage the difference between the snapshot before the
-// command and after, a measure of the zone taken after the command (or its rollback).
-func (q *execQuota) settle(after snapshot) { q.adjust(q.before, after) }
+// settle records in the owner's usage the command's growth, from a measure of the zone
+// taken after the command (or its rollback).
+func (q *execQuota) settle(after snapshot) {
+	if d := q.growth(after.total); d != 0 {
+		// Why ignore the error: the command already ran; drift is repaired by
+		// shed_maintenance's reconcile.
+		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
+	}
+}
 
 // adjust counts the growth from one snapshot of the zone to a later one.
 func (q *execQuota) adjust(from, to snapshot) {
@@ -114,7 +142,7 @@ func (q *execQuota) adjust(from, to snapshot) {
 
 // overQuota is the answer of a command rolled back for going over the quota.
 func (q *execQuota) overQuota(cmd string, peak int64, rb rolledBack) *Error {
-	growth := peak - q.before.total
+	growth := q.growth(peak)
 	return Errf(QuotaExceeded, "Quota exceeded: %s grew the %s zone by %s with %s free; its changes were undone",
 		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit-q.used))).
 		With("command", cmd).With("used", q.used).With("limit", q.limit).With("growth", growth).

@@ -1,13 +1,16 @@
 package core
 
 import (
-	"bytes"
-	"golang.org/x/sys/unix"
+	"errors"
 	"maps"
 	"os"
 	"path"
 	"slices"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // Rollback of a command that ended over the quota (exec_quota.go). What it undoes:
@@ -22,8 +25,10 @@ import (
 //     file it deleted stays deleted (listed as lost).
 //
 // It runs while the owner's writing commands are serialised, so no other command's changes
-// are touched; a file another tool call created in Storage during the command would be
-// removed with the command's own.
+// are touched. In versioned zones it runs with the zone's gate held exclusively, and a file
+// written beside the command (exec_beside.go) is left as that write left it (put back so
+// when the command changed it since); a file another tool call created in Storage during
+// the command would be removed with the command's own.
 
 // ctimeSlack covers the kernel's coarse timestamp clock: a change made after start may
 // carry a ctime up to one tick earlier.
@@ -48,10 +53,10 @@ func (rb rolledBack) details(versioned bool) map[string]any {
 }
 
 // undo removes what the command created and, in Storage, cuts grown files back; it
-// returns the paths that a versioned zone must restore from HEAD (restoreFromHead, after
-// the repository lock is released).
-func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
+// returns the files a versioned zone must put back (restoreVersions), each with its version.
+func (q *execQuota) undo(after snapshot) (rb rolledBack, restore map[string]version) {
 	z, before := q.z, q.before
+	restore = map[string]version{}
 	// Names are used as the command wrote them (a backslash or an NFD name is one name
 	// here, which the path rules of z.Fs would rewrite): os.Root keeps them in the zone.
 	root, err := os.OpenRoot(z.Fs.Dir())
@@ -59,16 +64,32 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 		return rb, nil
 	}
 	defer root.Close()
+	beside := map[string]bool{}
+	if q.beside != nil {
+		st, err := newStatter(z)
+		if err != nil {
+			return rb, nil
+		}
+		for _, p := range q.beside.paths() {
+			if w, intact, _ := q.beside.touched(st, p); !intact {
+				restore[p] = w.version()
+			}
+			beside[p] = true
+		}
+		st.close()
+	}
 	removedDirs := map[string]bool{}
 	for _, p := range slices.Sorted(maps.Keys(after.entries)) {
-		if underAny(p, removedDirs) {
-			continue // went with its folder
+		if beside[p] || underAny(p, removedDirs) {
+			continue // written beside the command, or went with its folder
 		}
 		now, old, existed := after.entries[p], before.entries[p], false
 		if e, ok := before.entries[p]; ok && e.dir == now.dir && e.other == now.other {
 			existed = true
 		}
 		switch {
+		case !existed && now.dir && q.beside.holds(p):
+			// A folder holding files written beside the command: its other names go one by one.
 		case !existed:
 			if root.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
@@ -78,7 +99,7 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 			}
 		case now.dir || now.other:
 		case z.Versioned && (now.size != old.size || !now.ctime.Before(q.start.Add(-ctimeSlack))):
-			fromHead = append(fromHead, p)
+			restore[p] = version{}
 		case !z.Versioned && now.size > old.size:
 			if truncateTo(root, p, old.size) {
 				rb.truncated = append(rb.truncated, p)
@@ -86,20 +107,20 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, fromHead []string) {
 		}
 	}
 	for p, e := range before.entries {
-		if e.dir || e.other {
+		if e.dir || e.other || beside[p] {
 			continue
 		}
 		if now, ok := after.entries[p]; ok && !now.dir && !now.other {
 			continue
 		}
 		if z.Versioned {
-			fromHead = append(fromHead, p)
+			restore[p] = version{}
 		} else {
 			rb.lost = append(rb.lost, p)
 		}
 	}
 	slices.Sort(rb.lost)
-	return rb, fromHead
+	return rb, restore
 }
 
 // underAny reports whether a parent folder of p is in dirs.
@@ -122,39 +143,23 @@ func truncateTo(root *os.Root, p string, size int64) bool {
 	return f.Truncate(size) == nil
 }
 
-// restoreFromHead writes paths back from the zone's last commit, under the zone's gate
-// (no other writer of the zone runs meanwhile). A path HEAD does not hold is lost.
-func (s *Service) restoreFromHead(z *Zone, paths []string, rb *rolledBack) {
-	if len(paths) == 0 {
-		return
-	}
-	r, err := s.repo(z)
-	if err != nil {
-		rb.lost = append(rb.lost, paths...)
-		return
-	}
-	defer r.release()
-	g := &r.gate
-	g.Lock()
-	defer g.Unlock()
-	for _, p := range paths {
-		data, err := r.FileAt("HEAD", p)
-		if err == nil {
-			if fi, _, serr := z.Fs.LstatIfPossible(p); serr == nil && fi.IsDir() {
-				_ = z.Fs.RemoveAll(p)
+// restoreVersions puts files back in a versioned zone, each as its version holds it, under
+// l, the repository lock (the zone's gate is held exclusively: no other writer runs). A file
+// its version does not hold is removed when the version is a fixed one (a file written
+// beside the command that had none before), else lost.
+func restoreVersions(l *vcs.Locked, z *Zone, files map[string]version, rb *rolledBack) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		v := files[p]
+		switch err := putBack(l, z.Fs, p, v); {
+		case errors.Is(err, errNoVersion) && v.fixed:
+			if z.Fs.RemoveAll(p) == nil {
+				rb.removed = append(rb.removed, p)
 			}
-			if dir := path.Dir(p); dir != "." {
-				err = z.Fs.MkdirAll(dir, 0o700)
-			}
-		}
-		if err == nil {
-			_, err = z.Fs.WriteAtomic(p, bytes.NewReader(data), 0o600)
-		}
-		if err != nil {
+		case err != nil:
 			rb.lost = append(rb.lost, p)
-			continue
+		default:
+			rb.restored = append(rb.restored, p)
 		}
-		rb.restored = append(rb.restored, p)
 	}
 	slices.Sort(rb.lost)
 }

@@ -35,14 +35,15 @@ type watchdog struct {
 }
 
 // watch starts the watchdog of the command that q measures; kill stops the command. Call
-// halt when the command has ended.
+// halt when the command has ended. What single-file writes beside the command add is theirs.
 func (q *execQuota) watch(kill func()) *watchdog {
-	return watchGrowth(q.z.Fs.Dir(), q.before.total, q.limit-q.used, kill)
+	return watchGrowth(q.z.Fs.Dir(), q.before.total, q.limit-q.used, q.beside.grown, kill)
 }
 
 // watchGrowth starts a watchdog that calls kill when the regular files under dir, before
-// bytes when the command started, grow by more than budget bytes.
-func watchGrowth(dir string, before, budget int64, kill func()) *watchdog {
+// bytes when the command started, grow by more than budget bytes, not counting others(), the
+// bytes other writers added meanwhile.
+func watchGrowth(dir string, before, budget int64, others func() int64, kill func()) *watchdog {
 	w := &watchdog{stop: make(chan struct{}), done: make(chan struct{})}
 	w.peak.Store(before)
 	go func() {
@@ -71,7 +72,7 @@ func watchGrowth(dir string, before, budget int64, kill func()) *watchdog {
 			if size > w.peak.Load() {
 				w.peak.Store(size)
 			}
-			if growth := size - before; growth > 0 && growth > budget {
+			if growth := size - before - others(); growth > 0 && growth > budget {
 				w.killed.Store(true)
 				kill()
 				return

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
 )
@@ -26,7 +28,10 @@ import (
 // deleted, moved away, replaced by a link or a folder, hard-linked, reached through a
 // folder that was renamed or replaced by a link) is written back from HEAD, so the commit
 // does not contain that change. The answer lists them in data.reverted. Records of files
-// the caller was allowed to delete and that are gone are dropped.
+// the caller was allowed to delete and that are gone are dropped. The command runs without
+// the gate (exec_write.go): a file another member wrote beside it (exec_beside.go) is judged
+// against that write (its identity then, its commit to put back), and a protected file
+// created beside it is guarded too.
 
 // execGuard is the snapshot of a group zone's recorded files taken before a command.
 type execGuard struct {
@@ -38,6 +43,8 @@ type execGuard struct {
 	// tracked are the paths of HEAD before the commit, when the files the command
 	// creates are to be recorded (group_default_mode other than 'group').
 	tracked []string
+	// beside notes the writes of other members during the command.
+	beside *besideRun
 }
 
 // guarded is one recorded file and what the caller may do to it.
@@ -45,6 +52,11 @@ type guarded struct {
 	rec                 store.Ownership
 	st                  unix.Stat_t
 	mayWrite, mayDelete bool
+	// from is the version to put it back to (HEAD's unless another member wrote it
+	// beside the command); contested says the command changed it while that write was
+	// committed, so st is not known.
+	from      version
+	contested bool
 }
 
 // guardExec snapshots the recorded files of a group zone before a command (nil outside
@@ -158,10 +170,14 @@ func (g *execGuard) recordCreated(l *vcs.Locked) {
 	}
 }
 
-// restore puts back, from HEAD, every protected file the command changed and the caller
-// was not allowed to change, and records them in data["reverted"].
+// restore puts back, from HEAD (or the commit of a write beside the command), every
+// protected file the command changed and the caller was not allowed to change, and records
+// them in data["reverted"].
 func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 	dirs := map[string]bool{} // ancestor -> still a real folder
+	if err := g.besides(); err != nil {
+		return err
+	}
 	st, err := newStatter(g.z)
 	if err != nil {
 		return Errf(InternalError, "Cannot open the %s zone", g.z.Name).Because(err)
@@ -173,7 +189,11 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 		if reason == "" {
 			continue
 		}
-		if err := g.put(l, f.rec.Path); err != nil {
+		err := putBack(l, g.z.Fs, f.rec.Path, f.from)
+		if errors.Is(err, errNoVersion) && f.from.fixed {
+			err = g.z.Fs.RemoveAll(f.rec.Path) // created beside the command, and contested: no version to trust
+		}
+		if err != nil {
 			if firstErr == nil {
 				firstErr = Errf(ExecutionError, "A protected file changed by the command could not be restored: %s", f.rec.Path).
 					With("path", f.rec.Path).Because(err).WithHint("Run shed_info(action='maintenance'), then check the file with shed_version(action='history')")
@@ -201,8 +221,10 @@ func (g *execGuard) check(sr *statter, f guarded, dirs map[string]bool) string {
 		return ""
 	case !ok:
 		return "deleted or moved away"
-	case sameEntry(st, f.st), f.mayWrite:
+	case f.mayWrite, !f.contested && sameEntry(st, f.st):
 		return ""
+	case f.contested:
+		return "changed while another member was writing it"
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return "replaced by a link"
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
@@ -241,14 +263,57 @@ func realDirs(z *Zone, dir string, seen map[string]bool) bool {
 	return ok
 }
 
-// put writes p back from HEAD: whatever stands in the way (a link or a file where a folder
-// was, a link or a folder where the file was) is removed first.
-func (g *execGuard) put(l *vcs.Locked, p string) error {
-	content, err := l.FileAt("HEAD", p)
+// besides brings in the writes of other members beside the command: the file as each left
+// it replaces the one before the command, and a recorded file created beside it is guarded
+// as well.
+func (g *execGuard) besides() error {
+	if g.beside == nil {
+		return nil
+	}
+	at := map[string]int{}
+	for i, f := range g.files {
+		at[f.rec.Path] = i
+	}
+	for _, p := range slices.Sorted(maps.Keys(g.beside.writes)) {
+		w := g.beside.writes[p]
+		i, ok := at[p]
+		if !ok {
+			rec, found, err := g.s.db.Ownership(g.ctx, g.z.GroupID, p)
+			if err != nil {
+				return ownershipErr(err)
+			}
+			if !found {
+				continue // open to every member
+			}
+			g.files = append(g.files, guarded{rec: rec, mayWrite: allowed(g.c, rec, writeModify), mayDelete: allowed(g.c, rec, writeDelete)})
+			i = len(g.files) - 1
+		}
+		g.files[i].st, g.files[i].from, g.files[i].contested = w.st, w.version(), w.contested
+	}
+	return nil
+}
+
+// errNoVersion says that the version to put a file back to does not hold it.
+var errNoVersion = errors.New("the version does not hold the file")
+
+// putBack writes p back as version v holds it (errNoVersion, nothing changed, when it does
+// not): whatever stands in the way (a link or a file where a folder was, a link or a
+// folder where the file was) is removed first.
+func putBack(l *vcs.Locked, fsys *confine.Fs, p string, v version) error {
+	rev := "HEAD"
+	if v.fixed {
+		rev = v.rev
+	}
+	if rev == "" {
+		return errNoVersion
+	}
+	content, err := l.FileAt(rev, p)
+	if errors.Is(err, vcs.ErrNotFound) {
+		return errNoVersion
+	}
 	if err != nil {
 		return err
 	}
-	fsys := g.z.Fs
 	for _, d := range ancestors(p) {
 		fi, _, err := fsys.LstatIfPossible(d)
 		if err == nil && fi.IsDir() {

@@ -47,6 +47,14 @@ func linkSigner(secret, base string) (*linktoken.Signer, error) {
 // zone. In links.mode openwebui the file is uploaded into the caller's Open WebUI files
 // instead (the original's behaviour).
 func (s *Service) LinkCreate(ctx context.Context, c Caller, in LinkCreateInput) (Result, error) {
+	return s.linkCreate(ctx, c, in, false)
+}
+
+// linkCreate is LinkCreate; page marks the link of a result page (shed_save_page), the only
+// kind ?view renders. Why not every link to an .html or .md file: a download link shared for
+// a file would otherwise become, with two words added, a page shown inline on fileshed's
+// origin, made of whatever the file holds (a fake sign-in form, a forged notice).
+func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, page bool) (Result, error) {
 	ttl := in.ExpiresHours
 	if ttl == 0 {
 		ttl = int64(s.cfg.LinkTTLHoursDefault)
@@ -83,7 +91,8 @@ func (s *Service) LinkCreate(ctx context.Context, c Caller, in LinkCreateInput) 
 	id, token := s.links.Issue()
 	now := time.Now()
 	l := store.Link{ID: id, Owner: c.UserID, Zone: z.Label, GroupID: z.GroupID, Path: rel, IsDir: info.IsDir(),
-		Identity: identity(info), Created: now, Expires: now.Add(time.Duration(ttl) * time.Hour), MaxDownloads: in.MaxDownloads}
+		Identity: identity(info), Created: now, Expires: now.Add(time.Duration(ttl) * time.Hour), MaxDownloads: in.MaxDownloads,
+		Page: page && !info.IsDir()}
 	if z.Kind == Uploads {
 		l.ConvID = c.ConvID
 	}

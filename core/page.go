@@ -90,7 +90,7 @@ func (s *Service) SavePage(ctx context.Context, c Caller, in SavePageInput) (Res
 		Safe: true, Message: "Result page: " + title}); err != nil {
 		return Result{}, err
 	}
-	link, err := s.LinkCreate(ctx, c, LinkCreateInput{ZoneArgs: za, Path: p})
+	link, err := s.linkCreate(ctx, c, LinkCreateInput{ZoneArgs: za, Path: p}, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -111,8 +111,9 @@ func (s *Service) SavePage(ctx context.Context, c Caller, in SavePageInput) (Res
 	return Result{Data: data, Message: msg}, nil
 }
 
-// PageView is the query parameter that opens a file link as a page: Markdown rendered to
-// HTML, HTML shown (under a strict Content-Security-Policy) rather than downloaded.
+// PageView is the query parameter that opens a page link (made by shed_save_page) as a
+// page: Markdown rendered to HTML, HTML shown (under a strict Content-Security-Policy)
+// rather than downloaded. Any other link ignores it: the file downloads as without it.
 const PageView = "view"
 
 // markdownTitle keeps a title from turning into more than a heading's text: a title of

@@ -318,13 +318,13 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		}
 		delta = after.size + after.extra - d.before.size - d.before.extra
 		if err := errors.Join(runErr, closeErr); err != nil {
-			return Change{}, s.sqlError(err, d)
+			return Change{Growth: delta}, s.sqlError(err, d)
 		}
 		if !d.changed(after) {
-			return Change{}, nil
+			return Change{Growth: delta}, nil
 		}
 		created = !d.before.exists && after.exists
-		return Change{Paths: []string{d.rel}}, nil
+		return Change{Paths: []string{d.rel}, Growth: delta}, nil
 	})
 	if err == nil && created {
 		err = s.recordGroupFiles(ctx, c, z, "", d.rel)

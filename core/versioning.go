@@ -37,12 +37,22 @@ type repos struct {
 // openRepo is one open repository with its gate and the number of callers holding it.
 type openRepo struct {
 	*vcs.Repo
-	// gate orders the writers of the space: whole-tree operations (a command's full
-	// commit, rename, delete, restore, maintenance) hold it exclusively from their change
-	// to their commit, so a full commit never sweeps a half-done change under another
-	// message; single-file writes (writeFile) hold it shared, so writes of different files
-	// write and fsync in parallel and only their commits queue on the repository lock.
-	gate  sync.RWMutex
+	// gate orders the writers of the space: whole-tree operations (rename, delete, restore,
+	// maintenance, and a command's measures before its run and its commit after) hold it
+	// exclusively from their change to their commit, so a full commit never sweeps a
+	// half-done change under another message; single-file writes (writeFile) hold it
+	// shared, so writes of different files write and fsync in parallel and only their
+	// commits queue on the repository lock.
+	gate sync.RWMutex
+	// turn orders the whole-tree operations with the writing commands of the space: a
+	// command holds it from its measures to its commit, its run included, a whole-tree
+	// operation for its change and commit. Single-file writes never take it: they run
+	// beside a command (exec_beside.go).
+	turn sync.Mutex
+	// run is the command running in the space without the gate (nil when none); set and
+	// cleared with the gate held exclusively, so a single-file write, which holds it
+	// shared, sees the same run from its change to its commit.
+	run   *besideRun
 	refs  int
 	used  time.Time
 	owner *repos
@@ -137,10 +147,9 @@ func (s *Service) flushIndex(z *Zone) error {
 		return err
 	}
 	defer r.release()
-	l, err := r.Lock()
+	l, err := lockRepo(r, z)
 	if err != nil {
-		return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-			WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
+		return err
 	}
 	defer l.Unlock()
 	return l.Flush()
@@ -152,6 +161,10 @@ type Change struct {
 	Paths []string
 	// All asks for full change detection instead of Paths (after shed_exec).
 	All bool
+	// Growth, for the write of one file (mutateFile), is what the write adds to the zone's
+	// bytes as it settles them (negative when it shrinks them), reported even when fn
+	// fails: a command running in the zone meanwhile does not count it as its own.
+	Growth int64
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
@@ -160,23 +173,13 @@ type Change struct {
 	AfterCommit func(l *vcs.Locked)
 }
 
-// mutate runs a modifying operation. In versioned zones it holds the zone's gate
-// exclusively and the repository lock across the change and the commit (so a concurrent
-// full commit never sweeps a half-done change under another message) and commits what fn
-// reports, with the caller as author; message defaults to "tool: path". Empty changes make
-// no commit. It returns the commit hash ("" if none).
+// mutate runs a modifying operation. In versioned zones it holds the space's turn (it waits
+// for a command running there), the zone's gate exclusively and the repository lock across
+// the change and the commit (so a concurrent full commit never sweeps a half-done change
+// under another message) and commits what fn reports, with the caller as author; message
+// defaults to "tool: path". Empty changes make no commit. It returns the commit hash ("" if
+// none).
 func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
-	return s.mutateGated(c, z, tool, message, false, fn)
-}
-
-// mutateFile is mutate for the write of one file whose path is known in advance and that
-// fn reports in Change.Paths (writeFile; the caller holds the file's path lock): the gate
-// is held shared, and the repository lock only for the commit.
-func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
-	return s.mutateGated(c, z, tool, message, true, fn)
-}
-
-func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bool, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
@@ -186,37 +189,75 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		return "", err
 	}
 	defer r.release()
-	g := &r.gate
-	lock := func() (*vcs.Locked, error) {
-		l, err := r.Lock()
-		if err != nil {
-			return nil, Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
-				WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
-		}
-		return l, nil
+	r.turn.Lock()
+	defer r.turn.Unlock()
+	r.gate.Lock()
+	defer r.gate.Unlock()
+	l, err := lockRepo(r, z)
+	if err != nil {
+		return "", err
 	}
-	var l *vcs.Locked
-	if shared {
-		g.RLock()
-		defer g.RUnlock()
-	} else {
-		g.Lock()
-		defer g.Unlock()
-		if l, err = lock(); err != nil {
-			return "", err
-		}
-		defer l.Unlock()
-	}
+	defer l.Unlock()
 	ch, err := fn()
 	if err != nil {
 		return "", err
 	}
-	if shared && (ch.All || len(ch.Paths) > 0) {
-		if l, err = lock(); err != nil {
-			return "", err
-		}
-		defer l.Unlock()
+	return s.commit(l, c, z, tool, message, ch)
+}
+
+// mutateFile is mutate for the write of one file whose path is known in advance and that
+// fn reports in Change.Paths (writeFile, shed_sqlite; the caller holds the file's path
+// lock): the gate is held shared and the repository lock only for the commit, and a command
+// running in the zone is no reason to wait: the write is noted for it (besideRun).
+func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+	if !z.Versioned {
+		_, err := fn()
+		return "", err
 	}
+	r, err := s.repo(z)
+	if err != nil {
+		return "", err
+	}
+	defer r.release()
+	r.gate.RLock()
+	defer r.gate.RUnlock()
+	ch, err := fn()
+	run := r.run
+	run.grew(ch.Growth)
+	if err != nil || (!ch.All && len(ch.Paths) == 0) {
+		return "", err
+	}
+	written := run.identities(z, ch.Paths)
+	l, err := lockRepo(r, z)
+	if err != nil {
+		return "", err
+	}
+	defer l.Unlock()
+	return run.commit(l, z, ch.Paths, written, func(paths []string) (string, error) {
+		ch.Paths = paths
+		return s.commit(l, c, z, tool, message, ch)
+	})
+}
+
+// lockRepo takes the repository lock of r, the open repository of z.
+func lockRepo(r *openRepo, z *Zone) (*vcs.Locked, error) {
+	l, err := r.Lock()
+	if err != nil {
+		return nil, repoErr(z, err)
+	}
+	return l, nil
+}
+
+// repoErr is the error of z's repository when it cannot be locked or read.
+func repoErr(z *Zone, err error) *Error {
+	return Errf(ExecutionError, "The %s repository is busy or damaged", z.Name).Because(err).
+		WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
+}
+
+// commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
+// the author: ch.Paths, or every change with ch.All (then ch.AfterCommit); message defaults
+// to "tool: path". It returns the commit hash ("" when nothing changed).
+func (s *Service) commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
 	if ch.BeforeCommit != nil {
 		if err := ch.BeforeCommit(l); err != nil {
 			return "", err
@@ -239,6 +280,7 @@ func (s *Service) mutateGated(c Caller, z *Zone, tool, message string, shared bo
 		author.Email = c.UserID + "@fileshed"
 	}
 	var hash string
+	var err error
 	if ch.All {
 		err = s.timed("git_commit_all", func() (err error) { hash, err = l.CommitAll(author, message); return err })
 		if err == nil && ch.AfterCommit != nil {

@@ -159,7 +159,9 @@ func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (st
 			return Change{}, writeError(err, z, w.t.shown)
 		}
 		delta = n - old
-		return changeOf(w.t), nil
+		ch := changeOf(w.t)
+		ch.Growth = delta
+		return ch, nil
 	})
 	r.Settle(ctx, delta)
 	if err != nil && !w.t.exists && !fileExists(z, w.t.rel) {

@@ -323,9 +323,10 @@ func TestEncryptedLinkDownload(t *testing.T) {
 	}
 
 	// The rendered page of a Markdown file is made from the plaintext.
-	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "n.md", "content": "# Heading 7070\n\ntext\n"}, as("alice")))
-	md := e.link("alice", map[string]any{"zone": "storage", "path": "n.md"})["url"].(string)
-	if g := e.get("GET", md+"?view", nil); g.status != 200 || !strings.Contains(g.body, "<h1") || !strings.Contains(g.body, "Heading 7070") {
+	pg := e.post("shed_save_page", map[string]any{"title": "Heading 7070", "content": "text\n", "path": "n.md"}, as("alice"))
+	wantOK(t, pg)
+	e.sealedOnDisk("users/alice/Storage/data/n.md", "Heading 7070")
+	if g := e.get("GET", pg.Data["url"].(string), nil); g.status != 200 || !strings.Contains(g.body, "<h1") || !strings.Contains(g.body, "Heading 7070") {
 		t.Fatalf("page view: %d %.200q", g.status, g.body)
 	}
 

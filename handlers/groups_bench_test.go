@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -62,4 +63,48 @@ func BenchmarkGroupExecGuard(b *testing.B) {
 	b.ReportMetric(float64(p50[1])/float64(p50[0]), "group/storage")
 	b.ReportMetric(float64(p50[2])/float64(p50[0]), "guarded/storage")
 	b.ReportMetric(float64(p50[2])/float64(p50[1]), "guarded/group")
+}
+
+// BenchmarkGroupWriteBesideCommand (issue 24, item 9): the latency of bob's
+// shed_create_file of a small file in a group space, with no command running there ("idle"),
+// and while alice's `shed_exec sleep 1` runs there ("during": sent as soon as the command's
+// process is seen, one command per iteration), interleaved.
+func BenchmarkGroupWriteBesideCommand(b *testing.B) {
+	e := start(b, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key,
+		"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
+	as := func(user string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": user}
+	}
+	write, exec := poster(b, e, "shed_create_file", as("bob")), poster(b, e, "shed_exec", as("alice"))
+	timeWrite := func(p string) time.Duration {
+		t0 := time.Now()
+		write(`{"zone":"group","group":"team","path":"` + p + `","content":"bob\n"}`)
+		return time.Since(t0)
+	}
+	dir := filepath.Join(e.base, "groups", "team", "data")
+	timeWrite("warm.md")
+	idle, during := make([]time.Duration, b.N), make([]time.Duration, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		idle[i] = timeWrite(fmt.Sprintf("idle/%d.md", i))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			exec(`{"zone":"group","group":"team","cmd":"sleep","args":["1"]}`)
+		}()
+		waitRunning(b, dir)
+		during[i] = timeWrite(fmt.Sprintf("during/%d.md", i))
+		<-done
+	}
+	b.StopTimer()
+	pct := func(d []time.Duration, p int) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[min(len(s)-1, len(s)*p/100)]
+	}
+	b.ReportMetric(float64(pct(idle, 50).Microseconds()), "idle-p50-µs")
+	b.ReportMetric(float64(pct(idle, 99).Microseconds()), "idle-p99-µs")
+	b.ReportMetric(float64(pct(during, 50).Microseconds()), "during-p50-µs")
+	b.ReportMetric(float64(pct(during, 99).Microseconds()), "during-p99-µs")
+	b.ReportMetric(float64(pct(during, 50))/float64(pct(idle, 50)), "during/idle")
 }

@@ -100,7 +100,8 @@ func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 // byte, on GET only: HEAD and conditional answers without a body count too little to
 // matter, and counting them would let a probe use a one-time link up.
 func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
-	if r.URL.Query().Has(core.PageView) && l.view(w, r, t) {
+	// Only a page link renders (core.PageView): on any other link ?view changes nothing.
+	if t.Link.Page && r.URL.Query().Has(core.PageView) && l.view(w, r, t) {
 		return
 	}
 	size := t.Info.Size()

@@ -16,8 +16,8 @@ import (
 	"github.com/fileshed/fileshed/core"
 )
 
-// A file link opened with ?view (shed_save_page's links) shows a result page instead of
-// downloading it: Markdown rendered by goldmark (GitHub-flavoured: tables, strikethrough,
+// A page link (made by shed_save_page; store.Link.Page) opened with ?view shows a result
+// page instead of downloading it; ?view on any other link is ignored (links_serve.go): Markdown rendered by goldmark (GitHub-flavoured: tables, strikethrough,
 // task lists, autolinks) into a standalone page, HTML as written by the model. Why CSP
 // rather than a sanitiser for the model's HTML: the page is the model's own layout, which
 // a sanitiser would rewrite, and a policy of default-src 'none' with sandbox stops every

@@ -32,10 +32,11 @@ type Identity struct {
 
 // Link is a stored download link. Path is zone-relative; Zone is the zone label
 // (uploads, storage, documents, group); ConvID is needed by uploads links, GroupID by group
-// links. MaxDownloads 0 is unlimited. Revoked is zero while the link is not revoked.
+// links. MaxDownloads 0 is unlimited. Revoked is zero while the link is not revoked. Page
+// marks a link made by shed_save_page, the only kind that opens its file as a page (?view).
 type Link struct {
 	ID, Owner, Zone, ConvID, GroupID, Path string
-	IsDir                                  bool
+	IsDir, Page                            bool
 	Identity                               Identity
 	Created, Expires, Revoked              time.Time
 	MaxDownloads, Downloads                int64
@@ -55,7 +56,7 @@ func (l Link) State(now time.Time) string {
 }
 
 const linkColumns = `id, owner_id, zone, conv_id, group_id, path, is_dir, dev, ino, size, mtime_ns,
-	created_us, expires_us, max_downloads, downloads, revoked_us`
+	created_us, expires_us, max_downloads, downloads, revoked_us, page`
 
 // AddLink stores a new link (Created defaults to now).
 func (d *DB) AddLink(ctx context.Context, l Link) error {
@@ -63,9 +64,9 @@ func (d *DB) AddLink(ctx context.Context, l Link) error {
 		return errors.New("store: a link needs an id, an owner, a zone, an expiry and max_downloads >= 0")
 	}
 	_, err := d.sql.ExecContext(ctx, `INSERT INTO links (`+linkColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 0)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 0, $15)`,
 		l.ID, l.Owner, l.Zone, l.ConvID, l.GroupID, l.Path, l.IsDir, l.Identity.Dev, l.Identity.Ino,
-		l.Identity.Size, l.Identity.MtimeNS, micros(l.Created), micros(l.Expires), l.MaxDownloads)
+		l.Identity.Size, l.Identity.MtimeNS, micros(l.Created), micros(l.Expires), l.MaxDownloads, l.Page)
 	if err != nil {
 		return fmt.Errorf("store: add link: %w", err)
 	}
@@ -137,7 +138,7 @@ func (d *DB) links(ctx context.Context, query string, args ...any) ([]Link, erro
 		var created, expires, revoked int64
 		if err := rows.Scan(&l.ID, &l.Owner, &l.Zone, &l.ConvID, &l.GroupID, &l.Path, &l.IsDir,
 			&l.Identity.Dev, &l.Identity.Ino, &l.Identity.Size, &l.Identity.MtimeNS,
-			&created, &expires, &l.MaxDownloads, &l.Downloads, &revoked); err != nil {
+			&created, &expires, &l.MaxDownloads, &l.Downloads, &revoked, &l.Page); err != nil {
 			return nil, fmt.Errorf("store: read links: %w", err)
 		}
 		l.Created, l.Expires = fromMicros(created), fromMicros(expires)

@@ -60,3 +60,39 @@ func TestUseLinkIsAtomic(t *testing.T) {
 		t.Fatalf("LinksOf: %v %v", ls, err)
 	}
 }
+
+// TestLinkPageFlag: the page flag of shed_save_page's links is stored and read back, and a
+// link stored before the flag existed (schema version 3) reads as a plain link.
+func TestLinkPageFlag(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "s.sqlite")
+	d, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	// Back to version 3, with a link stored then.
+	for _, q := range []string{`ALTER TABLE links DROP COLUMN page`, `DELETE FROM schema_migrations WHERE version = 4`,
+		`INSERT INTO links (id, owner_id, zone, conv_id, group_id, path, is_dir, dev, ino, size, mtime_ns, created_us,
+			expires_us, max_downloads) VALUES ('old', 'u', 'storage', '', '', 'a.html', 0, 1, 2, 3, 4, 5, 9999999999999999, 0)`} {
+		if _, err := d.sql.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	d.Close()
+	if d, err = Open(p); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, l := range []Link{{ID: "page", Page: true}, {ID: "plain"}} {
+		l.Owner, l.Zone, l.Path, l.Expires = "u", "storage", "a.html", now.Add(time.Hour)
+		if err := d.AddLink(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, want := range map[string]bool{"old": false, "page": true, "plain": false} {
+		if l, err := d.LinkByID(ctx, id); err != nil || l.Page != want {
+			t.Errorf("link %s: page %v (%v), want %v", id, l.Page, err, want)
+		}
+	}
+}

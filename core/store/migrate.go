@@ -100,6 +100,11 @@ var migrations = []migration{
 			updated_us BIGINT NOT NULL
 		)`,
 	}},
+	{version: 4, name: "link pages", stmts: []string{
+		// A link made by shed_save_page: only such a link renders its file as a page with
+		// ?view (issue 24); every link stored before is a plain download.
+		`ALTER TABLE links ADD COLUMN page INTEGER NOT NULL DEFAULT 0`,
+	}},
 }
 
 // migrate applies the pending migrations in one transaction and records each in

@@ -3,8 +3,9 @@
 //
 // Where it sits: core/vcs is a leaf under core. core keeps one *Repo per open
 // repository, shared by every caller (the Repo's lock is the per-repository
-// lock: every go-git call, every commit and every shed_exec in the zone goes
-// through it), closes the ones nobody uses (a bounded, idle-evicting cache),
+// lock: every go-git call and every commit goes through it, and a shed_exec in
+// the zone takes it before and after its run), closes the ones nobody uses (a
+// bounded, idle-evicting cache),
 // and translates the errors returned here into its own catalogue once. Every
 // Repo reads objects through one process-wide object cache with a fixed
 // memory budget (cache.go), so memory does not grow with the number of

@@ -132,9 +132,9 @@ func (r *Repo) initIfMissing() error {
 	return writeFileAtomic(filepath.Join(r.gitDir, "HEAD"), []byte("ref: "+defaultBranch+"\n"))
 }
 
-// Locked proves that its holder owns the repository lock. core takes it
-// around a shed_exec in the zone and commits through it before releasing, so
-// no other commit can interleave with the command's changes.
+// Locked proves that its holder owns the repository lock. core takes it for
+// every commit, and around a shed_exec's measures before its run and its guard
+// and commit after it.
 type Locked struct {
 	r    *Repo
 	done bool

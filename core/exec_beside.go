@@ -1,0 +1,228 @@
+package core
+
+import (
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// Writes beside a command (issue 24): a writing command in a versioned zone runs without the
+// zone's gate or repository lock (exec_write.go), so single-file writes of other callers
+// (shed_create_file, the patches, shed_sqlite: mutateFile) go on while it runs; a group
+// member no longer waits up to exec_timeout_max behind another member's command. Each such
+// write commits its own file under its own author, as always, and leaves a note in the
+// command's besideRun, which the command reads once it has ended, with the gate held
+// exclusively again (no write is then between its change and its commit):
+//
+//   - the quota: the bytes the writes added (Change.Growth, what they settle) are not the
+//     command's, and the owner's usage is read again then, so the command and the writes
+//     cannot jointly overshoot;
+//   - the full commit: each write committed its file, so the command's CommitAll finds
+//     nothing of it to sweep under the command's author, unless the command changed the file
+//     afterwards (then the change is the command's);
+//   - the guards and the rollback judge each written file against the write's commit, not
+//     against the zone before the command: a file a member wrote beside the command is
+//     neither put back nor removed, unless the command changed it afterwards, and then it
+//     is put back as the write left it. A protected file created beside the command is
+//     protected from it too.
+//
+// A write whose file the command changes between the write and its commit (a race of
+// milliseconds: the file's identity — device, inode, size, mode, link count, modification
+// and change times — is taken right after the write and compared under the repository
+// lock, before and after the commit) is "contested": the write does not commit the file (or
+// its commit is not trusted), and the command's guards put the file back as it was before
+// the write when the command was not allowed to change it.
+//
+// Whole-tree operations (rename, delete, unzip, restore, bridges, maintenance, a write
+// through a symlink) still wait for the command (openRepo.turn): their commits take whole
+// folders, or everything, and would sweep the running command's half-done changes.
+
+// besideRun is the note of one command running in a versioned zone: the writes committed
+// beside it. A nil *besideRun (no command running, or an unversioned zone) does nothing.
+type besideRun struct {
+	// growth is the bytes the writes beside the command added to the zone.
+	growth atomic.Int64
+	// writes are the files they wrote, by zone-relative path, the last write of each;
+	// written and read under the repository lock.
+	writes map[string]besideWrite
+}
+
+// besideWrite is what the command must know of one file written beside it.
+type besideWrite struct {
+	// st is the file as the write committed it (contested: unknown).
+	st unix.Stat_t
+	// rev is the commit holding the version to put back when the command changed the file:
+	// the write's own commit, or HEAD before it when contested; "" when there is none (the
+	// file is removed instead).
+	rev       string
+	contested bool
+}
+
+// version names the content a file is put back to: HEAD's (the zero value), or a fixed
+// commit's (rev "" for none: there was no commit then).
+type version struct {
+	rev   string
+	fixed bool
+}
+
+// version is the version to put a file written beside the command back to.
+func (w besideWrite) version() version { return version{rev: w.rev, fixed: true} }
+
+// ident is a file's identity for the checks of a write beside a command (ok false: absent).
+type ident struct {
+	st unix.Stat_t
+	ok bool
+}
+
+// unchanged reports whether p has the same identity in two takes (false when either could
+// not be taken).
+func unchanged(written, now map[string]ident, p string) bool {
+	a, okA := written[p]
+	b, okB := now[p]
+	return okA && okB && a.ok == b.ok && (!a.ok || sameEntry(a.st, b.st))
+}
+
+// grown is the bytes the writes beside the command added so far.
+func (r *besideRun) grown() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.growth.Load()
+}
+
+// grew counts the growth of a write beside the command.
+func (r *besideRun) grew(n int64) {
+	if r != nil {
+		r.growth.Add(n)
+	}
+}
+
+// identities takes the identity of each path (nil when no command runs; empty when the zone
+// cannot be opened: every path then counts as changed).
+func (r *besideRun) identities(z *Zone, paths []string) map[string]ident {
+	if r == nil {
+		return nil
+	}
+	st, err := newStatter(z)
+	if err != nil {
+		return map[string]ident{}
+	}
+	defer st.close()
+	out := make(map[string]ident, len(paths))
+	for _, p := range paths {
+		s, ok := st.lstat(p)
+		out[p] = ident{s, ok}
+	}
+	return out
+}
+
+// commit commits paths, just written, beside the command (under l, the repository lock):
+// only those the command has not changed since the write, and each is noted for the
+// command, with its identity and the commit, or as contested when the command changed it
+// before or during the commit (the version to put back is then the one before the write).
+// Without a command running it is commit(paths).
+func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[string]ident, commit func([]string) (string, error)) (string, error) {
+	if r == nil {
+		return commit(paths)
+	}
+	before, err := l.Head()
+	if err != nil {
+		return "", repoErr(z, err)
+	}
+	now := r.identities(z, paths)
+	keep := paths[:0:0]
+	for _, p := range paths {
+		if unchanged(written, now, p) {
+			keep = append(keep, p)
+		} else {
+			r.contest(p, before)
+		}
+	}
+	if len(keep) == 0 {
+		return "", nil
+	}
+	hash, err := commit(keep)
+	if err != nil {
+		return "", err
+	}
+	head, err := l.Head()
+	if err != nil {
+		return "", repoErr(z, err)
+	}
+	now = r.identities(z, keep)
+	for _, p := range keep {
+		if unchanged(written, now, p) {
+			r.writes[p] = besideWrite{st: now[p].st, rev: head}
+		} else {
+			r.contest(p, before)
+		}
+	}
+	return hash, nil
+}
+
+// contest notes p as contested; before is HEAD before the write's commit. The version to
+// put back is the one an earlier contested write kept, else before's.
+func (r *besideRun) contest(p, before string) {
+	rev := before
+	if earlier := r.writes[p]; earlier.contested {
+		rev = earlier.rev
+	}
+	r.writes[p] = besideWrite{rev: rev, contested: true}
+}
+
+// touched is what the command must know of a file written beside it, with whether the file
+// is now as that write left it (intact: the file is the write's, not the command's). ok is
+// false for a file no write touched.
+func (r *besideRun) touched(st *statter, p string) (w besideWrite, intact, ok bool) {
+	if r == nil {
+		return besideWrite{}, false, false
+	}
+	if w, ok = r.writes[p]; !ok {
+		return w, false, false
+	}
+	now, exists := st.lstat(p)
+	return w, !w.contested && exists && sameEntry(now, w.st), true
+}
+
+// leftAsWritten reports whether p was written beside the command and is still as that
+// write left it.
+func (r *besideRun) leftAsWritten(z *Zone, p string) bool {
+	if r == nil {
+		return false
+	}
+	st, err := newStatter(z)
+	if err != nil {
+		return false
+	}
+	defer st.close()
+	_, intact, _ := r.touched(st, p)
+	return intact
+}
+
+// holds reports whether a file written beside the command lies in folder dir.
+func (r *besideRun) holds(dir string) bool {
+	if r == nil {
+		return false
+	}
+	for p := range r.writes {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// paths lists the files written beside the command.
+func (r *besideRun) paths() []string {
+	if r == nil {
+		return nil
+	}
+	out := make([]string, 0, len(r.writes))
+	for p := range r.writes {
+		out = append(out, p)
+	}
+	return out
+}
