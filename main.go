@@ -24,7 +24,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -74,16 +73,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd == "admin" {
 		// The admin commands parse their own flags; valves come from the environment
 		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
-		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
+		cfg, _, err := configure(nil)
 		if err != nil {
-			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
+			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
 			return 2
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
-	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
+	cfg, src, err := configure(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
+		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
 		return 2
 	}
 	switch cmd {
@@ -105,11 +104,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// configure loads the configuration and runs the one validation every command shares
+// (valves.Load validates; handlers.Check adds what the HTTP edge judges), before any
+// command touches the storage directory.
+func configure(args []string) (*valves.Config, valves.Sources, error) {
+	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := handlers.Check(cfg); err != nil {
+		return nil, nil, err
+	}
+	return cfg, src, nil
+}
+
 func serve(cfg *valves.Config, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
-	if err := checkListen(cfg); err != nil {
-		return err
-	}
 	// Bind first: a port already in use must not leave a fresh storage directory behind.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -173,27 +183,6 @@ func drain(srv *http.Server, svc *core.Service, cancelCalls context.CancelFunc, 
 	return nil
 }
 
-// checkListen refuses mode none on a non-loopback address unless explicitly allowed: with
-// no authentication, anyone who reaches the port would own the workshop.
-func checkListen(cfg *valves.Config) error {
-	if cfg.Auth.Mode != "none" || cfg.Auth.AllowInsecureNone {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(cfg.Listen)
-	if err != nil {
-		return err
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): anyone reaching the port would own the workshop. "+
-		"Set FILESHED_AUTH_MODE (auth.mode: session, jwt or headers), or listen on 127.0.0.1 (FILESHED_LISTEN), "+
-		"or accept the risk with FILESHED_AUTH_ALLOW_INSECURE_NONE=true (auth.allow_insecure_none)", cfg.Listen)
-}
-
 func healthcheck(cfg *valves.Config) error {
 	_, port, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
@@ -211,42 +200,14 @@ func healthcheck(cfg *valves.Config) error {
 	return nil
 }
 
-// printSpec prints the OpenAPI document without touching the storage directory.
+// printSpec prints the OpenAPI document; building it touches no storage (handlers.Spec).
 func printSpec(cfg *valves.Config, w io.Writer) error {
-	tmp, err := os.MkdirTemp("", "fileshed-spec-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	c := *cfg
-	c.StorageBasePath = tmp
-	c.Auth.Mode = "none"
-	_, api, svc, err := handlers.Build(&c, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	b, err := json.MarshalIndent(api.OpenAPI(), "", "  ")
+	b, err := json.MarshalIndent(handlers.Spec(cfg).OpenAPI(), "", "  ")
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
-}
-
-// envNamesOf lists the environment variables of the valves a configuration error names: a
-// container user sets FILESHED_* variables, not YAML keys.
-func envNamesOf(err error) string {
-	var vars []string
-	for _, name := range valves.Names() {
-		if strings.Contains(err.Error(), name+":") || strings.Contains(err.Error(), name+" ") {
-			vars = append(vars, "FILESHED_"+strings.ToUpper(strings.ReplaceAll(name, ".", "_")))
-		}
-	}
-	if len(vars) == 0 {
-		return ""
-	}
-	return "\n(environment variables: " + strings.Join(vars, ", ") + "; fileshed valves lists every setting)"
 }
 
 // usageText is the answer to fileshed --help.

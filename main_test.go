@@ -16,12 +16,12 @@ import (
 )
 
 func TestValvesCommandRedactsSecrets(t *testing.T) {
-	t.Setenv("FILESHED_AUTH_API_KEY", "very-secret-key")
+	t.Setenv("FILESHED_AUTH_API_KEY", "very-secret-key-0123")
 	var out, errb bytes.Buffer
 	if code := run([]string{"valves"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if strings.Contains(out.String(), "very-secret-key") || !strings.Contains(out.String(), "auth.api_key") {
+	if strings.Contains(out.String(), "very-secret-key-0123") || !strings.Contains(out.String(), "auth.api_key") {
 		t.Fatalf("valves output:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "env") {
@@ -50,7 +50,7 @@ func TestStartupRefusals(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 1, "unknown command"},
 		{"unknown flag", []string{"--nope", "1"}, 2, "nope"},
 		{"bad valve", []string{"--auth-mode", "open"}, 2, "auth.mode"},
-		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 1, "allow_insecure_none"},
+		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 2, "allow_insecure_none"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,6 +197,68 @@ func TestConfigErrorsNameEnvironment(t *testing.T) {
 	for _, want := range []string{"auth.jwt_secret", "FILESHED_AUTH_JWT_SECRET", "FILESHED_AUTH_API_KEY"} {
 		if code != 2 || !strings.Contains(errb.String(), want) {
 			t.Fatalf("exit %d, stderr lacks %q: %q", code, want, errb.String())
+		}
+	}
+}
+
+// runBinary runs the built binary with extra FILESHED_* variables and returns its exit code,
+// stdout and stderr; a run still going after 10 s is killed and fails the test (a refused
+// configuration must never reach serving).
+func runBinary(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v %v still running after 10 s: %s", env, args, errb.String())
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// TestRefusedConfigurationCreatesNothing: what serve refuses, `fileshed valves` refuses
+// too (one validation), and neither creates anything in the storage directory first (the
+// refusal used to come after fileshed.sqlite, users/ and groups/ were made). Each refusal
+// names the variable to fix.
+func TestRefusedConfigurationCreatesNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"short links secret", []string{"FILESHED_LINKS_SECRET=short"}, "FILESHED_LINKS_SECRET"},
+		{"unknown tool in tool_descriptions", []string{`FILESHED_TOOL_DESCRIPTIONS={"shed_nope":"x"}`}, "shed_nope"},
+		{"action of a merged tool in tool_descriptions", []string{`FILESHED_TOOL_DESCRIPTIONS={"shed_lockedit_open":"x"}`}, "tool_descriptions"},
+		{"one-character api key", []string{"FILESHED_AUTH_MODE=headers", "FILESHED_AUTH_API_KEY=x"}, "FILESHED_AUTH_API_KEY"},
+		{"short jwt secret", []string{"FILESHED_AUTH_MODE=jwt", "FILESHED_AUTH_API_KEY=0123456789abcdef", "FILESHED_AUTH_JWT_SECRET=s"}, "FILESHED_AUTH_JWT_SECRET"},
+		{"option-like none user id", []string{"FILESHED_AUTH_NONE_USER_ID=-rf"}, "FILESHED_AUTH_NONE_USER_ID"},
+		{"none mode on all interfaces", []string{"FILESHED_LISTEN=0.0.0.0:0"}, "FILESHED_AUTH_ALLOW_INSECURE_NONE"},
+	}
+	for _, tc := range cases {
+		for _, cmd := range []string{"valves", "serve"} {
+			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
+				storage := filepath.Join(t.TempDir(), "data")
+				env := append([]string{"FILESHED_STORAGE_BASE_PATH=" + storage}, tc.env...)
+				if !strings.HasPrefix(strings.Join(tc.env, " "), "FILESHED_LISTEN") {
+					env = append(env, "FILESHED_LISTEN=127.0.0.1:0")
+				}
+				code, _, stderr := runBinary(t, env, cmd)
+				if code != 2 || !strings.Contains(stderr, tc.want) {
+					t.Fatalf("exit %d, stderr %q, want exit 2 naming %s", code, stderr, tc.want)
+				}
+				if _, err := os.Stat(storage); !os.IsNotExist(err) {
+					t.Fatalf("the refused configuration created the storage directory: %v", err)
+				}
+			})
 		}
 	}
 }

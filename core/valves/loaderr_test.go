@@ -106,20 +106,20 @@ func TestSecretFromFile(t *testing.T) {
 		want    string   // jwt secret loaded; "" when an error is expected
 		wantErr []string // parts of the error
 	}{
-		{name: "file with trailing newline", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("a", "s3cr3t-jwt\n")}, want: "s3cr3t-jwt"},
-		{name: "file with CRLF", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("b", "s3cr3t-jwt\r\n")}, want: "s3cr3t-jwt"},
-		{name: "inner spaces kept", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("c", " s3cr3t jwt ")}, want: " s3cr3t jwt "},
-		{name: "plain variable", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain"}, want: "s3cr3t-plain"},
+		{name: "file with trailing newline", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("a", "s3cr3t-jwt-0123456789\n")}, want: "s3cr3t-jwt-0123456789"},
+		{name: "file with CRLF", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("b", "s3cr3t-jwt-0123456789\r\n")}, want: "s3cr3t-jwt-0123456789"},
+		{name: "inner spaces kept", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("c", " s3cr3t jwt 0123456789 ")}, want: " s3cr3t jwt 0123456789 "},
+		{name: "plain variable", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain-0123456789"}, want: "s3cr3t-plain-0123456789"},
 		{name: "both set", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain", "FILESHED_AUTH_JWT_SECRET_FILE": secretFile("d", "s3cr3t-file")},
 			wantErr: []string{"FILESHED_AUTH_JWT_SECRET and FILESHED_AUTH_JWT_SECRET_FILE are both set"}},
 		{name: "missing file", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": filepath.Join(dir, "nope")}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "no such file"}},
 		{name: "directory", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": dir}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "is a directory"}},
 		{name: "huge file", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": huge}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "larger than"}},
-		{name: "_FILE of a non-secret is not read", env: map[string]string{"FILESHED_LISTEN_FILE": secretFile("e", "0.0.0.0:1"), "FILESHED_AUTH_JWT_SECRET": "s3cr3t-x"}, want: "s3cr3t-x"},
+		{name: "_FILE of a non-secret is not read", env: map[string]string{"FILESHED_LISTEN_FILE": secretFile("e", "0.0.0.0:1"), "FILESHED_AUTH_JWT_SECRET": "s3cr3t-x-0123456789"}, want: "s3cr3t-x-0123456789"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": "s3cr3t-key"}
+			env := map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": "s3cr3t-key-0123456789"}
 			for k, v := range tt.env {
 				env[k] = v
 			}

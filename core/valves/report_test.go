@@ -12,7 +12,7 @@ import (
 func TestReportRedactsSecrets(t *testing.T) {
 	env := map[string]string{
 		"FILESHED_AUTH_MODE":               "jwt",
-		"FILESHED_AUTH_JWT_SECRET_FILE":    writeFile(t, "jwt", "s3cr3t-jwt\n"),
+		"FILESHED_AUTH_JWT_SECRET_FILE":    writeFile(t, "jwt", "s3cr3t-jwt-0123456789\n"),
 		"FILESHED_OPENWEBUI_ADMIN_API_KEY": "s3cr3t-admin",
 		"FILESHED_GROUPS_STATIC":           `{"team":["alice"]}`,
 		"FILESHED_PUBLIC_URL":              "https://files.example.com/",
@@ -20,7 +20,7 @@ func TestReportRedactsSecrets(t *testing.T) {
 		"FILESHED_OPENWEBUI_URL":           "http://localhost:8080",
 		"FILESHED_LINK_TTL_HOURS_MAX":      "200",
 	}
-	cfg, src, err := Load(defaults(t), []string{"--auth-api-key", "s3cr3t-key"}, environ(env))
+	cfg, src, err := Load(defaults(t), []string{"--auth-api-key", "s3cr3t-key-0123456789"}, environ(env))
 	if err != nil {
 		t.Fatal(err)
 	}

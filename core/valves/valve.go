@@ -23,18 +23,21 @@ type valve struct {
 	secret   bool
 	enum     []string // allowed values of a string valve; nil when free
 	min, max int      // inclusive range of an int valve
+	minLen   int      // shortest accepted value of a string valve that is set (0 = any)
 }
 
-// all lists the valves in field order (the order of valves.yaml); byFlag indexes it by flag.
+// all lists the valves in field order (the order of valves.yaml); byFlag and byName index it
+// by flag and by name.
 var (
 	all    = collect(reflect.TypeFor[Config](), "", nil)
-	byFlag = flagIndex()
+	byFlag = index(valve.flag)
+	byName = index(func(v valve) string { return v.name })
 )
 
-func flagIndex() map[string]*valve {
+func index(key func(valve) string) map[string]*valve {
 	m := make(map[string]*valve, len(all))
 	for i := range all {
-		m[all[i].flag()] = &all[i]
+		m[key(all[i])] = &all[i]
 	}
 	return m
 }
@@ -57,6 +60,9 @@ func collect(t reflect.Type, prefix string, parent []int) []valve {
 		}
 		if v.typ.Kind() == reflect.Int {
 			v.min, v.max = mustAtoi(name, f.Tag.Get("min")), mustAtoi(name, f.Tag.Get("max"))
+		}
+		if l, ok := f.Tag.Lookup("minlen"); ok {
+			v.minLen = mustAtoi(name, l)
 		}
 		// Secrets must be strings: only then can no parse error ever echo a secret's text.
 		if v.secret && v.typ.Kind() != reflect.String {
@@ -83,6 +89,21 @@ func (v valve) flag() string {
 // env is the valve's environment variable: FILESHED_ + the upper-case name, dots as "_".
 func (v valve) env() string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(v.name, ".", "_"))
+}
+
+// where names the valve's variable and flag, for messages: a container user sets
+// FILESHED_* variables, not YAML keys.
+func (v valve) where() string {
+	return "variable " + v.env() + ", flag --" + v.flag()
+}
+
+// Where names the variable and flag of the valve name ("auth.mode"), for the messages of
+// checks made outside this package; "" for a name that is not a valve.
+func Where(name string) string {
+	if v := byName[name]; v != nil {
+		return v.where()
+	}
+	return ""
 }
 
 // field is the valve's field inside c, settable.
