@@ -6,7 +6,8 @@
 //	fileshed help               print the usage
 //	fileshed healthcheck        probe GET /healthz of the configured listen address
 //	fileshed openapi            print the OpenAPI 3.1 document
-//	fileshed valves             print the effective configuration (secrets redacted) and sources
+//	fileshed valves [--env]     print the effective configuration (secrets redacted): each valve's
+//	                            source, variable and flag, or (--env) as FILESHED_* lines
 //	fileshed admin ...          operator commands (quota, locks, audit, sandbox ls, backup, restore, verify)
 package main
 
@@ -24,6 +25,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"time"
 
@@ -80,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
+	asEnv, args := ownFlag(cmd == "valves", args, "--env")
 	cfg, src, err := configure(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
@@ -93,7 +96,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "openapi":
 		err = printSpec(cfg, stdout)
 	case "valves":
-		err = cfg.Report(stdout, src)
+		if asEnv {
+			err = cfg.ReportEnv(stdout)
+		} else {
+			err = cfg.Report(stdout, src)
+		}
 	default:
 		err = fmt.Errorf("unknown command %q (serve, version, help, healthcheck, openapi, valves, admin)", cmd)
 	}
@@ -102,6 +109,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// ownFlag takes a command's own boolean flag (valves --env) out of args, which are
+// otherwise valve flags; when the command is not the flag's (ok false), args stay as they are.
+func ownFlag(ok bool, args []string, flag string) (bool, []string) {
+	if !ok || !slices.Contains(args, flag) {
+		return false, args
+	}
+	return true, slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == flag })
 }
 
 // configure loads the configuration and runs the one validation every command shares
@@ -216,7 +232,8 @@ const usageText = `fileshed: a sandboxed file workshop for Open WebUI (an OpenAP
 Usage:
   fileshed [--flag value ...]    serve (the default command)
   fileshed version               print the version
-  fileshed valves [flags]        print the effective configuration and where each value comes from
+  fileshed valves [--env] [flags]  print the effective configuration: each setting's source,
+                                 variable and flag; --env: as FILESHED_* lines (an env file)
   fileshed openapi               print the OpenAPI document
   fileshed healthcheck [flags]   exit 0 when the server at --listen answers /healthz
   fileshed admin --help          operator commands (quota, locks, audit, backup, restore, verify)

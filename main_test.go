@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/core/valves"
 )
 
 func TestValvesCommandRedactsSecrets(t *testing.T) {
@@ -260,5 +263,38 @@ func TestRefusedConfigurationCreatesNothing(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestValvesCommandNamesEveryVariableAndFlag: `fileshed valves` shows each setting's flag
+// and FILESHED_* variable (as the README promises), and `fileshed valves --env` prints the
+// configuration as an env file, with the given flags applied and secrets redacted.
+func TestValvesCommandNamesEveryVariableAndFlag(t *testing.T) {
+	t.Setenv("FILESHED_LINKS_SECRET", "links-secret-0123456789")
+	var out, errb bytes.Buffer
+	if code := run([]string{"valves", "--quota-per-user-mb", "12"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var env, envErr bytes.Buffer
+	if code := run([]string{"valves", "--env", "--quota-per-user-mb=12"}, &env, &envErr); code != 0 {
+		t.Fatalf("valves --env: exit %d: %s", code, envErr.String())
+	}
+	for _, name := range valves.Names() {
+		variable := "FILESHED_" + strings.ToUpper(strings.ReplaceAll(name, ".", "_"))
+		flag := "--" + strings.NewReplacer(".", "-", "_", "-").Replace(name)
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` .* ` + variable + `(\[_FILE\])? +` + flag + ` `).Match(out.Bytes()) {
+			t.Errorf("valves has no row naming %s, %s and %s", name, variable, flag)
+		}
+		if !regexp.MustCompile(`(?m)^` + variable + `=`).Match(env.Bytes()) {
+			t.Errorf("valves --env has no line for %s", variable)
+		}
+	}
+	for _, want := range []string{"FILESHED_QUOTA_PER_USER_MB=12\n", "FILESHED_LINKS_SECRET=<redacted>\n", "FILESHED_CORS_ALLOWED_ORIGINS=*\n"} {
+		if !strings.Contains(env.String(), want) {
+			t.Errorf("valves --env lacks %q:\n%s", want, env.String())
+		}
+	}
+	if strings.Contains(out.String()+env.String(), "links-secret-0123456789") {
+		t.Error("a secret is shown")
 	}
 }

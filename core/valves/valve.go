@@ -68,6 +68,10 @@ func collect(t reflect.Type, prefix string, parent []int) []valve {
 		if v.secret && v.typ.Kind() != reflect.String {
 			panic("valves: secret " + name + " must be a string")
 		}
+		// Lists are read as comma-separated text (parse): only lists of strings can be.
+		if v.typ.Kind() == reflect.Slice && v.typ != reflect.TypeFor[[]string]() {
+			panic("valves: list " + name + " must be a []string")
+		}
 		out = append(out, v)
 	}
 	return out
@@ -112,8 +116,9 @@ func (v valve) field(c *Config) reflect.Value {
 }
 
 // parse turns the text of an environment variable or flag into a value of the valve's type:
-// strings as they are, ints and bools by strconv, lists and maps as JSON. The error never
-// contains the text of a secret (secrets are strings, which cannot fail).
+// strings as they are, ints and bools by strconv, lists as comma-separated values or JSON
+// (text starting with "["), maps as JSON. The error never contains the text of a secret
+// (secrets are strings, which cannot fail).
 func (v valve) parse(raw string) (reflect.Value, error) {
 	out := reflect.New(v.typ).Elem()
 	switch v.typ.Kind() {
@@ -131,12 +136,33 @@ func (v valve) parse(raw string) (reflect.Value, error) {
 			return out, fmt.Errorf("%q is not a boolean (true or false)", raw)
 		}
 		out.SetBool(b)
+	case reflect.Slice:
+		if !strings.HasPrefix(strings.TrimSpace(raw), "[") {
+			out.Set(reflect.ValueOf(splitList(raw)))
+		} else if err := json.Unmarshal([]byte(raw), out.Addr().Interface()); err != nil {
+			return out, fmt.Errorf("not a JSON list (%v): give comma-separated values (a,b) or a JSON list ([\"a\",\"b\"])", err)
+		}
 	default:
 		if err := json.Unmarshal([]byte(raw), out.Addr().Interface()); err != nil {
-			return out, fmt.Errorf("not valid JSON for %s: %v", v.typ, err)
+			example := `{"name":"text"}`
+			if v.typ.Elem().Kind() == reflect.Slice {
+				example = `{"name":["a","b"]}`
+			}
+			return out, fmt.Errorf("not a JSON object of the expected shape (%v): give one like %s", err, example)
 		}
 	}
 	return out, nil
+}
+
+// splitList reads comma-separated values, trimmed, empty ones dropped ("" is an empty list).
+func splitList(raw string) []string {
+	out := []string{}
+	for _, s := range strings.Split(raw, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // show renders the valve's value in c for Report: JSON (so a string with a newline stays on
