@@ -96,6 +96,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "openapi":
 		err = printSpec(cfg, stdout)
 	case "valves":
+		for _, w := range cfg.Warnings(os.Environ()) {
+			fmt.Fprintln(stderr, "fileshed: warning: "+w)
+		}
 		if asEnv {
 			err = cfg.ReportEnv(stdout)
 		} else {
@@ -136,6 +139,9 @@ func configure(args []string) (*valves.Config, valves.Sources, error) {
 
 func serve(cfg *valves.Config, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
+	for _, w := range cfg.Warnings(os.Environ()) {
+		log.Warn(w)
+	}
 	// Bind first: a port already in use must not leave a fresh storage directory behind.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

@@ -298,3 +298,26 @@ func TestValvesCommandNamesEveryVariableAndFlag(t *testing.T) {
 		t.Error("a secret is shown")
 	}
 }
+
+// TestStartWarnsOfMistakes: a mistyped FILESHED_* variable is named at start with the
+// closest setting (serve logs it, `fileshed valves` prints it), and so is public_url left
+// empty while listening on every interface; neither stops the server.
+func TestStartWarnsOfMistakes(t *testing.T) {
+	t.Setenv("FILESHED_QUOTAPERUSER", "5")
+	var out, errb bytes.Buffer
+	code := run([]string{"valves", "--listen", "0.0.0.0:8000", "--auth-allow-insecure-none"}, &out, &errb)
+	for _, want := range []string{"warning: FILESHED_QUOTAPERUSER is not a setting (did you mean FILESHED_QUOTA_PER_USER_MB?)",
+		"warning: public_url is not set", "http://localhost:8000", "FILESHED_PUBLIC_URL"} {
+		if code != 0 || !strings.Contains(errb.String(), want) {
+			t.Errorf("valves: exit %d, stderr lacks %q: %s", code, want, errb.String())
+		}
+	}
+	s := serveBinary(t, "FILESHED_QUOTAPERUSER=5")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.logs.String(), "did you mean FILESHED_QUOTA_PER_USER_MB?") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve logged no warning: %s", s.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
