@@ -57,7 +57,7 @@ func register(d Deps) (http.Handler, huma.API) {
 	r := chi.NewRouter()
 	d.limits = map[string]int64{}
 	d.metrics = newMetrics(d.Service)
-	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.Log))
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.metrics, d.Log))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
 			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})
@@ -85,6 +85,6 @@ func register(d Deps) (http.Handler, huma.API) {
 	applyDescriptions(api, d.cfg.ToolDescriptions)
 	openapi.Finish(api)
 	mountHealth(r, d)
-	mountMetrics(r, d.metrics, d.cfg.Metrics.Token)
+	mountMetrics(r, d.metrics, d.cfg.Metrics.Token, d.Log)
 	return r, api
 }
