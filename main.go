@@ -2,9 +2,9 @@
 // sandboxed file workshop. Wiring only: load valves -> core.New -> handlers.New -> serve.
 //
 //	fileshed [flags]            serve (default)
-//	fileshed version            print the version (from the build information)
+//	fileshed version            print the version and commit (build information or -X main.commit)
 //	fileshed help               print the usage
-//	fileshed healthcheck        probe GET /healthz of the configured listen address
+//	fileshed healthcheck        probe GET /healthz of the configured listen address (--ready: /readyz)
 //	fileshed openapi            print the OpenAPI 3.1 document
 //	fileshed valves [--env]     print the effective configuration (secrets redacted): each valve's
 //	                            source, variable and flag, or (--env) as FILESHED_* lines
@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -38,6 +39,10 @@ import (
 
 //go:embed valves.yaml
 var defaultValves []byte
+
+// commit is the source commit when the build names it: go build -ldflags "-X main.commit=..."
+// (the Dockerfile's COMMIT argument: an image build has no .git for Go to stamp).
+var commit string
 
 func main() {
 	// The command launcher (core/sandbox) re-executes this binary: dispatch it before any
@@ -83,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return admin.Run(cfg, args, stdout, stderr)
 	}
 	asEnv, args := ownFlag(cmd == "valves", args, "--env")
+	ready, args := ownFlag(cmd == "healthcheck", args, "--ready")
 	cfg, src, err := configure(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
@@ -92,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(cfg, stderr)
 	case "healthcheck":
-		err = healthcheck(cfg)
+		err = healthcheck(cfg, ready)
 	case "openapi":
 		err = printSpec(cfg, stdout)
 	case "valves":
@@ -205,19 +211,31 @@ func drain(srv *http.Server, svc *core.Service, cancelCalls context.CancelFunc, 
 	return nil
 }
 
-func healthcheck(cfg *valves.Config) error {
-	_, port, err := net.SplitHostPort(cfg.Listen)
+// healthcheck probes the server at the listen address (on loopback when it listens on every
+// interface): /healthz, the process answers; with ready, /readyz, it can serve calls (the
+// image's HEALTHCHECK: a server whose commands are all refused is not healthy). A refusal
+// carries what the probe answered.
+func healthcheck(cfg *valves.Config, ready bool) error {
+	host, port, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return err
 	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	path := "/healthz"
+	if ready {
+		path = "/readyz"
+	}
 	c := http.Client{Timeout: 3 * time.Second}
-	resp, err := c.Get("http://127.0.0.1:" + port + "/healthz")
+	resp, err := c.Get("http://" + net.JoinHostPort(host, port) + path)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthz answered %d", resp.StatusCode)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, bytes.TrimSpace(body))
 	}
 	return nil
 }
@@ -236,20 +254,24 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 const usageText = `fileshed: a sandboxed file workshop for Open WebUI (an OpenAPI tool server). Linux only.
 
 Usage:
-  fileshed [--flag value ...]    serve (the default command)
-  fileshed version               print the version
-  fileshed valves [--env] [flags]  print the effective configuration: each setting's source,
-                                 variable and flag; --env: as FILESHED_* lines (an env file)
-  fileshed openapi               print the OpenAPI document
-  fileshed healthcheck [flags]   exit 0 when the server at --listen answers /healthz
-  fileshed admin --help          operator commands (quota, locks, audit, backup, restore, verify)
+  fileshed [--flag value ...]       serve (the default command)
+  fileshed version                  print the version and the commit
+  fileshed valves [--env] [flags]   print the effective configuration: each setting's source,
+                                    variable and flag (--env: as FILESHED_* lines, an env file)
+  fileshed openapi                  print the OpenAPI document
+  fileshed healthcheck [--ready]    exit 0 when the server at --listen answers /healthz
+                                    (--ready: /readyz, i.e. it can serve calls and run commands)
+  fileshed admin --help             operator commands (quota, locks, audit, backup, restore, verify)
 
-Every setting (valve) is a flag, an environment variable and a key of the YAML file named by
---config or FILESHED_CONFIG, e.g.:
-  --listen 127.0.0.1:8000         FILESHED_LISTEN
-  --storage-base-path ./data      FILESHED_STORAGE_BASE_PATH
-  --auth-mode session             FILESHED_AUTH_MODE (session, jwt, headers, none)
-  --openwebui-url http://owui:8080  FILESHED_OPENWEBUI_URL
+Every setting (valve) is a key of the YAML file named by --config or FILESHED_CONFIG, a flag
+(dots and "_" become "-") and an environment variable (FILESHED_ + the key in capitals, dots
+become "_"); secrets also read FILESHED_<NAME>_FILE. Lists take comma-separated values or
+JSON, maps JSON. For example:
+  --listen 127.0.0.1:8000            FILESHED_LISTEN
+  --storage-base-path ./data         FILESHED_STORAGE_BASE_PATH
+  --auth-mode session                FILESHED_AUTH_MODE (session, jwt, headers, none)
+  --openwebui-url http://owui:8080   FILESHED_OPENWEBUI_URL
+  --cors-allowed-origins https://a.example,https://b.example   FILESHED_CORS_ALLOWED_ORIGINS
 'fileshed valves' lists them all; README.md explains each.
 `
 
@@ -268,7 +290,9 @@ func versionText() string {
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	if rev := settings["vcs.revision"]; rev != "" {
+	if commit != "" {
+		out += " commit " + commit[:min(len(commit), 12)]
+	} else if rev := settings["vcs.revision"]; rev != "" {
 		out += " commit " + rev[:min(len(rev), 12)]
 		if settings["vcs.modified"] == "true" {
 			out += "+dirty"
