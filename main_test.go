@@ -292,11 +292,11 @@ func TestValvesCommandNamesEveryVariableAndFlag(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` .* ` + variable + `(\[_FILE\])? +` + flag + ` `).Match(out.Bytes()) {
 			t.Errorf("valves has no row naming %s, %s and %s", name, variable, flag)
 		}
-		if !regexp.MustCompile(`(?m)^` + variable + `=`).Match(env.Bytes()) {
+		if !regexp.MustCompile(`(?m)^(# )?` + variable + `=`).Match(env.Bytes()) {
 			t.Errorf("valves --env has no line for %s", variable)
 		}
 	}
-	for _, want := range []string{"FILESHED_QUOTA_PER_USER_MB=12\n", "FILESHED_LINKS_SECRET=<redacted>\n", "FILESHED_CORS_ALLOWED_ORIGINS=*\n"} {
+	for _, want := range []string{"FILESHED_QUOTA_PER_USER_MB=12\n", "\n# FILESHED_LINKS_SECRET=<redacted>  (set: give it here, or as FILESHED_LINKS_SECRET_FILE)\n", "FILESHED_CORS_ALLOWED_ORIGINS=*\n"} {
 		if !strings.Contains(env.String(), want) {
 			t.Errorf("valves --env lacks %q:\n%s", want, env.String())
 		}

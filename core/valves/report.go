@@ -34,12 +34,17 @@ func (c *Config) Report(w io.Writer, src Sources) error {
 
 // ReportEnv writes the effective configuration as environment variables, one
 // FILESHED_<NAME>=value line per valve (an env file for docker run --env-file or compose):
-// lists as comma-separated values where that reads back the same, else JSON; maps as JSON;
-// a secret that is set as "<redacted>".
+// lists as comma-separated values where that reads back the same, else JSON; maps as JSON.
+// A secret that is set is a comment ("# FILESHED_<NAME>=<redacted> ..."): the file stays
+// usable and never sets a secret to the word "<redacted>".
 func (c *Config) ReportEnv(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# fileshed valves --env: the effective configuration (secrets redacted)\n")
 	for _, v := range all {
+		if v.secret && v.field(c).String() != "" {
+			b.WriteString("# " + v.env() + "=<redacted>  (set: give it here, or as " + v.env() + "_FILE)\n")
+			continue
+		}
 		b.WriteString(v.env() + "=" + v.envValue(c) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -52,8 +57,6 @@ func (c *Config) ReportEnv(w io.Writer) error {
 func (v valve) envValue(c *Config) string {
 	f := v.field(c)
 	switch {
-	case v.secret && f.String() != "":
-		return "<redacted>"
 	case f.Kind() == reflect.String:
 		s := f.String()
 		if strings.TrimSpace(s) != s || strings.HasPrefix(s, `"`) || strings.IndexFunc(s, unicode.IsControl) >= 0 {

@@ -56,6 +56,15 @@ func TestReportRedactsSecrets(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != len(Names())+1 {
 		t.Errorf("Report has %d lines, want a header and one per valve (%d)", n, len(Names()))
 	}
+	// The env view never sets a secret to the word "<redacted>": a set secret is a comment.
+	b.Reset()
+	if err := cfg.ReportEnv(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "s3cr3t") || !strings.Contains(b.String(), "\n# FILESHED_AUTH_API_KEY=<redacted>  (set: ") ||
+		strings.Contains(b.String(), "\nFILESHED_AUTH_JWT_SECRET=") || !strings.Contains(b.String(), "\nFILESHED_METRICS_TOKEN=\n") {
+		t.Errorf("ReportEnv:\n%s", b.String())
+	}
 }
 
 // TestReportWithoutSources reports every valve as a default.
