@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 user=fileshed-smoke
 work=$(mktemp -d /tmp/fileshed-smoke.XXXXXX)
 chmod 755 "$work"
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 COMMIT=$(git rev-parse HEAD 2>/dev/null || echo smoke-test)
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.commit=${COMMIT}" -o "$work/fileshed" .
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$work/fileshed-sandbox" ./cmd/fileshed-sandbox
