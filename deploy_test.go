@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fileshed/fileshed/core/valves"
+	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestComposeFileAgrees: compose.yaml's two sides point at each other, the pre-registered
@@ -25,6 +30,7 @@ func TestComposeFileAgrees(t *testing.T) {
 		Services map[string]struct {
 			Environment     map[string]string `yaml:"environment"`
 			StopGracePeriod string            `yaml:"stop_grace_period"`
+			Ports           []string          `yaml:"ports"`
 		} `yaml:"services"`
 	}
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
@@ -60,6 +66,18 @@ func TestComposeFileAgrees(t *testing.T) {
 	if need := time.Duration(cfg.ShutdownGraceSeconds+5) * time.Second; err != nil || stop <= need {
 		t.Fatalf("stop_grace_period %q must exceed shutdown_grace_seconds + 5 s (%s)", shed.StopGracePeriod, need)
 	}
+	// /metrics shares the port: published beyond this machine, it needs metrics.token.
+	token := shed.Environment["FILESHED_METRICS_TOKEN"] != "" || shed.Environment["FILESHED_METRICS_TOKEN_FILE"] != ""
+	for _, p := range shed.Ports {
+		if parts := strings.Split(p, ":"); len(parts) != 3 || parts[0] != "127.0.0.1" {
+			if !token {
+				t.Errorf("port %q publishes /metrics on every interface without metrics.token", p)
+			}
+		}
+	}
+	if len(shed.Ports) == 0 {
+		t.Error("fileshed publishes no port: download links need one")
+	}
 }
 
 // TestDockerfileRecipe: bases pinned by digest, the packages come from the one list CI
@@ -80,9 +98,41 @@ func TestDockerfileRecipe(t *testing.T) {
 			t.Errorf("base image %s is not pinned by digest", f[1])
 		}
 	}
-	for _, want := range []string{"deploy/image-tools.sh", "fileshed-sandbox", "/usr/bin/tini", "USER fileshed", "HEALTHCHECK", "VOLUME /data"} {
+	for _, want := range []string{"deploy/image-tools.sh", "fileshed-sandbox", "/usr/bin/tini", "USER fileshed", "VOLUME /data",
+		// readiness, not liveness: a server whose commands are all refused is not healthy
+		`CMD ["fileshed", "healthcheck", "--ready"]`,
+		// an image build has no .git: the commit comes as a build argument
+		"ARG COMMIT", "-X main.commit=${COMMIT}"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if !declaresString("main.go", "commit") {
+		t.Error("main.go declares no package-level string commit for -X main.commit")
+	}
+	module := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(must(os.ReadFile("go.mod")))
+	for label, want := range map[string]string{
+		"title": "fileshed", "version": handlers.Version, "revision": "${COMMIT}", "source": "https://" + string(module[1]),
+	} {
+		if !strings.Contains(df, "org.opencontainers.image."+label+`="`+want+`"`) {
+			t.Errorf("Dockerfile lacks the OCI label %s=%q", label, want)
+		}
+	}
+	if !strings.Contains(df, "org.opencontainers.image.description=") {
+		t.Error("Dockerfile lacks the OCI label description")
+	}
+	// The host smoke test builds the binaries with the image's flags.
+	smoke := string(must(os.ReadFile("deploy/smoke.sh")))
+	for _, flags := range regexp.MustCompile(`go build -trimpath -ldflags="[^"]*"`).FindAllString(df, -1) {
+		if !strings.Contains(smoke, flags) {
+			t.Errorf("deploy/smoke.sh does not build with the image's %s", flags)
+		}
+	}
+	// Comments that point at the README name sections that exist.
+	readme := must(os.ReadFile("README.md"))
+	for _, ref := range regexp.MustCompile(`README "([^"]+)"`).FindAllStringSubmatch(df, -1) {
+		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(ref[1]) + `$`).Match(readme) {
+			t.Errorf("Dockerfile names the README section %q, which does not exist", ref[1])
 		}
 	}
 	ignore, err := os.ReadFile(".dockerignore")
@@ -103,4 +153,31 @@ func TestDockerfileRecipe(t *testing.T) {
 			t.Errorf("deploy/image-tools.sh lacks %s", pkg)
 		}
 	}
+}
+
+// declaresString reports whether the Go file declares a package-level string variable name.
+func declaresString(file, name string) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		return false
+	}
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "string" && slices.ContainsFunc(vs.Names, func(n *ast.Ident) bool { return n.Name == name }) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// must is the content of a file the test cannot go on without.
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -2,15 +2,17 @@
 // sandboxed file workshop. Wiring only: load valves -> core.New -> handlers.New -> serve.
 //
 //	fileshed [flags]            serve (default)
-//	fileshed version            print the version (from the build information)
+//	fileshed version            print the version and commit (build information or -X main.commit)
 //	fileshed help               print the usage
-//	fileshed healthcheck        probe GET /healthz of the configured listen address
+//	fileshed healthcheck        probe GET /healthz of the configured listen address (--ready: /readyz)
 //	fileshed openapi            print the OpenAPI 3.1 document
-//	fileshed valves             print the effective configuration (secrets redacted) and sources
+//	fileshed valves [--env]     print the effective configuration (secrets redacted): each valve's
+//	                            source, variable and flag, or (--env) as FILESHED_* lines
 //	fileshed admin ...          operator commands (quota, locks, audit, sandbox ls, backup, restore, verify)
 package main
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -24,7 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strings"
+	"slices"
 	"syscall"
 	"time"
 
@@ -37,6 +39,10 @@ import (
 
 //go:embed valves.yaml
 var defaultValves []byte
+
+// commit is the source commit when the build names it: go build -ldflags "-X main.commit=..."
+// (the Dockerfile's COMMIT argument: an image build has no .git for Go to stamp).
+var commit string
 
 func main() {
 	// The command launcher (core/sandbox) re-executes this binary: dispatch it before any
@@ -74,27 +80,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd == "admin" {
 		// The admin commands parse their own flags; valves come from the environment
 		// (FILESHED_*, FILESHED_CONFIG) and --storage-base-path.
-		cfg, _, err := valves.Load(defaultValves, nil, os.LookupEnv)
+		cfg, _, err := configure(nil)
 		if err != nil {
-			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
+			fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
 			return 2
 		}
 		return admin.Run(cfg, args, stdout, stderr)
 	}
-	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
+	asEnv, args := ownFlag(cmd == "valves", args, "--env")
+	ready, args := ownFlag(cmd == "healthcheck", args, "--ready")
+	cfg, src, err := configure(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error()+envNamesOf(err))
+		fmt.Fprintln(stderr, "fileshed: configuration: "+err.Error())
 		return 2
 	}
 	switch cmd {
 	case "serve":
 		err = serve(cfg, stderr)
 	case "healthcheck":
-		err = healthcheck(cfg)
+		err = healthcheck(cfg, ready)
 	case "openapi":
 		err = printSpec(cfg, stdout)
 	case "valves":
-		err = cfg.Report(stdout, src)
+		for _, w := range cfg.Warnings(os.Environ()) {
+			fmt.Fprintln(stderr, "fileshed: warning: "+w)
+		}
+		if asEnv {
+			err = cfg.ReportEnv(stdout)
+		} else {
+			err = cfg.Report(stdout, src)
+		}
 	default:
 		err = fmt.Errorf("unknown command %q (serve, version, help, healthcheck, openapi, valves, admin)", cmd)
 	}
@@ -105,10 +120,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// ownFlag takes a command's own boolean flag (valves --env) out of args, which are
+// otherwise valve flags; when the command is not the flag's (ok false), args stay as they are.
+func ownFlag(ok bool, args []string, flag string) (bool, []string) {
+	if !ok || !slices.Contains(args, flag) {
+		return false, args
+	}
+	return true, slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == flag })
+}
+
+// configure loads the configuration and runs the one validation every command shares
+// (valves.Load validates; handlers.Check adds what the HTTP edge judges), before any
+// command touches the storage directory.
+func configure(args []string) (*valves.Config, valves.Sources, error) {
+	cfg, src, err := valves.Load(defaultValves, args, os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := handlers.Check(cfg); err != nil {
+		return nil, nil, err
+	}
+	return cfg, src, nil
+}
+
 func serve(cfg *valves.Config, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
-	if err := checkListen(cfg); err != nil {
-		return err
+	for _, w := range cfg.Warnings(os.Environ()) {
+		log.Warn(w)
 	}
 	// Bind first: a port already in use must not leave a fresh storage directory behind.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -173,60 +211,38 @@ func drain(srv *http.Server, svc *core.Service, cancelCalls context.CancelFunc, 
 	return nil
 }
 
-// checkListen refuses mode none on a non-loopback address unless explicitly allowed: with
-// no authentication, anyone who reaches the port would own the workshop.
-func checkListen(cfg *valves.Config) error {
-	if cfg.Auth.Mode != "none" || cfg.Auth.AllowInsecureNone {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(cfg.Listen)
+// healthcheck probes the server at the listen address (on loopback when it listens on every
+// interface): /healthz, the process answers; with ready, /readyz, it can serve calls (the
+// image's HEALTHCHECK: a server whose commands are all refused is not healthy). A refusal
+// carries what the probe answered.
+func healthcheck(cfg *valves.Config, ready bool) error {
+	host, port, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return err
 	}
-	if host == "localhost" {
-		return nil
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("auth.mode none refuses to listen on %q (not loopback): anyone reaching the port would own the workshop. "+
-		"Set FILESHED_AUTH_MODE (auth.mode: session, jwt or headers), or listen on 127.0.0.1 (FILESHED_LISTEN), "+
-		"or accept the risk with FILESHED_AUTH_ALLOW_INSECURE_NONE=true (auth.allow_insecure_none)", cfg.Listen)
-}
-
-func healthcheck(cfg *valves.Config) error {
-	_, port, err := net.SplitHostPort(cfg.Listen)
-	if err != nil {
-		return err
+	path := "/healthz"
+	if ready {
+		path = "/readyz"
 	}
 	c := http.Client{Timeout: 3 * time.Second}
-	resp, err := c.Get("http://127.0.0.1:" + port + "/healthz")
+	resp, err := c.Get("http://" + net.JoinHostPort(host, port) + path)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthz answered %d", resp.StatusCode)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, bytes.TrimSpace(body))
 	}
 	return nil
 }
 
-// printSpec prints the OpenAPI document without touching the storage directory.
+// printSpec prints the OpenAPI document; building it touches no storage (handlers.Spec).
 func printSpec(cfg *valves.Config, w io.Writer) error {
-	tmp, err := os.MkdirTemp("", "fileshed-spec-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	c := *cfg
-	c.StorageBasePath = tmp
-	c.Auth.Mode = "none"
-	_, api, svc, err := handlers.Build(&c, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	b, err := json.MarshalIndent(api.OpenAPI(), "", "  ")
+	b, err := json.MarshalIndent(handlers.Spec(cfg).OpenAPI(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -234,38 +250,28 @@ func printSpec(cfg *valves.Config, w io.Writer) error {
 	return err
 }
 
-// envNamesOf lists the environment variables of the valves a configuration error names: a
-// container user sets FILESHED_* variables, not YAML keys.
-func envNamesOf(err error) string {
-	var vars []string
-	for _, name := range valves.Names() {
-		if strings.Contains(err.Error(), name+":") || strings.Contains(err.Error(), name+" ") {
-			vars = append(vars, "FILESHED_"+strings.ToUpper(strings.ReplaceAll(name, ".", "_")))
-		}
-	}
-	if len(vars) == 0 {
-		return ""
-	}
-	return "\n(environment variables: " + strings.Join(vars, ", ") + "; fileshed valves lists every setting)"
-}
-
 // usageText is the answer to fileshed --help.
 const usageText = `fileshed: a sandboxed file workshop for Open WebUI (an OpenAPI tool server). Linux only.
 
 Usage:
-  fileshed [--flag value ...]    serve (the default command)
-  fileshed version               print the version
-  fileshed valves [flags]        print the effective configuration and where each value comes from
-  fileshed openapi               print the OpenAPI document
-  fileshed healthcheck [flags]   exit 0 when the server at --listen answers /healthz
-  fileshed admin --help          operator commands (quota, locks, audit, backup, restore, verify)
+  fileshed [--flag value ...]       serve (the default command)
+  fileshed version                  print the version and the commit
+  fileshed valves [--env] [flags]   print the effective configuration: each setting's source,
+                                    variable and flag (--env: as FILESHED_* lines, an env file)
+  fileshed openapi                  print the OpenAPI document
+  fileshed healthcheck [--ready]    exit 0 when the server at --listen answers /healthz
+                                    (--ready: /readyz, i.e. it can serve calls and run commands)
+  fileshed admin --help             operator commands (quota, locks, audit, backup, restore, verify)
 
-Every setting (valve) is a flag, an environment variable and a key of the YAML file named by
---config or FILESHED_CONFIG, e.g.:
-  --listen 127.0.0.1:8000         FILESHED_LISTEN
-  --storage-base-path ./data      FILESHED_STORAGE_BASE_PATH
-  --auth-mode session             FILESHED_AUTH_MODE (session, jwt, headers, none)
-  --openwebui-url http://owui:8080  FILESHED_OPENWEBUI_URL
+Every setting (valve) is a key of the YAML file named by --config or FILESHED_CONFIG, a flag
+(dots and "_" become "-") and an environment variable (FILESHED_ + the key in capitals, dots
+become "_"); secrets also read FILESHED_<NAME>_FILE. Lists take comma-separated values or
+JSON, maps JSON. For example:
+  --listen 127.0.0.1:8000            FILESHED_LISTEN
+  --storage-base-path ./data         FILESHED_STORAGE_BASE_PATH
+  --auth-mode session                FILESHED_AUTH_MODE (session, jwt, headers, none)
+  --openwebui-url http://owui:8080   FILESHED_OPENWEBUI_URL
+  --cors-allowed-origins https://a.example,https://b.example   FILESHED_CORS_ALLOWED_ORIGINS
 'fileshed valves' lists them all; README.md explains each.
 `
 
@@ -284,7 +290,9 @@ func versionText() string {
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	if rev := settings["vcs.revision"]; rev != "" {
+	if commit != "" {
+		out += " commit " + commit[:min(len(commit), 12)]
+	} else if rev := settings["vcs.revision"]; rev != "" {
 		out += " commit " + rev[:min(len(rev), 12)]
 		if settings["vcs.modified"] == "true" {
 			out += "+dirty"

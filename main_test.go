@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,12 +17,12 @@ import (
 )
 
 func TestValvesCommandRedactsSecrets(t *testing.T) {
-	t.Setenv("FILESHED_AUTH_API_KEY", "very-secret-key")
+	t.Setenv("FILESHED_AUTH_API_KEY", "very-secret-key-0123")
 	var out, errb bytes.Buffer
 	if code := run([]string{"valves"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if strings.Contains(out.String(), "very-secret-key") || !strings.Contains(out.String(), "auth.api_key") {
+	if strings.Contains(out.String(), "very-secret-key-0123") || !strings.Contains(out.String(), "auth.api_key") {
 		t.Fatalf("valves output:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "env") {
@@ -50,7 +51,7 @@ func TestStartupRefusals(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 1, "unknown command"},
 		{"unknown flag", []string{"--nope", "1"}, 2, "nope"},
 		{"bad valve", []string{"--auth-mode", "open"}, 2, "auth.mode"},
-		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 1, "allow_insecure_none"},
+		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 2, "allow_insecure_none"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,17 +63,21 @@ func TestStartupRefusals(t *testing.T) {
 	}
 }
 
-// TestBinaryEndToEnd builds the real binary, serves with embedded defaults (mode none on
-// loopback), calls a tool over HTTP, probes it with `fileshed healthcheck`, and stops it
-// with SIGTERM (graceful exit 0).
+// TestBinaryEndToEnd builds the real binary as the image does (commit given with -X), serves
+// with embedded defaults (mode none on loopback), calls a tool over HTTP, probes it with
+// `fileshed healthcheck` and `healthcheck --ready`, and stops it with SIGTERM (graceful exit 0).
 func TestBinaryEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "fileshed")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	// The image's build: the commit comes as -X main.commit (the Dockerfile's COMMIT argument).
+	if out, err := exec.Command("go", "build", "-ldflags=-X main.commit=e2e0c0mmit", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(out), " commit e2e0c0mmit ") {
+		t.Fatalf("version: %v %q", err, out)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,9 +118,11 @@ func TestBinaryEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "fileshed.sqlite")); err != nil {
 		t.Fatalf("state database not in ./data: %v", err)
 	}
-	hc := exec.Command(bin, "healthcheck", "--listen", addr)
-	if out, err := hc.CombinedOutput(); err != nil {
-		t.Fatalf("healthcheck: %v %s", err, out)
+	for _, probe := range [][]string{{"healthcheck"}, {"healthcheck", "--ready"}} {
+		hc := exec.Command(bin, append(probe, "--listen", addr)...)
+		if out, err := hc.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", probe, err, out)
+		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -198,5 +205,49 @@ func TestConfigErrorsNameEnvironment(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), want) {
 			t.Fatalf("exit %d, stderr lacks %q: %q", code, want, errb.String())
 		}
+	}
+}
+
+// TestHealthcheckReady: `fileshed healthcheck` probes /healthz (alive), `healthcheck --ready`
+// probes /readyz, so that the image's HEALTHCHECK reports unhealthy a server that answers but
+// refuses every command (Landlock blocked, storage read-only); the refusal says why.
+func TestHealthcheckReady(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			w.Write([]byte(`{"success":true,"message":"ok"}`))
+		case "/readyz":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"success":false,"data":{"sandbox":{"ready":false},"storage":"writable"}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	var out, errb bytes.Buffer
+	if code := run([]string{"healthcheck", "--listen", addr}, &out, &errb); code != 0 {
+		t.Fatalf("healthcheck: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	code := run([]string{"healthcheck", "--ready", "--listen", addr}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "/readyz answered 503") || !strings.Contains(errb.String(), `"ready":false`) {
+		t.Fatalf("healthcheck --ready: exit %d: %s", code, errb.String())
+	}
+	// A server listening on every interface is probed on loopback.
+	_, port, _ := net.SplitHostPort(addr)
+	errb.Reset()
+	if code := run([]string{"healthcheck", "--listen", "0.0.0.0:" + port, "--auth-mode", "headers", "--auth-api-key", "0123456789abcdef"}, &out, &errb); code != 0 {
+		t.Fatalf("healthcheck on 0.0.0.0: exit %d: %s", code, errb.String())
+	}
+}
+
+// TestVersionNamesTheCommitGivenAtBuild: a build without .git (the image's) names the
+// commit passed with -ldflags "-X main.commit=..." (the Dockerfile's COMMIT argument).
+func TestVersionNamesTheCommitGivenAtBuild(t *testing.T) {
+	defer func(old string) { commit = old }(commit)
+	commit = "0123456789abcdef0123"
+	if v := versionText(); !strings.Contains(v, " commit 0123456789ab ") {
+		t.Fatalf("version %q does not name the commit", v)
 	}
 }

@@ -5,9 +5,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -74,16 +73,11 @@ func TestReadmeOperationsTable(t *testing.T) {
 
 func operationsTable(t *testing.T) string {
 	t.Helper()
-	cfg, _, err := valves.Load(defaultValves, []string{"--storage-base-path", t.TempDir()}, func(string) (string, bool) { return "", false })
+	cfg, _, err := valves.Load(defaultValves, nil, func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, api, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	paths := api.OpenAPI().Paths
+	paths := handlers.Spec(cfg).OpenAPI().Paths
 	names := make([]string, 0, len(paths))
 	for p := range paths {
 		names = append(names, p)
@@ -130,4 +124,35 @@ func checkReadmeSection(t *testing.T, name, want string) {
 		return
 	}
 	t.Fatalf("README.md's %s table differs from the source: run go test . -update-readme", name)
+}
+
+// TestReadmeNamesRealVariables: every FILESHED_* variable the README names is one the server
+// reads, except the README's examples of a typo, which the start-up warning names with the
+// setting the README says it suggests.
+func TestReadmeNamesRealVariables(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := valves.Load(defaultValves, nil, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	typos := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(FILESHED_\\w+)` → did you mean `(FILESHED_\\w+)`\\?").FindAllStringSubmatch(string(readme), -1) {
+		typos[m[1]] = true
+		if w := cfg.Warnings([]string{m[1] + "=1"}); len(w) != 1 || !strings.Contains(w[0], "did you mean "+m[2]+"?") {
+			t.Errorf("the README says %s suggests %s; the warning is %q", m[1], m[2], w)
+		}
+	}
+	if len(typos) == 0 {
+		t.Error("the README shows no example of the unknown-variable warning")
+	}
+	// FILESHED_ENC_V1 is the original Fileshed's encryption header (import-original), not a variable.
+	notVariables := map[string]bool{"FILESHED_ENC_V1": true}
+	for _, name := range regexp.MustCompile(`FILESHED_[A-Z0-9][A-Z0-9_]*`).FindAllString(string(readme), -1) {
+		if w := cfg.Warnings([]string{name + "=1"}); !typos[name] && !notVariables[name] && len(w) > 0 {
+			t.Errorf("the README names %s, which the server does not read: %s", name, w[0])
+		}
+	}
 }

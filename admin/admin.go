@@ -3,8 +3,10 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -121,6 +123,12 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 	}
 	if strings.HasPrefix(cmd, "import-original") {
 		return importOriginal(ctx, cfg, c.ImportOriginal.Dir, c.ImportOriginal.Force, out)
+	}
+	// Every other command reads a storage that exists: opening one creates what is missing,
+	// so a mistyped path would become a fresh, empty store that "verifies".
+	if _, err := os.Stat(cfg.StorageBasePath); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the storage directory %s does not exist (--storage-base-path, FILESHED_STORAGE_BASE_PATH); nothing was created",
+			cfg.StorageBasePath)
 	}
 	svc, err := core.New(cfg, core.Options{Admin: true})
 	if err != nil {

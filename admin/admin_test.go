@@ -250,3 +250,29 @@ func TestAdminVerifyFindsDrift(t *testing.T) {
 		t.Fatalf("verify with drift: %d %q", code, out)
 	}
 }
+
+// TestAdminOnMissingStorageCreatesNothing: a mistyped storage path fails every command
+// that reads a storage, naming the path, and creates nothing there (verify used to create
+// an empty store at the typo and report "problems: 0").
+func TestAdminOnMissingStorageCreatesNothing(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "old.key")
+	if err := os.WriteFile(keyFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"verify"}, {"quota", "show"}, {"quota", "reconcile"}, {"locks", "list"}, {"locks", "release", "user:alice:documents", "a.md"},
+		{"audit", "export"}, {"audit", "prune"}, {"sandbox", "ls", "user", "alice"}, {"links", "list"}, {"links", "revoke", "00"},
+		{"backup", filepath.Join(t.TempDir(), "b")}, {"encryption", "rotate", "--old-key-file", keyFile},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			base := filepath.Join(t.TempDir(), "typo", "data")
+			code, out, errb := run(t, base, args...)
+			if code != 1 || !strings.Contains(errb, base) || !strings.Contains(errb, "does not exist") {
+				t.Fatalf("exit %d, stderr %q, stdout %q", code, errb, out)
+			}
+			if _, err := os.Stat(filepath.Dir(base)); !os.IsNotExist(err) {
+				t.Fatalf("the command created the missing storage path: %v", err)
+			}
+		})
+	}
+}

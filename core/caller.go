@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+
+	"github.com/fileshed/fileshed/core/valves"
 )
 
 // Caller is who is calling and from which conversation. Only handlers/identity.go builds one
@@ -23,12 +25,11 @@ type Caller struct {
 	token string
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
 // ValidID reports whether s can be used as one path segment for a user or group id:
 // letters, digits, '-' and '_', 1 to 64 characters, starting with a letter or digit so that
-// no id reads as a command option (UUIDs pass; "..", "", "a/b", "-rf" do not).
-func ValidID(s string) bool { return idPattern.MatchString(s) }
+// no id reads as a command option (UUIDs pass; "..", "", "a/b", "-rf" do not). The rule is
+// valves.ValidID, so that an id the configuration accepts is one every request accepts.
+func ValidID(s string) bool { return valves.ValidID(s) }
 
 // NewCaller validates the user id and sanitises the conversation id.
 func NewCaller(userID, name, email, role, convID string, groups []string, token string) (Caller, error) {

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Host smoke test of the image recipe (no Docker engine here): with the image's packages
 # installed (deploy/image-tools.sh), build the server and the small launcher as the image
-# does, start them as a non-root user, call one tool of each family, check that every
-# whitelisted command is installed, and stop the server with SIGTERM.
+# does (same flags, the commit given as COMMIT), start them as a non-root user, call one tool
+# of each family, check that every whitelisted command is installed, that the image's
+# HEALTHCHECK (healthcheck --ready) passes, and stop the server with SIGTERM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 user=fileshed-smoke
 work=$(mktemp -d /tmp/fileshed-smoke.XXXXXX)
 chmod 755 "$work"
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$work/fileshed" .
+trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+COMMIT=$(git rev-parse HEAD 2>/dev/null || echo smoke-test)
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.commit=${COMMIT}" -o "$work/fileshed" .
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$work/fileshed-sandbox" ./cmd/fileshed-sandbox
+"$work/fileshed" version | grep -q " commit ${COMMIT:0:12} " || { echo "smoke: version does not name commit $COMMIT"; "$work/fileshed" version; exit 1; }
 id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 mkdir -p "$work/data" && chown "$user:" "$work/data"
 port=$(( 20000 + RANDOM % 20000 ))
@@ -50,7 +53,7 @@ call shed_exec '{"zone":"storage","cmd":"grep","args":["-c","sealed","secret.txt
 head -c 8 "$work/data/users/local/Storage/data/secret.txt" | grep -q FSHDENC || { echo "smoke: secret.txt is not encrypted on disk"; fail=1; }
 # The image's package list and the whitelist agree: nothing the whitelist names is missing.
 call shed_info '{"action":"commands"}' '.success and .data.summary.missing == 0'
-curl -fs "$url/readyz" >/dev/null || { echo "smoke: /readyz not ready"; curl -s "$url/readyz"; fail=1; }
+"$work/fileshed" healthcheck --ready --listen "127.0.0.1:$port" || { echo "smoke: the image's HEALTHCHECK (healthcheck --ready) fails"; fail=1; }
 curl -fs "$url/metrics" -o "$work/metrics" && grep -q fileshed_tool_calls_total "$work/metrics" || { echo "smoke: /metrics"; fail=1; }
 owner=$(stat -c %U "$work/data/users/local/Storage/data/a/hello.txt")
 [ "$owner" = "$user" ] || { echo "smoke: files owned by $owner, want $user"; fail=1; }

@@ -20,6 +20,9 @@ import (
 // handler. main and the tests both call it, so what is tested is what runs. The caller
 // closes the service.
 func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.Service, error) {
+	if err := Check(cfg); err != nil {
+		return nil, nil, nil, err
+	}
 	var client *owui.Client
 	var verifier *owui.Verifier
 	if cfg.OpenWebUI.URL != "" {
@@ -43,9 +46,20 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 			"until the original key is configured", "users", n)
 	}
 	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
-	if unknown := unknownTools(api, cfg.ToolDescriptions); len(unknown) > 0 {
-		svc.Close()
-		return nil, nil, nil, fmt.Errorf("tool_descriptions names tools the model does not see: %s (model-facing tools are listed in /openapi.json)", strings.Join(unknown, ", "))
-	}
 	return h, api, svc, nil
+}
+
+// Check refuses what only the HTTP edge can judge in a configuration that valves.Validate
+// accepted: tool_descriptions naming a tool the model does not see (unknown, or an action
+// of a merged tool). It opens nothing, so main runs it with Validate before any command
+// and Build before it creates the storage.
+func Check(cfg *valves.Config) error {
+	if len(cfg.ToolDescriptions) == 0 {
+		return nil
+	}
+	if unknown := unknownTools(Spec(cfg), cfg.ToolDescriptions); len(unknown) > 0 {
+		return fmt.Errorf("tool_descriptions: names tools the model does not see: %s (the model-facing tools are listed in /openapi.json) (%s)",
+			strings.Join(unknown, ", "), valves.Where("tool_descriptions"))
+	}
+	return nil
 }

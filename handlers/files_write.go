@@ -7,7 +7,7 @@ import (
 // registerFilesWrite registers the write-side file tools.
 func registerFilesWrite(api huma.API, d Deps) {
 	s := d.Service
-	cfg := s.Config()
+	cfg := d.cfg
 	text := cfg.MaxBodyBytes()
 	// hex doubles the content and base64 adds a third: unless the administrator set
 	// max_body_mb, leave room for a max_file_size_mb file in hex (FILE_TOO_LARGE is then

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/openapi"
 )
 
@@ -28,18 +29,35 @@ type Deps struct {
 	registry *registry
 	// limits is the body limit of each tool route, filled by tool() for limitBodies.
 	limits map[string]int64
+	// cfg is the configuration the routes are registered with (set by New, or by Spec).
+	cfg *valves.Config
 }
 
 // New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
 // the one registration function used by main and by every handler test.
 func New(d Deps) (http.Handler, huma.API) {
+	d.cfg = d.Service.Config()
+	return register(d)
+}
+
+// Spec is the API that New registers for cfg, built without a service: nothing is opened or
+// created, so the configuration can be checked against it (Check) and the spec printed
+// (`fileshed openapi`) before, or without, a storage directory. Its routes must not be served.
+func Spec(cfg *valves.Config) huma.API {
+	_, api := register(Deps{cfg: cfg})
+	return api
+}
+
+// register builds the router and registers every route with d.cfg; d.Service is only bound
+// into the handlers, never called while registering (Spec has none).
+func register(d Deps) (http.Handler, huma.API) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
 	r := chi.NewRouter()
 	d.limits = map[string]int64{}
-	cfg := d.Service.Config()
-	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.Log, guarded(cfg.MCP.Enabled)))
+	d.metrics = newMetrics(d.Service)
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.metrics, d.Log, guarded(d.cfg.MCP.Enabled)))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
 			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})
@@ -48,7 +66,6 @@ func New(d Deps) (http.Handler, huma.API) {
 		writeEnvelope(w, http.StatusMethodNotAllowed, Envelope{Error: "METHOD_NOT_ALLOWED", Message: req.Method + " is not allowed on " + req.URL.Path,
 			Details: map[string]any{}, Hint: "Tools are called with POST and a JSON body"})
 	})
-	d.metrics = newMetrics(d.Service)
 	d.registry = &registry{handles: map[string]handleFunc{}, hints: map[string]hints{}}
 	api := humachi.New(r, openapi.Config(Version))
 	registerInfo(api, d)
@@ -65,12 +82,12 @@ func New(d Deps) (http.Handler, huma.API) {
 	registerPages(api, d)
 	registerEncryption(api, d)
 	registerMerged(api, d)
-	applyDescriptions(api, d.Service.Config().ToolDescriptions)
+	applyDescriptions(api, d.cfg.ToolDescriptions)
 	openapi.Finish(api)
-	if cfg.MCP.Enabled {
+	if d.cfg.MCP.Enabled {
 		mountMCP(r, api, d) // from the finished document: the tools the model sees, as it sees them
 	}
 	mountHealth(r, d)
-	mountMetrics(r, d.metrics, cfg.Metrics.Token)
+	mountMetrics(r, d.metrics, d.cfg.Metrics.Token, d.Log)
 	return r, api
 }

@@ -20,7 +20,7 @@ import (
 // _mint_forward_user_jwt) carries sub, email, name, role, iss "open-webui", iat and exp; a
 // token without exp, not yet valid, issued in the future or by another issuer is refused.
 func TestJWTClaimsChecked(t *testing.T) {
-	const secret = "jwt-secret-abc"
+	const secret = "jwt-secret-abc-0123"
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": key, "FILESHED_AUTH_JWT_SECRET": secret})
 	now := time.Now().Unix()
 	owui := func(extra map[string]any) map[string]any {
@@ -67,7 +67,7 @@ func TestJWTClaimsChecked(t *testing.T) {
 
 // TestJWTIssuerValve: auth.jwt_issuer pins another issuer, or none when empty.
 func TestJWTIssuerValve(t *testing.T) {
-	const secret = "s2"
+	const secret = "s2-jwt-secret-0123"
 	now := time.Now().Unix()
 	claims := map[string]any{"sub": "erin-5", "iss": "corp-gw", "iat": now, "exp": now + 60}
 	for issuer, code := range map[string]string{"corp-gw": "", "": "", "open-webui": "AUTH_INVALID"} {

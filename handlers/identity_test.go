@@ -140,7 +140,7 @@ func signJWT(t *testing.T, alg string, secret string, claims map[string]any) str
 }
 
 func TestJWTMode(t *testing.T) {
-	const secret = "jwt-secret-abc"
+	const secret = "jwt-secret-abc-0123"
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": key, "FILESHED_AUTH_JWT_SECRET": secret})
 	future := time.Now().Add(time.Hour).Unix()
 	claims := func(sub string) map[string]any {

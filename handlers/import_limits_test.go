@@ -171,9 +171,9 @@ func TestImportWithAdminKey(t *testing.T) {
 	fake.AddUser("admin-key", owui.User{ID: "admin-0", Role: "admin"})
 	fake.AddFile("alice-1", owui.FileInfo{ID: "f-mine", Filename: "mine.txt"}, []byte("mine"))
 	fake.AddFile("bob-2", owui.FileInfo{ID: "f-bob", Filename: "bob.txt"}, []byte("bob only"))
-	vars := map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": "k",
+	vars := map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key,
 		"FILESHED_OPENWEBUI_URL": fake.URL, "FILESHED_OPENWEBUI_ADMIN_API_KEY": "admin-key"}
-	h := map[string]string{"Authorization": "Bearer k", "X-OpenWebUI-User-Id": "alice-1", "X-OpenWebUI-Chat-Id": "chat-1"}
+	h := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "alice-1", "X-OpenWebUI-Chat-Id": "chat-1"}
 	e := start(t, vars)
 	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-mine"}, h))
 	if readFile(t, e, aliceUploads+"/mine.txt") != "mine" {

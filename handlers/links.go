@@ -22,7 +22,7 @@ func registerLinks(r chi.Router, api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_link", summary: "Download links",
 		description: "Download links: create (zone, path; show clickable_link to the user), list, delete (link_id)",
 		actions:     []mergedAction{{"create", "shed_link_create"}, {"list", "shed_link_list"}, {"delete", "shed_link_delete"}}})
-	dl := &linkServer{svc: s, metrics: d.metrics, log: d.Log, base: s.Config().PublicURL()}
+	dl := &linkServer{svc: s, metrics: d.metrics, log: d.Log, base: d.cfg.PublicURL()}
 	noToken := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		commonHeaders(w.Header())
 		errorPage(w, http.StatusNotFound, "This link does not exist. Check that it was copied whole.")

@@ -12,7 +12,7 @@ import (
 // force_unlock, maintenance) and the history tools (history, restore).
 func registerLockedit(api huma.API, d Deps) {
 	s := d.Service
-	maxBody := s.Config().MaxBodyBytes()
+	maxBody := d.cfg.MaxBodyBytes()
 	tool(api, d, toolSpec{name: "shed_lockedit_open", hints: additive, summary: "Lock a file and open a working copy",
 		description: "Lock a file for this conversation and return its content; edit the working copy with shed_lockedit_overwrite/exec, then shed_lockedit_save or shed_lockedit_cancel. Other conversations get FILE_LOCKED meanwhile. Zones: storage, documents, group."}, s.LockeditOpen)
 	tool(api, d, toolSpec{name: "shed_lockedit_overwrite", hints: destructive, maxBody: maxBody, summary: "Replace or append to the working copy",

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"crypto/subtle"
+	"log/slog"
 	"net/http"
 	rtmetrics "runtime/metrics"
 	"time"
@@ -22,6 +23,7 @@ type metrics struct {
 	duration  *prometheus.HistogramVec
 	refusals  *prometheus.CounterVec
 	quota     *prometheus.CounterVec
+	auth      *prometheus.CounterVec
 	downloads *prometheus.CounterVec
 	bytes     prometheus.Counter
 	// operations times git commits and state database writes (core's Timings).
@@ -46,6 +48,8 @@ func newMetrics(svc *core.Service) *metrics {
 		Help: "Calls refused by the command or SQL sandbox or the confinement, by code."}, []string{"code"})
 	m.quota = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_quota_refusals_total",
 		Help: "Calls refused with QUOTA_EXCEEDED, by tool."}, []string{"tool"})
+	m.auth = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_auth_refusals_total",
+		Help: "Requests refused by authentication (401/403: tools and /metrics), by reason code."}, []string{"reason"})
 	m.downloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_link_downloads_total",
 		Help: "Download link requests by HTTP status."}, []string{"status"})
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
@@ -53,11 +57,13 @@ func newMetrics(svc *core.Service) *metrics {
 	m.operations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fileshed_operation_duration_seconds",
 		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), state database writes (db_quota_reserve, db_audit).",
 		Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}}, []string{"op"})
-	svc.SetTimings(func(op string, d time.Duration) { m.operations.WithLabelValues(op).Observe(d.Seconds()) })
+	if svc != nil { // Spec registers routes without a service
+		svc.SetTimings(func(op string, d time.Duration) { m.operations.WithLabelValues(op).Observe(d.Seconds()) })
+	}
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_commands_running",
 		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
 		func() float64 { return float64(svc.RunningCommands()) })
-	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.downloads, m.bytes, running, liveHeap(),
+	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.auth, m.downloads, m.bytes, running, liveHeap(),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -87,14 +93,33 @@ func (m *metrics) observe(tool, code string, d time.Duration) {
 	}
 }
 
+// refused logs and counts a request refused by authentication (status 401 or 403), so that
+// an operator sees a misconfigured Open WebUI connection or someone trying keys: the route
+// (cut short), the reason code and message, the client address. Never the credential: the
+// reasons are fixed messages that do not quote it.
+func (m *metrics) refused(log *slog.Logger, r *http.Request, status int, reason, detail string) {
+	m.auth.WithLabelValues(reason).Inc()
+	route := r.URL.Path
+	if len(route) > 128 {
+		route = route[:128] + "..."
+	}
+	log.Warn("authentication refused", "request_id", requestID(r.Context()), "route", route, "status", status,
+		"reason", reason, "detail", detail, "client", r.RemoteAddr)
+}
+
 // mountMetrics serves GET /metrics (hidden from the spec), behind a bearer token when
 // metrics.token is set (compared in constant time).
-func mountMetrics(r chi.Router, m *metrics, token string) {
+func mountMetrics(r chi.Router, m *metrics, token string, log *slog.Logger) {
 	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	r.Get("/metrics", func(w http.ResponseWriter, req *http.Request) {
 		if token != "" {
 			want := []byte("Bearer " + token)
 			if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), want) != 1 {
+				reason := string(core.AuthInvalid)
+				if req.Header.Get("Authorization") == "" {
+					reason = string(core.AuthRequired)
+				}
+				m.refused(log, req, http.StatusUnauthorized, reason, "metrics.token required")
 				w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
 				http.Error(w, "metrics need the bearer token (metrics.token)", http.StatusUnauthorized)
 				return

@@ -57,14 +57,14 @@ func TestMetricsCountCallsWithoutPersonalData(t *testing.T) {
 
 // TestMetricsTokenRequired: with metrics.token set, /metrics needs it as a bearer token.
 func TestMetricsTokenRequired(t *testing.T) {
-	e := start(t, map[string]string{"FILESHED_METRICS_TOKEN": "scrape-key"})
+	e := start(t, map[string]string{"FILESHED_METRICS_TOKEN": "scrape-key-0123456789"})
 	if status, _ := scrape(t, e, ""); status != http.StatusUnauthorized {
 		t.Fatalf("no token: %d, want 401", status)
 	}
 	if status, _ := scrape(t, e, "wrong"); status != http.StatusUnauthorized {
 		t.Fatalf("wrong token: %d, want 401", status)
 	}
-	if status, body := scrape(t, e, "scrape-key"); status != http.StatusOK || !strings.Contains(body, "fileshed_tool_calls_total") && !strings.Contains(body, "fileshed_commands_running") {
+	if status, body := scrape(t, e, "scrape-key-0123456789"); status != http.StatusOK || !strings.Contains(body, "fileshed_tool_calls_total") && !strings.Contains(body, "fileshed_commands_running") {
 		t.Fatalf("right token: %d", status)
 	}
 }

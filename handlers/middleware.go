@@ -108,9 +108,10 @@ func cors(origins []string) func(http.Handler) http.Handler {
 }
 
 // authenticate guards the tool routes (/shed_*) and, when enabled, /mcp (guarded says which
-// paths); the spec, health and download routes stay public. Failures answer 401 (or 503 when
-// Open WebUI is unreachable) with the envelope.
-func authenticate(a Authenticator, log *slog.Logger, guarded func(path string) bool) func(http.Handler) http.Handler {
+// paths); the spec, health and download routes stay public. Failures answer 401/403 (or 503
+// when Open WebUI is unreachable) with the envelope; 401 and 403 are logged and counted
+// (metrics.refused).
+func authenticate(a Authenticator, m *metrics, log *slog.Logger, guarded func(path string) bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !guarded(r.URL.Path) {
@@ -126,7 +127,11 @@ func authenticate(a Authenticator, log *slog.Logger, guarded func(path string) b
 			}
 			c, err := a.Authenticate(r)
 			if err != nil {
-				writeError(w, log, requestID(r.Context()), err)
+				status, env := failure(log, requestID(r.Context()), err)
+				if status == http.StatusUnauthorized || status == http.StatusForbidden {
+					m.refused(log, r, status, env.Error, env.Message)
+				}
+				writeEnvelope(w, status, env)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))

@@ -8,7 +8,8 @@ import (
 // Config is the effective configuration. The yaml tag is the valve's key; the other tags are
 // read by this package: secret:"true" (redacted in Report, also read from FILESHED_<NAME>_FILE),
 // enum:"a|b" (allowed values), min/max (inclusive range, required on every int so that no
-// valve can overflow when converted to bytes or a time.Duration).
+// valve can overflow when converted to bytes or a time.Duration), minlen (the shortest value
+// a string may have when it is set: a guessable key is refused at start).
 type Config struct {
 	// Listen is the host:port the HTTP server binds.
 	Listen string `yaml:"listen"`
@@ -105,7 +106,7 @@ type Config struct {
 type EncryptionConfig struct {
 	// MasterKey wraps the users' data keys (at least 32 characters); empty disables
 	// shed_encryption setup. Keep it outside the storage directory.
-	MasterKey string `yaml:"master_key" secret:"true"`
+	MasterKey string `yaml:"master_key" secret:"true" minlen:"32"`
 	// WorkDir holds the decrypted copies that shed_exec, shed_sqlite and PDF reading need for
 	// the length of one call ("" = {storage_base_path}/.plain); a tmpfs keeps them off disk.
 	WorkDir string `yaml:"work_dir"`
@@ -114,7 +115,7 @@ type EncryptionConfig struct {
 // MetricsConfig is the metrics section.
 type MetricsConfig struct {
 	// Token, when set, is the bearer token /metrics requires.
-	Token string `yaml:"token" secret:"true"`
+	Token string `yaml:"token" secret:"true" minlen:"16"`
 }
 
 // MCPConfig is the mcp section: the same tools over the Model Context Protocol (Streamable
@@ -148,9 +149,9 @@ type AuthConfig struct {
 	// Mode is session, jwt, headers or none.
 	Mode string `yaml:"mode" enum:"session|jwt|headers|none"`
 	// APIKey is the static bearer key of jwt and headers modes.
-	APIKey string `yaml:"api_key" secret:"true"`
+	APIKey string `yaml:"api_key" secret:"true" minlen:"16"`
 	// JWTSecret is the HS256 secret that signs X-OpenWebUI-User-Jwt.
-	JWTSecret string `yaml:"jwt_secret" secret:"true"`
+	JWTSecret string `yaml:"jwt_secret" secret:"true" minlen:"16"`
 	// JWTIssuer is the iss claim a forwarded JWT must carry ("" accepts any issuer).
 	JWTIssuer string `yaml:"jwt_issuer"`
 	// AllowInsecureNone allows mode none on a non-loopback listen address.
@@ -191,7 +192,7 @@ type LinksConfig struct {
 	Mode string `yaml:"mode" enum:"fileshed|openwebui"`
 	// Secret is the key that signs link tokens; empty means a random key kept in
 	// {storage_base_path}/links.key (0600, created on first start).
-	Secret string `yaml:"secret" secret:"true"`
+	Secret string `yaml:"secret" secret:"true" minlen:"16"`
 }
 
 // PublicURL is the base URL of download links, without a trailing slash: public_url, or

@@ -73,6 +73,30 @@ func TestPrecedence(t *testing.T) {
 			src: map[string]string{"cors.allowed_origins": "env", "groups.static": "env"},
 		},
 		{
+			name: "comma-separated list in env",
+			env:  map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": "https://a.example, http://b.example:8080,"},
+			want: map[string]string{"cors.allowed_origins": `["https://a.example","http://b.example:8080"]`},
+			src:  map[string]string{"cors.allowed_origins": "env"},
+		},
+		{
+			name: "one value is a list of one",
+			env:  map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": "https://a.example"},
+			want: map[string]string{"cors.allowed_origins": `["https://a.example"]`},
+			src:  map[string]string{"cors.allowed_origins": "env"},
+		},
+		{
+			name: "empty variable is an empty list",
+			env:  map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": ""},
+			want: map[string]string{"cors.allowed_origins": `[]`},
+			src:  map[string]string{"cors.allowed_origins": "env"},
+		},
+		{
+			name: "comma-separated list in a flag",
+			args: []string{"--cors-allowed-origins=https://a.example,https://b.example"},
+			want: map[string]string{"cors.allowed_origins": `["https://a.example","https://b.example"]`},
+			src:  map[string]string{"cors.allowed_origins": "flag"},
+		},
+		{
 			name: "JSON map in a flag replaces the file's map",
 			file: "groups:\n  static:\n    old: [x]\n",
 			args: []string{"--groups-static", `{"new":["y"]}`},

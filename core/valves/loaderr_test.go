@@ -31,8 +31,9 @@ func TestLoadRejects(t *testing.T) {
 		{name: "bad int in env", env: map[string]string{"FILESHED_QUOTA_PER_USER_MB": "abc"}, want: []string{"FILESHED_QUOTA_PER_USER_MB", `"abc"`, "quota_per_user_mb"}},
 		{name: "int overflow in env", env: map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "99999999999999999999"}, want: []string{"FILESHED_MAX_FILE_SIZE_MB"}},
 		{name: "bad bool in env", env: map[string]string{"FILESHED_SQLITE_READONLY": "maybe"}, want: []string{"FILESHED_SQLITE_READONLY", `"maybe"`}},
-		{name: "bad JSON list in env", env: map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": "https://a.example"}, want: []string{"FILESHED_CORS_ALLOWED_ORIGINS", "JSON"}},
-		{name: "JSON of the wrong shape in env", env: map[string]string{"FILESHED_GROUPS_STATIC": `{"g":"u1"}`}, want: []string{"FILESHED_GROUPS_STATIC", "JSON"}},
+		{name: "broken JSON list in env", env: map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": `["https://a.example"`}, want: []string{"FILESHED_CORS_ALLOWED_ORIGINS", "JSON list", "comma-separated"}},
+		{name: "JSON of the wrong shape in env", env: map[string]string{"FILESHED_GROUPS_STATIC": `{"g":"u1"}`}, want: []string{"FILESHED_GROUPS_STATIC", `give one like {"name":["a","b"]}`}},
+		{name: "map given as a list", env: map[string]string{"FILESHED_TOOL_DESCRIPTIONS": "shed_exec"}, want: []string{"FILESHED_TOOL_DESCRIPTIONS", `give one like {"name":"text"}`}},
 		{name: "every bad variable is reported", env: map[string]string{"FILESHED_LISTEN": "x", "FILESHED_EXEC_TIMEOUT_MAX": "x", "FILESHED_LOG_LEVEL": "x", "FILESHED_MAX_BODY_MB": "x"}, want: []string{"FILESHED_EXEC_TIMEOUT_MAX", "FILESHED_MAX_BODY_MB"}},
 		{name: "bad int flag", args: []string{"--exec-timeout-max=5m"}, want: []string{"--exec-timeout-max", `"5m"`}},
 		{name: "unknown flag", args: []string{"--quota-per-user", "5"}, want: []string{"unknown flag --quota-per-user"}},
@@ -106,20 +107,20 @@ func TestSecretFromFile(t *testing.T) {
 		want    string   // jwt secret loaded; "" when an error is expected
 		wantErr []string // parts of the error
 	}{
-		{name: "file with trailing newline", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("a", "s3cr3t-jwt\n")}, want: "s3cr3t-jwt"},
-		{name: "file with CRLF", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("b", "s3cr3t-jwt\r\n")}, want: "s3cr3t-jwt"},
-		{name: "inner spaces kept", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("c", " s3cr3t jwt ")}, want: " s3cr3t jwt "},
-		{name: "plain variable", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain"}, want: "s3cr3t-plain"},
+		{name: "file with trailing newline", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("a", "s3cr3t-jwt-0123456789\n")}, want: "s3cr3t-jwt-0123456789"},
+		{name: "file with CRLF", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("b", "s3cr3t-jwt-0123456789\r\n")}, want: "s3cr3t-jwt-0123456789"},
+		{name: "inner spaces kept", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": secretFile("c", " s3cr3t jwt 0123456789 ")}, want: " s3cr3t jwt 0123456789 "},
+		{name: "plain variable", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain-0123456789"}, want: "s3cr3t-plain-0123456789"},
 		{name: "both set", env: map[string]string{"FILESHED_AUTH_JWT_SECRET": "s3cr3t-plain", "FILESHED_AUTH_JWT_SECRET_FILE": secretFile("d", "s3cr3t-file")},
 			wantErr: []string{"FILESHED_AUTH_JWT_SECRET and FILESHED_AUTH_JWT_SECRET_FILE are both set"}},
 		{name: "missing file", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": filepath.Join(dir, "nope")}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "no such file"}},
 		{name: "directory", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": dir}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "is a directory"}},
 		{name: "huge file", env: map[string]string{"FILESHED_AUTH_JWT_SECRET_FILE": huge}, wantErr: []string{"FILESHED_AUTH_JWT_SECRET_FILE", "larger than"}},
-		{name: "_FILE of a non-secret is not read", env: map[string]string{"FILESHED_LISTEN_FILE": secretFile("e", "0.0.0.0:1"), "FILESHED_AUTH_JWT_SECRET": "s3cr3t-x"}, want: "s3cr3t-x"},
+		{name: "_FILE of a non-secret is not read", env: map[string]string{"FILESHED_LISTEN_FILE": secretFile("e", "0.0.0.0:1"), "FILESHED_AUTH_JWT_SECRET": "s3cr3t-x-0123456789"}, want: "s3cr3t-x-0123456789"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": "s3cr3t-key"}
+			env := map[string]string{"FILESHED_AUTH_MODE": "jwt", "FILESHED_AUTH_API_KEY": "s3cr3t-key-0123456789"}
 			for k, v := range tt.env {
 				env[k] = v
 			}

@@ -3,6 +3,8 @@ package valves
 import (
 	"bytes"
 	"errors"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,7 @@ import (
 func TestReportRedactsSecrets(t *testing.T) {
 	env := map[string]string{
 		"FILESHED_AUTH_MODE":               "jwt",
-		"FILESHED_AUTH_JWT_SECRET_FILE":    writeFile(t, "jwt", "s3cr3t-jwt\n"),
+		"FILESHED_AUTH_JWT_SECRET_FILE":    writeFile(t, "jwt", "s3cr3t-jwt-0123456789\n"),
 		"FILESHED_OPENWEBUI_ADMIN_API_KEY": "s3cr3t-admin",
 		"FILESHED_GROUPS_STATIC":           `{"team":["alice"]}`,
 		"FILESHED_PUBLIC_URL":              "https://files.example.com/",
@@ -20,7 +22,7 @@ func TestReportRedactsSecrets(t *testing.T) {
 		"FILESHED_OPENWEBUI_URL":           "http://localhost:8080",
 		"FILESHED_LINK_TTL_HOURS_MAX":      "200",
 	}
-	cfg, src, err := Load(defaults(t), []string{"--auth-api-key", "s3cr3t-key"}, environ(env))
+	cfg, src, err := Load(defaults(t), []string{"--auth-api-key", "s3cr3t-key-0123456789"}, environ(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,24 +34,36 @@ func TestReportRedactsSecrets(t *testing.T) {
 	if strings.Contains(out, "s3cr3t") {
 		t.Fatalf("Report shows a secret:\n%s", out)
 	}
-	for _, line := range []string{
-		`auth.mode = "jwt"  (env)`,
-		`auth.api_key = <redacted>  (flag)`,
-		`auth.jwt_secret = <redacted>  (env)`,
-		`openwebui.admin_api_key = <redacted>  (env)`,
-		`groups.static = {"team":["alice"]}  (env)`,
-		`public_url = "https://files.example.com/"  (env)`,
-		`storage_base_path = "/srv/shed\nlisten = \"forged\"  (flag)"  (env)`,
-		`link_ttl_hours_max = 200  (env)`,
-		`openwebui.cache_seconds = 60  (default)`,
-		`listen = "127.0.0.1:8000"  (default)`,
+	for _, row := range [][4]string{
+		{"auth.mode", "env", "FILESHED_AUTH_MODE", `"jwt"`},
+		{"auth.api_key", "flag", "FILESHED_AUTH_API_KEY[_FILE]", `<redacted>`},
+		{"auth.jwt_secret", "env", "FILESHED_AUTH_JWT_SECRET[_FILE]", `<redacted>`},
+		{"openwebui.admin_api_key", "env", "FILESHED_OPENWEBUI_ADMIN_API_KEY[_FILE]", `<redacted>`},
+		{"groups.static", "env", "FILESHED_GROUPS_STATIC", `{"team":["alice"]}`},
+		{"public_url", "env", "FILESHED_PUBLIC_URL", `"https://files.example.com/"`},
+		{"storage_base_path", "env", "FILESHED_STORAGE_BASE_PATH", `"/srv/shed\nlisten = \"forged\"  (flag)"`},
+		{"link_ttl_hours_max", "env", "FILESHED_LINK_TTL_HOURS_MAX", `200`},
+		{"openwebui.cache_seconds", "default", "FILESHED_OPENWEBUI_CACHE_SECONDS", `60`},
+		{"listen", "default", "FILESHED_LISTEN", `"127.0.0.1:8000"`},
 	} {
-		if !strings.Contains(out, line+"\n") {
-			t.Errorf("Report lacks line %s\n%s", line, out)
+		flag := "--" + strings.NewReplacer(".", "-", "_", "-").Replace(row[0])
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(row[0]) + ` +` + row[1] + ` +` + regexp.QuoteMeta(row[2]) + ` +` +
+			regexp.QuoteMeta(flag) + ` +` + regexp.QuoteMeta(row[3]) + `$`)
+		if !re.MatchString(out) {
+			t.Errorf("Report lacks the row %v\n%s", row, out)
 		}
 	}
-	if n := strings.Count(out, "\n"); n != len(Names()) {
-		t.Errorf("Report has %d lines, want one per valve (%d)", n, len(Names()))
+	if n := strings.Count(out, "\n"); n != len(Names())+1 {
+		t.Errorf("Report has %d lines, want a header and one per valve (%d)", n, len(Names()))
+	}
+	// The env view never sets a secret to the word "<redacted>": a set secret is a comment.
+	b.Reset()
+	if err := cfg.ReportEnv(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "s3cr3t") || !strings.Contains(b.String(), "\n# FILESHED_AUTH_API_KEY=<redacted>  (set: ") ||
+		strings.Contains(b.String(), "\nFILESHED_AUTH_JWT_SECRET=") || !strings.Contains(b.String(), "\nFILESHED_METRICS_TOKEN=\n") {
+		t.Errorf("ReportEnv:\n%s", b.String())
 	}
 }
 
@@ -63,8 +77,8 @@ func TestReportWithoutSources(t *testing.T) {
 	if err := cfg.Report(&b, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(b.String(), "  (default)\n"); n != len(Names()) {
-		t.Errorf("%d default lines, want %d", n, len(Names()))
+	if n := len(regexp.MustCompile(`(?m)^\S+ +default +FILESHED_`).FindAllString(b.String(), -1)); n != len(Names()) {
+		t.Errorf("%d default rows, want %d", n, len(Names()))
 	}
 }
 
@@ -117,5 +131,51 @@ func TestMaxBodyBytes(t *testing.T) {
 				t.Errorf("MaxBodyBytes() = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReportEnvReadsBack: every line of ReportEnv, given back as its variable, sets the same
+// value (lists as comma-separated values where they can be, JSON where not), and no value
+// can forge a second line.
+func TestReportEnvReadsBack(t *testing.T) {
+	env := map[string]string{
+		"FILESHED_CORS_ALLOWED_ORIGINS": `["https://a.example","https://b.example"]`,
+		"FILESHED_GROUPS_STATIC":        `{"team":["alice","bob"]}`,
+		"FILESHED_TOOL_DESCRIPTIONS":    `{"shed_exec":"Run, then read returncode."}`,
+		"FILESHED_STORAGE_BASE_PATH":    "/srv/shed\nFILESHED_LISTEN=0.0.0.0:1",
+		"FILESHED_PUBLIC_URL":           "https://files.example.com",
+		"FILESHED_SQLITE_READONLY":      "true",
+		"FILESHED_AUTH_NONE_USER_ID":    "bob",
+	}
+	cfg, _, err := Load(defaults(t), nil, environ(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := cfg.ReportEnv(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(Names())+1 || !strings.HasPrefix(lines[0], "# ") {
+		t.Fatalf("ReportEnv has %d lines, want a comment and one per valve (%d):\n%s", len(lines), len(Names()), b.String())
+	}
+	if !strings.Contains(b.String(), "\nFILESHED_CORS_ALLOWED_ORIGINS=https://a.example,https://b.example\n") {
+		t.Errorf("the list is not comma-separated:\n%s", b.String())
+	}
+	back := map[string]string{}
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(l, "=")
+		back[k] = v
+	}
+	again, _, err := Load(defaults(t), nil, environ(back))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.StorageBasePath = cfg.StorageBasePath // quoted: a line cannot carry a newline
+	if !reflect.DeepEqual(cfg, again) {
+		t.Errorf("read back:\n%+v\nwant:\n%+v", again, cfg)
+	}
+	if back["FILESHED_STORAGE_BASE_PATH"] != `"/srv/shed\nFILESHED_LISTEN=0.0.0.0:1"` {
+		t.Errorf("a newline in a value is not quoted: %q", back["FILESHED_STORAGE_BASE_PATH"])
 	}
 }

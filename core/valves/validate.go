@@ -13,16 +13,28 @@ import (
 	"strings"
 )
 
-// safeID is a user or group id that can be one path segment (FUNCTIONS.md, ids).
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// idPattern is the one rule for user and group ids (FUNCTIONS.md, ids): one path segment of
+// letters, digits, '-' and '_', 1 to 64 characters, starting with a letter or digit.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
-// Validate checks every valve (allowed values and ranges from the struct tags) and the rules
-// that tie valves together. It reports all problems at once, each naming its valve, and
-// never echoes a secret.
+// ValidID reports whether s can be a user or group id. Ids become directory names and reach
+// the command line of tools (`fileshed admin sandbox ls user ID`, paths given to commands), so
+// a leading '-' or '_' is refused: no id reads as an option ("-rf"); UUIDs pass, "..", "" and
+// "a/b" do not. core.ValidID is this function, so the configuration and the requests agree.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// idRule says what ValidID accepts, for error messages.
+const idRule = "letters, digits, _ and -, 1-64, starting with a letter or digit"
+
+// Validate checks every valve (allowed values, ranges and lengths from the struct tags) and
+// the rules that tie valves together: every check that needs no storage, so that `fileshed
+// valves` and serve refuse the same configurations, before anything is created. It reports
+// all problems at once, each naming its valve with its variable and flag, and never echoes
+// a secret.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(name, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, a...)))
+		errs = append(errs, fmt.Errorf("%s: %s (%s)", name, fmt.Sprintf(format, a...), byName[name].where()))
 	}
 	for _, v := range all {
 		f := v.field(c)
@@ -31,11 +43,19 @@ func (c *Config) Validate() error {
 			bad(v.name, "%q is not one of %s", f.String(), strings.Join(v.enum, ", "))
 		case v.typ.Kind() == reflect.Int && (f.Int() < int64(v.min) || f.Int() > int64(v.max)):
 			bad(v.name, "%d is outside %d..%d", f.Int(), v.min, v.max)
+		case v.minLen > 0 && f.Len() > 0 && f.Len() < v.minLen:
+			// A short key is guessed or brute-forced: refuse it rather than serve behind it.
+			bad(v.name, "at least %d characters, e.g. openssl rand -base64 %d", v.minLen, v.minLen)
 		}
 	}
 
 	if err := checkListen(c.Listen); err != nil {
 		bad("listen", "%v", err)
+	} else if c.Auth.Mode == "none" && !c.Auth.AllowInsecureNone && !loopback(c.Listen) {
+		// With no authentication, anyone who reaches the port would own the workshop.
+		bad("listen", "auth.mode none refuses %q (not loopback): anyone reaching the port would own the workshop. "+
+			"Set auth.mode (FILESHED_AUTH_MODE: session, jwt or headers), or listen on 127.0.0.1, "+
+			"or accept the risk with auth.allow_insecure_none (FILESHED_AUTH_ALLOW_INSECURE_NONE=true)", c.Listen)
 	}
 	if c.StorageBasePath == "" || strings.ContainsRune(c.StorageBasePath, 0) {
 		bad("storage_base_path", "must be a non-empty path without NUL")
@@ -68,11 +88,8 @@ func (c *Config) Validate() error {
 			bad("auth.api_key", "auth.mode headers needs it (plain identity headers are trusted only behind a key)")
 		}
 	}
-	if !safeID.MatchString(c.Auth.NoneUserID) {
-		bad("auth.none_user_id", "%q is not an id (letters, digits, _ and -, 1-64)", c.Auth.NoneUserID)
-	}
-	if k := c.Encryption.MasterKey; k != "" && len(k) < 32 {
-		bad("encryption.master_key", "at least 32 characters (e.g. openssl rand -base64 32)")
+	if !ValidID(c.Auth.NoneUserID) {
+		bad("auth.none_user_id", "%q is not an id (%s)", c.Auth.NoneUserID, idRule)
 	}
 	if c.Links.Mode == "openwebui" && c.OpenWebUI.URL == "" {
 		bad("links.mode", "openwebui needs openwebui.url")
@@ -87,12 +104,12 @@ func (c *Config) Validate() error {
 		bad("groups.header", "%q is not an HTTP header name", c.Groups.Header)
 	}
 	for _, g := range slices.Sorted(maps.Keys(c.Groups.Static)) {
-		if !safeID.MatchString(g) {
-			bad("groups.static", "group id %q is not an id (letters, digits, _ and -, 1-64)", g)
+		if !ValidID(g) {
+			bad("groups.static", "group id %q is not an id (%s)", g, idRule)
 		}
 		for _, u := range c.Groups.Static[g] {
-			if !safeID.MatchString(u) {
-				bad("groups.static", "group %q: user id %q is not an id (letters, digits, _ and -, 1-64)", g, u)
+			if !ValidID(u) {
+				bad("groups.static", "group %q: user id %q is not an id (%s)", g, u, idRule)
 			}
 		}
 	}
@@ -119,6 +136,13 @@ func checkListen(s string) error {
 		return fmt.Errorf("%q: port must be a number 0-65535", s)
 	}
 	return nil
+}
+
+// loopback reports whether the host of the host:port s is localhost or a loopback address.
+func loopback(s string) bool {
+	host, _, _ := net.SplitHostPort(s)
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // checkBaseURL accepts an absolute http(s) URL with a host and no credentials, query or

@@ -18,7 +18,13 @@ func TestValidate(t *testing.T) {
 		{"listen ipv6 loopback", func(c *Config) { c.Listen = "[::1]:8000" }, ""},
 		{"listen localhost", func(c *Config) { c.Listen = "localhost:8000" }, ""},
 		{"listen port 0", func(c *Config) { c.Listen = "127.0.0.1:0" }, ""},
-		{"listen all interfaces", func(c *Config) { c.Listen = ":8000" }, ""},
+		{"listen all interfaces", func(c *Config) { c.Listen = ":8000"; c.Auth.AllowInsecureNone = true }, ""},
+		{"none on all interfaces", func(c *Config) { c.Listen = ":8000" }, "listen"},
+		{"none on 0.0.0.0", func(c *Config) { c.Listen = "0.0.0.0:8000" }, "listen"},
+		{"none on a LAN address", func(c *Config) { c.Listen = "192.168.1.5:8000" }, "listen"},
+		{"none on a host name", func(c *Config) { c.Listen = "fileshed:8000" }, "listen"},
+		{"none on 127.0.0.2", func(c *Config) { c.Listen = "127.0.0.2:8000" }, ""},
+		{"headers on all interfaces", func(c *Config) { c.Listen = ":8000"; c.Auth.Mode = "headers"; c.Auth.APIKey = key16 }, ""},
 		{"listen without port", func(c *Config) { c.Listen = "127.0.0.1" }, "listen"},
 		{"listen empty", func(c *Config) { c.Listen = "" }, "listen"},
 		{"listen port too big", func(c *Config) { c.Listen = "127.0.0.1:65536" }, "listen"},
@@ -42,9 +48,18 @@ func TestValidate(t *testing.T) {
 		{"auth mode wrong case", func(c *Config) { c.Auth.Mode = "None" }, "auth.mode"},
 		{"session with url", func(c *Config) { c.Auth.Mode = "session"; c.OpenWebUI.URL = "http://localhost:8080" }, ""},
 		{"session without url", func(c *Config) { c.Auth.Mode = "session" }, "auth.mode"},
-		{"jwt complete", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.APIKey = "k"; c.Auth.JWTSecret = "s" }, ""},
-		{"jwt without secret", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.APIKey = "k" }, "auth.jwt_secret"},
-		{"jwt without api key", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.JWTSecret = "s" }, "auth.api_key"},
+		{"jwt complete", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.APIKey = key16; c.Auth.JWTSecret = key16 }, ""},
+		{"jwt without secret", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.APIKey = key16 }, "auth.jwt_secret"},
+		{"jwt without api key", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.JWTSecret = key16 }, "auth.api_key"},
+		{"jwt with a 1-character secret", func(c *Config) { c.Auth.Mode = "jwt"; c.Auth.APIKey = key16; c.Auth.JWTSecret = "s" }, "auth.jwt_secret"},
+		{"headers with a 1-character key", func(c *Config) { c.Auth.Mode = "headers"; c.Auth.APIKey = "x" }, "auth.api_key"},
+		{"headers with a 15-character key", func(c *Config) { c.Auth.Mode = "headers"; c.Auth.APIKey = key16[:15] }, "auth.api_key"},
+		{"short api key unused by mode none", func(c *Config) { c.Auth.APIKey = "x" }, "auth.api_key"},
+		{"links secret 16", func(c *Config) { c.Links.Secret = key16 }, ""},
+		{"links secret short", func(c *Config) { c.Links.Secret = "short" }, "links.secret"},
+		{"metrics token short", func(c *Config) { c.Metrics.Token = "scrape" }, "metrics.token"},
+		{"master key 31", func(c *Config) { c.Encryption.MasterKey = strings.Repeat("k", 31) }, "encryption.master_key"},
+		{"master key 32", func(c *Config) { c.Encryption.MasterKey = strings.Repeat("k", 32) }, ""},
 		{"headers without api key", func(c *Config) { c.Auth.Mode = "headers" }, "auth.api_key"},
 		{"none user uuid", func(c *Config) { c.Auth.NoneUserID = "3f2c1a9e-7b4d-4c1e-9a6f-0d2b8e5c7a11" }, ""},
 		{"none user dotdot", func(c *Config) { c.Auth.NoneUserID = ".." }, "auth.none_user_id"},
@@ -52,6 +67,9 @@ func TestValidate(t *testing.T) {
 		{"none user empty", func(c *Config) { c.Auth.NoneUserID = "" }, "auth.none_user_id"},
 		{"none user too long", func(c *Config) { c.Auth.NoneUserID = strings.Repeat("a", 65) }, "auth.none_user_id"},
 		{"none user NUL", func(c *Config) { c.Auth.NoneUserID = "a\x00" }, "auth.none_user_id"},
+		{"none user option-like", func(c *Config) { c.Auth.NoneUserID = "-rf" }, "auth.none_user_id"},
+		{"none user leading underscore", func(c *Config) { c.Auth.NoneUserID = "_x" }, "auth.none_user_id"},
+		{"none user 64", func(c *Config) { c.Auth.NoneUserID = "a" + strings.Repeat("-", 63) }, ""},
 
 		{"openwebui url ftp", func(c *Config) { c.OpenWebUI.URL = "ftp://x.example" }, "openwebui.url"},
 		{"openwebui timeout zero", func(c *Config) { c.OpenWebUI.TimeoutSeconds = 0 }, "openwebui.timeout_seconds"},
@@ -70,6 +88,8 @@ func TestValidate(t *testing.T) {
 		{"static groups", func(c *Config) { c.Groups.Static = map[string][]string{"team": {"alice", "bob"}} }, ""},
 		{"static group id dotdot", func(c *Config) { c.Groups.Static = map[string][]string{"..": {"alice"}} }, "groups.static"},
 		{"static member with slash", func(c *Config) { c.Groups.Static = map[string][]string{"team": {"../alice"}} }, "groups.static"},
+		{"static option-like group", func(c *Config) { c.Groups.Static = map[string][]string{"-team": {"alice"}} }, "groups.static"},
+		{"static option-like member", func(c *Config) { c.Groups.Static = map[string][]string{"team": {"--help"}} }, "groups.static"},
 
 		{"quota negative", func(c *Config) { c.QuotaPerUserMB = -5 }, "quota_per_user_mb"},
 		{"quota zero", func(c *Config) { c.QuotaPerGroupMB = 0 }, "quota_per_group_mb"},
@@ -113,6 +133,36 @@ func TestValidate(t *testing.T) {
 			}
 			wantErr(t, err, tt.want+": ")
 		})
+	}
+}
+
+// key16 is a secret of the shortest accepted length.
+const key16 = "0123456789abcdef"
+
+// TestValidateNamesVariableAndFlag: every problem names the valve's variable and flag (a
+// container user sets FILESHED_* variables, not YAML keys); a short secret's message says how
+// long it must be and how to make one, never what it was.
+func TestValidateNamesVariableAndFlag(t *testing.T) {
+	cfg, _, err := Load(defaults(t), nil, environ(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Auth.Mode, cfg.Auth.APIKey, cfg.Auth.JWTSecret = "jwt", "k3y-too-short", "jwt-too-short"
+	err = cfg.Validate()
+	wantErr(t, err, "auth.api_key: at least 16 characters, e.g. openssl rand -base64 16 (variable FILESHED_AUTH_API_KEY, flag --auth-api-key)",
+		"auth.jwt_secret: at least 16 characters", "variable FILESHED_AUTH_JWT_SECRET, flag --auth-jwt-secret")
+	if strings.Contains(err.Error(), "too-short") {
+		t.Errorf("error %q shows a secret", err)
+	}
+}
+
+// TestValidIDIsCoresRule: the configuration accepts exactly the ids a request may carry.
+func TestValidID(t *testing.T) {
+	for id, want := range map[string]bool{"alice": true, "3f2c1a9e-7b4d-4c1e-9a6f-0d2b8e5c7a11": true, "a_b-c": true,
+		"-rf": false, "--help": false, "_x": false, "": false, "..": false, "a/b": false, "é": false, strings.Repeat("a", 65): false} {
+		if got := ValidID(id); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", id, got, want)
+		}
 	}
 }
 

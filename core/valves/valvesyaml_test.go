@@ -11,73 +11,78 @@ import (
 )
 
 // TestDefaultsFileLoads loads the real valves.yaml alone and checks every default against
-// the contract (DESIGN.md §8 and the brief), the order of valves and the Report format.
+// the contract (DESIGN.md §8 and the brief): the variables, their order and their values in
+// the ReportEnv format.
 func TestDefaultsFileLoads(t *testing.T) {
 	cfg, src, err := Load(defaults(t), nil, environ(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := len(src); n != len(Names()) {
+		t.Errorf("%d sources, want one per valve (%d)", n, len(Names()))
+	}
 	var b bytes.Buffer
-	if err := cfg.Report(&b, src); err != nil {
+	if err := cfg.ReportEnv(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `listen = "127.0.0.1:8000"  (default)
-storage_base_path = "./data"  (default)
-public_url = ""  (default)
-auth.mode = "none"  (default)
-auth.api_key = ""  (default)
-auth.jwt_secret = ""  (default)
-auth.jwt_issuer = "open-webui"  (default)
-auth.allow_insecure_none = false  (default)
-auth.none_user_id = "local"  (default)
-openwebui.url = ""  (default)
-openwebui.admin_api_key = ""  (default)
-openwebui.timeout_seconds = 5  (default)
-openwebui.cache_seconds = 60  (default)
-cors.allowed_origins = ["*"]  (default)
-groups.header = "X-Shed-Groups"  (default)
-groups.static = {}  (default)
-quota_per_user_mb = 1000  (default)
-quota_per_group_mb = 2000  (default)
-max_file_size_mb = 300  (default)
-lock_max_age_hours = 24  (default)
-lock_force_after_minutes = 30  (default)
-exec_timeout_default = 30  (default)
-exec_timeout_max = 240  (default)
-exec_memory_limit_mb = 512  (default)
-exec_cpu_limit_seconds = 60  (default)
-exec_sandbox = "required"  (default)
-exec_max_per_user = 4  (default)
-exec_max_total = 0  (default)
-exec_memory_total_mb = 0  (default)
-group_default_mode = "group"  (default)
-network_mode = "disabled"  (default)
-max_output_default = 50000  (default)
-max_output_absolute = 5000000  (default)
-sqlite_readonly = false  (default)
-sqlite_journal_mode = "wal"  (default)
-sqlite_rows_default = 10  (default)
-sqlite_rows_max = 10000  (default)
-link_ttl_hours_default = 24  (default)
-link_ttl_hours_max = 168  (default)
-page_max_kb = 1024  (default)
-links.mode = "fileshed"  (default)
-links.secret = ""  (default)
-audit_retention_days = 90  (default)
-metrics.token = ""  (default)
-mcp.enabled = false  (default)
-mcp.dns_rebinding_guard = true  (default)
-archive.max_entries = 10000  (default)
-archive.max_total_mb = 500  (default)
-archive.max_ratio = 100  (default)
-archive.max_depth = 64  (default)
-archive.max_name_length = 1024  (default)
-encryption.master_key = ""  (default)
-encryption.work_dir = ""  (default)
-log_level = "info"  (default)
-tool_descriptions = {}  (default)
-max_body_mb = 0  (default)
-shutdown_grace_seconds = 25  (default)
+	want := `# fileshed valves --env: the effective configuration (secrets redacted)
+FILESHED_LISTEN=127.0.0.1:8000
+FILESHED_STORAGE_BASE_PATH=./data
+FILESHED_PUBLIC_URL=
+FILESHED_AUTH_MODE=none
+FILESHED_AUTH_API_KEY=
+FILESHED_AUTH_JWT_SECRET=
+FILESHED_AUTH_JWT_ISSUER=open-webui
+FILESHED_AUTH_ALLOW_INSECURE_NONE=false
+FILESHED_AUTH_NONE_USER_ID=local
+FILESHED_OPENWEBUI_URL=
+FILESHED_OPENWEBUI_ADMIN_API_KEY=
+FILESHED_OPENWEBUI_TIMEOUT_SECONDS=5
+FILESHED_OPENWEBUI_CACHE_SECONDS=60
+FILESHED_CORS_ALLOWED_ORIGINS=*
+FILESHED_GROUPS_HEADER=X-Shed-Groups
+FILESHED_GROUPS_STATIC={}
+FILESHED_QUOTA_PER_USER_MB=1000
+FILESHED_QUOTA_PER_GROUP_MB=2000
+FILESHED_MAX_FILE_SIZE_MB=300
+FILESHED_LOCK_MAX_AGE_HOURS=24
+FILESHED_LOCK_FORCE_AFTER_MINUTES=30
+FILESHED_EXEC_TIMEOUT_DEFAULT=30
+FILESHED_EXEC_TIMEOUT_MAX=240
+FILESHED_EXEC_MEMORY_LIMIT_MB=512
+FILESHED_EXEC_CPU_LIMIT_SECONDS=60
+FILESHED_EXEC_SANDBOX=required
+FILESHED_EXEC_MAX_PER_USER=4
+FILESHED_EXEC_MAX_TOTAL=0
+FILESHED_EXEC_MEMORY_TOTAL_MB=0
+FILESHED_GROUP_DEFAULT_MODE=group
+FILESHED_NETWORK_MODE=disabled
+FILESHED_MAX_OUTPUT_DEFAULT=50000
+FILESHED_MAX_OUTPUT_ABSOLUTE=5000000
+FILESHED_SQLITE_READONLY=false
+FILESHED_SQLITE_JOURNAL_MODE=wal
+FILESHED_SQLITE_ROWS_DEFAULT=10
+FILESHED_SQLITE_ROWS_MAX=10000
+FILESHED_LINK_TTL_HOURS_DEFAULT=24
+FILESHED_LINK_TTL_HOURS_MAX=168
+FILESHED_PAGE_MAX_KB=1024
+FILESHED_LINKS_MODE=fileshed
+FILESHED_LINKS_SECRET=
+FILESHED_AUDIT_RETENTION_DAYS=90
+FILESHED_METRICS_TOKEN=
+FILESHED_MCP_ENABLED=false
+FILESHED_MCP_DNS_REBINDING_GUARD=true
+FILESHED_ARCHIVE_MAX_ENTRIES=10000
+FILESHED_ARCHIVE_MAX_TOTAL_MB=500
+FILESHED_ARCHIVE_MAX_RATIO=100
+FILESHED_ARCHIVE_MAX_DEPTH=64
+FILESHED_ARCHIVE_MAX_NAME_LENGTH=1024
+FILESHED_ENCRYPTION_MASTER_KEY=
+FILESHED_ENCRYPTION_WORK_DIR=
+FILESHED_LOG_LEVEL=info
+FILESHED_TOOL_DESCRIPTIONS={}
+FILESHED_MAX_BODY_MB=0
+FILESHED_SHUTDOWN_GRACE_SECONDS=25
 `
 	if got := b.String(); got != want {
 		t.Errorf("Report of the defaults:\n%s\nwant:\n%s", got, want)
