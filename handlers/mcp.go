@@ -32,7 +32,7 @@ type mcpPostKey struct{}
 // tool call is dispatched in-process to its own route (mcp_call.go), so decoding, limits,
 // audit, metrics and logs are those of the HTTP call.
 func mountMCP(r chi.Router, api huma.API, d Deps) {
-	cfg := d.Service.Config()
+	cfg := d.cfg
 	doc := api.OpenAPI()
 	server := mcp.NewServer(&mcp.Implementation{Name: openapi.Title, Version: Version}, &mcp.ServerOptions{
 		Instructions: doc.Info.Description,
