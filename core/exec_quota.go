@@ -38,11 +38,11 @@ func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 // remainingQuota is what the zone's owner may still add (0 when over the quota).
 func (s *Service) remainingQuota(ctx context.Context, z *Zone) (int64, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return 0, quotaErr("Cannot read the quota", err)
 	}
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return 0, quotaErr("Cannot read the quota", err)
 	}
 	return max(0, s.limit(z.Owner)-used), nil
 }
@@ -72,7 +72,7 @@ type execQuota struct {
 // s.mutate, and finish after.
 func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+		return nil, quotaErr("Cannot read the quota", err)
 	}
 	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: s.holdOwner(z.Owner)}, nil
 }
@@ -83,7 +83,7 @@ func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, erro
 func (q *execQuota) measureBefore() error {
 	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
 	if err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	if q.before, err = takeSnapshot(q.z.Fs.Dir()); err != nil {
 		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)

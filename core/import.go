@@ -190,7 +190,7 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+		return nil, quotaErr("Cannot read the quota", err)
 	}
 	r, err := s.reserve(ctx, z, -1, max(info.Size, 0))
 	if err != nil {

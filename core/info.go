@@ -137,10 +137,10 @@ func lockLines(locks []store.Lock, convID string) map[string]any {
 // usageOf is an owner's accounted usage and quota, in bytes.
 func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit int64, err error) {
 	if err := s.ensureUsage(ctx, o); err != nil {
-		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return 0, 0, quotaErr("Cannot read the quota", err)
 	}
 	if used, err = s.db.Usage(ctx, o); err != nil {
-		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return 0, 0, quotaErr("Cannot read the quota", err)
 	}
 	return used, s.limit(o), nil
 }

@@ -71,7 +71,7 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 	for _, o := range owners {
 		before, err := s.db.Usage(ctx, o)
 		if err != nil {
-			return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
+			return Result{}, quotaErr("Cannot read the quota", err)
 		}
 		after, err := s.Reconcile(ctx, o)
 		if err != nil {

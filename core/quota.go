@@ -121,7 +121,7 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size, growth int64) (*Re
 	}
 	if growth > 0 {
 		if err := s.ensureUsage(ctx, z.Owner); err != nil {
-			return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+			return nil, quotaErr("Cannot read the quota", err)
 		}
 	}
 	r := &Reservation{s: s, owner: z.Owner, release: s.holdOwner(z.Owner)}
@@ -143,7 +143,7 @@ func (r *Reservation) grow(ctx context.Context, growth int64) error {
 			return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).
 				With("used", qe.Used).With("requested", qe.Requested).With("limit", qe.Limit).With("owner", r.owner.Kind)
 		}
-		return Errf(InternalError, "Cannot reserve quota").Because(err)
+		return quotaErr("Cannot reserve quota", err)
 	}
 	r.reserved += growth
 	return nil
@@ -159,4 +159,15 @@ func (r *Reservation) Settle(ctx context.Context, actual int64) {
 	}
 	r.reserved = actual
 	r.release()
+}
+
+// quotaErr is the answer of a failed read or reservation of the quota. A call whose time
+// ran out before it got there (it waited behind a slow statement on the same database, or
+// another writer of the same file) answers TIMEOUT: nothing is wrong but the wait.
+func quotaErr(what string, err error) *Error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return Errf(Timeout, "%s: the call ran out of time waiting for another call on the same file", what).Because(err).
+			WithHint("Retry when the other call has finished (a long SQL statement holds its database until it ends, at most exec_timeout_default seconds)")
+	}
+	return Errf(InternalError, "%s", what).Because(err)
 }

@@ -262,7 +262,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		return err
 	}
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	r, err := s.reserve(ctx, z, -1, 0)
 	if err != nil {
@@ -273,7 +273,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	defer func() { r.Settle(ctx, delta) }()
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
 	if d.bulk && !d.before.exists && opts.JournalMode == "wal" {
