@@ -109,10 +109,17 @@ func Run(cfg *valves.Config, args []string, stdout, stderr io.Writer) int {
 // run dispatches one command.
 func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Writer) error {
 	if strings.HasPrefix(cmd, "restore") {
-		if err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force); err != nil {
+		rep, err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "restored %s into %s (usage reconciled)\n", c.Restore.Dir, cfg.StorageBasePath)
+		if rep.SkippedCount > 0 {
+			fmt.Fprintf(out, "note: the backup lacks %d name(s) it could not read when it was taken:\n", rep.SkippedCount)
+			for _, p := range rep.Skipped {
+				fmt.Fprintf(out, "  %s\n", p)
+			}
+		}
 		return nil
 	}
 	svc, err := core.New(cfg, core.Options{Admin: true})
@@ -194,10 +201,17 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		}
 		return tw.Flush()
 	case cmd == "backup <dir>":
-		if err := svc.AdminBackup(ctx, c.Backup.Dir); err != nil {
-			return err
+		rep, err := svc.AdminBackup(ctx, c.Backup.Dir)
+		if err != nil {
+			return fmt.Errorf("%w (the backup in %s is not finished: restore refuses it)", err, c.Backup.Dir)
 		}
 		fmt.Fprintf(out, "backup written to %s\n", c.Backup.Dir)
+		if rep.SkippedCount > 0 {
+			for _, p := range rep.Skipped {
+				fmt.Fprintf(out, "  not copied: %s\n", p)
+			}
+			return fmt.Errorf("%d name(s) could not be read and are not in the backup (listed in its fileshed-backup.json); everything else is", rep.SkippedCount)
+		}
 		return nil
 	case cmd == "encryption rotate":
 		old, err := os.ReadFile(c.Encryption.Rotate.OldKeyFile)

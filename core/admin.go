@@ -84,6 +84,9 @@ type OwnerReport struct {
 	Used   int64  `json:"used_bytes"`
 	Limit  int64  `json:"limit_bytes"`
 	OnDisk int64  `json:"on_disk_bytes,omitempty"`
+	// Unmeasured is what the walk could not read ("zone/path: cause"); a reconcile then
+	// keeps the recorded usage.
+	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
 // AdminUsage lists every owner's recorded usage and limit.
@@ -114,11 +117,11 @@ func (s *Service) AdminReconcile(ctx context.Context, kind string, ids ...string
 	}
 	var out []OwnerReport
 	for _, o := range owners {
-		used, err := s.Reconcile(ctx, o)
+		used, unmeasured, err := s.Reconcile(ctx, o)
 		if err != nil {
 			return out, fmt.Errorf("%s %s: %w", o.Kind, o.ID, err)
 		}
-		out = append(out, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o)})
+		out = append(out, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o), Unmeasured: unmeasured})
 	}
 	return out, nil
 }
@@ -280,18 +283,15 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		var disk int64
-		for _, d := range s.ownerDirs(o) {
-			u, err := s.dirUsage(ctx, o, d)
-			if err != nil {
-				return rep, err
-			}
-			disk += u.SizeBytes
+		disk, unmeasured, err := s.measureOwner(ctx, o)
+		if err != nil {
+			return rep, fmt.Errorf("%s %s: %w", o.Kind, o.ID, err)
 		}
-		if disk != used {
+		if disk != used || len(unmeasured) > 0 {
 			rep.Problems++
 		}
-		rep.Quota = append(rep.Quota, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o), OnDisk: disk})
+		rep.Quota = append(rep.Quota, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o), OnDisk: disk,
+			Unmeasured: unmeasured})
 	}
 	return rep, nil
 }

@@ -79,7 +79,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 		s.dropGroupRecords(ctx, z, rel)
 	}
 	if !exact {
-		if _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
+		if _, _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the quota after deleting").Because(rerr)
 		}
 	}

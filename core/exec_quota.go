@@ -3,9 +3,7 @@ package core
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -139,63 +137,31 @@ type snapshot struct {
 	total   int64
 }
 
-// takeSnapshot walks root without following symbolic links, one directory descriptor per
-// level: names are read with getdents and only regular files are stat'ed, relative to
-// their directory (fstatat), so no path is resolved twice. Names that vanish during the
-// walk (a command still running) are skipped.
+// takeSnapshot walks root without following symbolic links (walk.go: one folder open at a
+// time, so no depth of tree defeats it): names are read with getdents and only regular
+// files are stat'ed, relative to their folder (fstatat), so no path is resolved twice.
+// Names that vanish during the walk (a command still running) are skipped; a folder it
+// cannot read is an error (the measure must be whole).
 func takeSnapshot(root string) (snapshot, error) {
 	s := snapshot{entries: map[string]entry{}}
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		return s, nil // the zone does not exist yet
-	}
-	if err != nil {
-		return s, &fs.PathError{Op: "open", Path: root, Err: err}
-	}
-	return s, s.walk(fd, root, "")
-}
-
-// walk adds the names below the directory open as dirfd (the host path abs, zone-relative
-// prefix ending in "/" or empty) and closes dirfd.
-func (s *snapshot) walk(dirfd int, abs, prefix string) error {
-	dir := os.NewFile(uintptr(dirfd), abs)
-	defer dir.Close()
-	for {
-		names, err := dir.ReadDir(1024)
-		for _, d := range names {
-			name := d.Name()
-			rel := prefix + name
-			switch {
-			case d.IsDir():
-				s.entries[rel] = entry{dir: true}
-				fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-					continue // replaced meanwhile
-				}
-				if err != nil {
-					return &fs.PathError{Op: "open", Path: rel, Err: err}
-				}
-				if err := s.walk(fd, abs+"/"+name, rel+"/"); err != nil {
-					return err
-				}
-			case d.Type().IsRegular():
-				var st unix.Stat_t
-				if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
-					continue
-				} else if err != nil {
-					return &fs.PathError{Op: "stat", Path: rel, Err: err}
-				}
-				s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
-				s.total += st.Size
-			default:
-				s.entries[rel] = entry{other: true}
+	w := treeWalk{visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
+		switch {
+		case e.typ&fs.ModeDir != 0:
+			s.entries[rel] = entry{dir: true}
+			return true, nil
+		case e.typ.IsRegular():
+			var st unix.Stat_t
+			if err := unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+				return false, nil
+			} else if err != nil {
+				return false, &fs.PathError{Op: "stat", Path: rel, Err: err}
 			}
+			s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
+			s.total += st.Size
+		default:
+			s.entries[rel] = entry{other: true}
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+		return false, nil
+	}}
+	return s, w.run(context.Background(), root)
 }

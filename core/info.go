@@ -2,13 +2,14 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
@@ -47,6 +48,9 @@ type zoneUsage struct {
 	SizeBytes int64  `json:"size_bytes"`
 	SizeHuman string `json:"size_human"`
 	Files     int64  `json:"files"`
+	// Unmeasured are the first folders or files the walk could not read (path: cause);
+	// what they hold is not counted.
+	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
 // Stats answers shed_stats: size and files of each personal zone (measured), and the quota
@@ -91,8 +95,12 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 	}
 	for _, label := range []string{"uploads", "storage", "documents"} {
 		u := data[label].(zoneUsage)
-		data[label] = map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
+		line := map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
 			"percent_of_quota": percent(u.SizeBytes, limit)}
+		if len(u.Unmeasured) > 0 {
+			line["unmeasured"] = u.Unmeasured
+		}
+		data[label] = line
 	}
 	locks, err := s.db.LocksByUser(ctx, c.UserID)
 	if err != nil {
@@ -164,45 +172,52 @@ func percent(part, whole int64) string {
 func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
 	documents := filepath.Join(s.base, "users", o.ID, "Documents", "data")
 	sealed := o.Kind == "user" && dir != documents && s.userKey(ctx, o.ID).state != ""
-	return walkUsage(dir, sealed)
+	return walkUsage(ctx, dir, sealed)
 }
 
-// walkUsage sums regular files under dir without following symlinks; a missing dir is
-// empty. With sealed, an encrypted file counts its plaintext size.
-func walkUsage(dir string, sealed bool) (zoneUsage, error) {
+// walkUsage sums regular files under dir without following symlinks (walk.go: relative
+// traversal, so a tree deeper than PATH_MAX is measured too); a missing dir is empty. With
+// sealed, an encrypted file counts its plaintext size. A folder it cannot read is listed in
+// Unmeasured and the walk goes on: what it holds is not counted.
+func walkUsage(ctx context.Context, dir string, sealed bool) (zoneUsage, error) {
 	var u zoneUsage
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d == nil {
-				return fs.SkipAll // the zone does not exist yet
+	var problems walkProblems
+	w := treeWalk{
+		visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
+			if !e.typ.IsRegular() {
+				return true, nil
 			}
-			return err
-		}
-		if d.Type().IsRegular() {
-			info, err := d.Info()
-			if err != nil {
-				return err
+			var st unix.Stat_t
+			if err := unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if !errors.Is(err, unix.ENOENT) {
+					problems.add(rel, err)
+				}
+				return false, nil
 			}
-			size := info.Size()
+			size := st.Size
 			if sealed {
-				size = plainSizeAt(p, size)
+				size = plainSizeAt(dirfd, e.name, size)
 			}
 			u.SizeBytes += size
 			u.Files++
-		}
-		return nil
-	})
-	u.SizeHuman = humanMB(u.SizeBytes)
+			return false, nil
+		},
+		problem: problems.add,
+	}
+	err := w.run(ctx, dir)
+	u.SizeHuman, u.Unmeasured = humanMB(u.SizeBytes), problems.first
 	return u, err
 }
 
-// plainSizeAt is the plaintext size of the file at host path p, whose size is size: its own
-// when it is not encrypted. It never follows a symlink nor blocks on a FIFO.
-func plainSizeAt(p string, size int64) int64 {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// plainSizeAt is the plaintext size of the file name in the folder open as dirfd, whose
+// size is size: its own when it is not encrypted. It never follows a symlink nor blocks
+// on a FIFO.
+func plainSizeAt(dirfd int, name string, size int64) int64 {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return size
 	}
+	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	plain, _ := confine.SealedSize(f, size)
 	return plain

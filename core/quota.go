@@ -48,14 +48,19 @@ func (s *Service) limit(o store.Owner) int64 {
 	return int64(s.cfg.QuotaPerUserMB) << 20
 }
 
-// ownerDirs are the directories whose regular files count against an owner's quota: every
-// personal zone of a user (all conversations' uploads included), or a group's data.
-func (s *Service) ownerDirs(o store.Owner) []string {
+// ownerDir is one directory whose regular files count against an owner's quota, and the
+// name of its zone (how its paths are shown).
+type ownerDir struct{ zone, dir string }
+
+// ownerDirs are the directories of an owner's quota: every personal zone of a user (all
+// conversations' uploads included), or a group's data.
+func (s *Service) ownerDirs(o store.Owner) []ownerDir {
 	if o.Kind == "group" {
-		return []string{filepath.Join(s.base, "groups", o.ID, "data")}
+		return []ownerDir{{"group", filepath.Join(s.base, "groups", o.ID, "data")}}
 	}
 	u := filepath.Join(s.base, "users", o.ID)
-	return []string{filepath.Join(u, "Uploads"), filepath.Join(u, "Storage", "data"), filepath.Join(u, "Documents", "data")}
+	return []ownerDir{{"uploads", filepath.Join(u, "Uploads")}, {"storage", filepath.Join(u, "Storage", "data")},
+		{"documents", filepath.Join(u, "Documents", "data")}}
 }
 
 // ensureUsage reconciles an owner once per process when its recorded usage is zero, so
@@ -69,7 +74,7 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 		return err
 	}
 	if used == 0 {
-		if _, err := s.Reconcile(ctx, o); err != nil {
+		if _, _, err := s.Reconcile(ctx, o); err != nil {
 			return err
 		}
 	}
@@ -79,20 +84,36 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 
 // Reconcile walks the owner's directories once and stores the measured usage (drift repair
 // for shed_maintenance and first use), with no write of the owner in flight (quota). It
-// returns the measured bytes. Callers must not hold the owner's lock.
-func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
+// returns the measured bytes and what the walk could not read ("zone/path: cause"); then
+// the recorded usage is kept, as a measure that misses a folder would understate it.
+// Callers must not hold the owner's lock.
+func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, []string, error) {
 	l := s.ownerLock(o)
 	l.Lock()
 	defer l.Unlock()
+	total, unmeasured, err := s.measureOwner(ctx, o)
+	if err != nil || len(unmeasured) > 0 {
+		return total, unmeasured, err
+	}
+	return total, nil, s.db.SetUsage(ctx, o, total)
+}
+
+// measureOwner walks the owner's directories: the usage they hold and what could not be
+// read, as "zone/path: cause".
+func (s *Service) measureOwner(ctx context.Context, o store.Owner) (int64, []string, error) {
 	var total int64
+	var unmeasured []string
 	for _, d := range s.ownerDirs(o) {
-		u, err := s.dirUsage(ctx, o, d)
+		u, err := s.dirUsage(ctx, o, d.dir)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		total += u.SizeBytes
+		for _, p := range u.Unmeasured {
+			unmeasured = append(unmeasured, d.zone+"/"+p)
+		}
 	}
-	return total, s.db.SetUsage(ctx, o, total)
+	return total, unmeasured, nil
 }
 
 // Reservation is growth reserved against a quota, holding the owner's lock shared; Settle it

@@ -66,7 +66,7 @@ func TestReconcileWaitsForWritesInFlight(t *testing.T) {
 	}
 	done := make(chan int64, 1)
 	go func() {
-		n, err := s.Reconcile(ctx, z.Owner)
+		n, _, err := s.Reconcile(ctx, z.Owner)
 		if err != nil {
 			t.Error(err)
 		}

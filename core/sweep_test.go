@@ -24,7 +24,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), make([]byte, 100), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Reconcile(ctx, o); err != nil {
+	if _, _, err := s.Reconcile(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(base, runningMarker)
