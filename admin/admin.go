@@ -247,12 +247,22 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 	return fmt.Errorf("unknown command %q", cmd)
 }
 
-// usageTable prints owners' usage.
+// usageTable prints owners' usage: bytes, and files (every name: files, folders, links).
+// An owner whose reconcile could not read everything is listed after, with what it missed.
 func usageTable(out io.Writer, rows []core.OwnerReport) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tID\tUSED\tLIMIT\tPERCENT")
+	fmt.Fprintln(tw, "KIND\tID\tUSED\tLIMIT\tPERCENT\tFILES\tFILE LIMIT")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\n", r.Kind, r.ID, r.Used, r.Limit, 100*float64(r.Used)/float64(max(r.Limit, 1)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%d\t%d\n", r.Kind, r.ID, r.Used, r.Limit, 100*float64(r.Used)/float64(max(r.Limit, 1)),
+			r.UsedFiles, r.LimitFiles)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r.Unmeasured) > 0 {
+			fmt.Fprintf(out, "%s %s not reconciled (recorded usage kept), unreadable: %s\n", r.Kind, r.ID, strings.Join(r.Unmeasured, "; "))
+		}
+	}
+	return nil
 }

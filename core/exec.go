@@ -116,7 +116,7 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 	var runErr error
 	var rb *rolledBack
 	var fromHead []string
-	var peak int64
+	var peak amount
 	_, err = s.mutate(c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), func() (Change, error) {
 		// The measures and the commit happen under the repository lock: no other writer
 		// of a versioned zone runs between them.
@@ -142,7 +142,7 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 		if err != nil {
 			return Change{}, Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
 		}
-		if peak = max(w.peak.Load(), after.total); w.killed.Load() || q.over(after.total) {
+		if peak = w.peakWith(after); w.killed.Load() || q.over(after) {
 			undone, head := q.undo(after)
 			rb, fromHead = &undone, head
 			return Change{}, errOverQuota
@@ -264,12 +264,13 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	}
 	runCtx, kill := context.WithCancel(ctx)
 	defer kill()
-	w := watchGrowth(dir.Dir(), before.total, left, kill)
+	w := watchGrowth(dir.Dir(), before.usage(), left, kill)
 	data, err := s.run(runCtx, z, dir, p)
 	w.halt()
 	if w.killed.Load() {
-		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the %s left in the quota and was stopped", in.Cmd, humanMB(left)).
-			With("command", in.Cmd).With("remaining", left).
+		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the quota has left (%s, %d files and folders) and was stopped",
+			in.Cmd, humanMB(left.Bytes), left.Files).
+			With("command", in.Cmd).With("remaining", left.Bytes).With("remaining_files", left.Files).
 			WithHint("The working copy may be partly changed: shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start over")
 	}
 	return data, err

@@ -10,7 +10,9 @@ import (
 )
 
 // Quota for commands (DESIGN §5): a command may write anything inside its zone, so its
-// effect on usage is measured, not predicted, and enforced three times:
+// effect on usage (bytes, and names: `split -b 1` or `touch` of thousands of empty files
+// would exhaust the volume's inodes at no byte cost) is measured, not predicted, and
+// enforced three times:
 //
 //   - before: writing commands of one owner run one at a time (Exec holds execOwnerKey),
 //     so their measures never overlap and parallel `sed -i` loses no update; the zone is
@@ -18,7 +20,7 @@ import (
 //     Reconcile runs in between) and, in versioned zones, under the repository lock;
 //   - during: each file is capped by RLIMIT_FSIZE at the remaining quota (and
 //     max_file_size_mb), and a watchdog (exec_watch.go) kills the command when the zone
-//     grows past the remaining quota;
+//     grows past the remaining quota, in bytes or in names;
 //   - after: the zone is walked again; a command that grew the owner past the quota has
 //     its changes rolled back (exec_rollback.go) and answers QUOTA_EXCEEDED; otherwise the
 //     owner's usage is adjusted by the difference. Adjusting by a delta, not storing an
@@ -30,19 +32,20 @@ import (
 // at most max_file_size_mb.
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 	left, err := s.remainingQuota(ctx, z)
-	return min(left, int64(s.cfg.MaxFileSizeMB)<<20), err
+	return min(left.Bytes, int64(s.cfg.MaxFileSizeMB)<<20), err
 }
 
-// remainingQuota is what the zone's owner may still add (0 when over the quota).
-func (s *Service) remainingQuota(ctx context.Context, z *Zone) (int64, error) {
+// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
+func (s *Service) remainingQuota(ctx context.Context, z *Zone) (amount, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return 0, quotaErr("Cannot read the quota", err)
+		return amount{}, quotaErr("Cannot read the quota", err)
 	}
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return 0, quotaErr("Cannot read the quota", err)
+		return amount{}, quotaErr("Cannot read the quota", err)
 	}
-	return max(0, s.limit(z.Owner)-used), nil
+	left := sub(s.limit(z.Owner), used)
+	return amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
 }
 
 // execOwnerKey serialises the writing commands of one owner (s.paths).
@@ -55,7 +58,7 @@ type execQuota struct {
 	z   *Zone
 	// limit and used are the owner's quota and recorded usage (reservations of writes in
 	// flight included) when the command started.
-	limit, used int64
+	limit, used amount
 	before      snapshot
 	// start is when the command started (rollback restores what changed since).
 	start time.Time
@@ -90,11 +93,22 @@ func (q *execQuota) measureBefore() error {
 	return nil
 }
 
-// over reports whether a zone of size bytes puts the owner over the quota: only growth
-// counts (a command that shrinks an owner already over quota is never refused).
-func (q *execQuota) over(size int64) bool {
-	growth := size - q.before.total
-	return growth > 0 && q.used+growth > q.limit
+// over reports whether the zone as measured now puts the owner over the quota, in bytes or
+// in names: only growth counts (a command that shrinks an owner already over quota is never
+// refused).
+func (q *execQuota) over(now snapshot) bool {
+	return q.overBytes(now.usage()) || q.overFiles(now.usage())
+}
+
+// overBytes and overFiles report whether a zone holding now puts the owner over one limit.
+func (q *execQuota) overBytes(now amount) bool {
+	growth := now.Bytes - q.before.total
+	return growth > 0 && q.used.Bytes+growth > q.limit.Bytes
+}
+
+func (q *execQuota) overFiles(now amount) bool {
+	growth := now.Files - q.before.usage().Files
+	return growth > 0 && q.used.Files+growth > q.limit.Files
 }
 
 // settle records in the owner's usage the difference between the snapshot before the
@@ -103,19 +117,28 @@ func (q *execQuota) settle(after snapshot) { q.adjust(q.before, after) }
 
 // adjust counts the growth from one snapshot of the zone to a later one.
 func (q *execQuota) adjust(from, to snapshot) {
-	if d := to.total - from.total; d != 0 {
+	if d := sub(to.usage(), from.usage()); d != (amount{}) {
 		// Why ignore the error: the command already ran; drift is repaired by
 		// shed_maintenance's reconcile.
 		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
 
-// overQuota is the answer of a command rolled back for going over the quota.
-func (q *execQuota) overQuota(cmd string, peak int64, rb rolledBack) *Error {
-	growth := peak - q.before.total
+// overQuota is the answer of a command rolled back for going over the quota; peak is the
+// largest zone measured while it ran.
+func (q *execQuota) overQuota(cmd string, peak amount, rb rolledBack) *Error {
+	if q.overFiles(peak) && !q.overBytes(peak) {
+		growth := peak.Files - q.before.usage().Files
+		return Errf(QuotaExceeded, "File quota exceeded: %s added %d files and folders to the %s zone with %d left; its changes were undone",
+			cmd, growth, q.z.Name, max(0, q.limit.Files-q.used.Files)).
+			With("command", cmd).With("files_used", q.used.Files).With("files_limit", q.limit.Files).With("files_growth", growth).
+			With("rolled_back", rb.details(q.z.Versioned)).
+			WithHint("Make fewer files (e.g. larger split chunks, or one archive instead of many small files), or delete files or folders you no longer need with shed_delete")
+	}
+	growth := peak.Bytes - q.before.total
 	return Errf(QuotaExceeded, "Quota exceeded: %s grew the %s zone by %s with %s free; its changes were undone",
-		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit-q.used))).
-		With("command", cmd).With("used", q.used).With("limit", q.limit).With("growth", growth).
+		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit.Bytes-q.used.Bytes))).
+		With("command", cmd).With("used", q.used.Bytes).With("limit", q.limit.Bytes).With("growth", growth).
 		With("rolled_back", rb.details(q.z.Versioned)).
 		WithHint("Free space with shed_delete (see shed_info(action='stats')), or write less (e.g. extract only the files you need)")
 }
@@ -136,6 +159,9 @@ type snapshot struct {
 	entries map[string]entry
 	total   int64
 }
+
+// usage is what the snapshot holds against the quota: its bytes and its names.
+func (s snapshot) usage() amount { return amount{Bytes: s.total, Files: int64(len(s.entries))} }
 
 // takeSnapshot walks root without following symbolic links (walk.go: one folder open at a
 // time, so no depth of tree defeats it): names are read with getdents and only regular

@@ -77,8 +77,9 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 		if err != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the usage").Because(err)
 		}
-		line := map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before, "measured_bytes": after,
-			"limit_bytes": s.limit(o)}
+		limit := s.limit(o)
+		line := map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before.Bytes, "measured_bytes": after.Bytes,
+			"limit_bytes": limit.Bytes, "recorded_files": before.Files, "measured_files": after.Files, "limit_files": limit.Files}
 		if len(unmeasured) > 0 {
 			// A folder the walk could not read: the recorded usage is kept (Reconcile).
 			line["unmeasured"], line["reconciled"] = unmeasured, false
