@@ -14,14 +14,14 @@ import (
 )
 
 // names counts every name (file, folder, link) under the user's zones: what the file quota
-// counts.
+// counts (not the conversations' folders in Uploads, the roots of its zones).
 func names(t *testing.T, e *env, user string) int64 {
 	t.Helper()
 	var n int64
 	for _, d := range []string{"Uploads", "Storage/data", "Documents/data"} {
 		root := filepath.Join(e.base, "users", user, d)
-		_ = filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-			if err == nil && p != root {
+		_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && p != root && (d != "Uploads" || filepath.Dir(p) != root || !de.IsDir()) {
 				n++
 			}
 			return nil
@@ -142,11 +142,55 @@ func TestToolsStopAtTheFileQuota(t *testing.T) {
 	}
 	wantOK(t, e.post("shed_zip", map[string]any{"zone": "storage", "src": "dir"}, nil))
 	wantOK(t, e.post("shed_unzip", map[string]any{"zone": "storage", "src": "dir.zip", "dest": "out"}, nil))
-	if u, disk := recorded(t, e, local), names(t, e, "local"); u.Files != disk || disk < 15 {
-		t.Fatalf("after zip and unzip: recorded %d names, disk %d", u.Files, disk)
+	wantOK(t, e.post("shed_sqlite", map[string]any{"zone": "documents", "path": "db/x.db", "query": "CREATE TABLE t (x)"}, nil))
+	wantOK(t, e.post("shed_move_documents_to_storage", map[string]any{"src": "db", "dest": "moved/db"}, nil))
+	if u, disk := recorded(t, e, local), names(t, e, "local"); u.Files != disk || disk < 18 {
+		t.Fatalf("after zip, unzip, sqlite and a move: recorded %d names, disk %d", u.Files, disk)
 	}
 	p := e.post("shed_info", map[string]any{"action": "parameters"}, nil)
 	if !strings.Contains(p.raw, `"quota_files_per_user":20`) {
 		t.Fatalf("parameters: %s", p.raw)
+	}
+}
+
+// TestGroupFileQuota: a group space has a file count of its own (quota_files_per_group),
+// held against its members' commands and copies like a user's.
+func TestGroupFileQuota(t *testing.T) {
+	g := startGroups(t, map[string]string{"FILESHED_QUOTA_FILES_PER_GROUP": "10"})
+	g.create("alice", "a.md", "a", "group")
+	var many []string
+	for i := range 20 {
+		many = append(many, fmt.Sprintf("t%02d", i))
+	}
+	r := g.as("bob", "shed_exec", in(map[string]any{"cmd": "touch", "args": many}))
+	wantFileQuota(t, r, 10)
+	for i := range 12 {
+		g.as("carol", "shed_create_file", map[string]any{"zone": "storage", "path": fmt.Sprintf("src/f%02d.txt", i), "content": "c"})
+	}
+	r = g.as("carol", "shed_copy_to_group", map[string]any{"src_zone": "storage", "src_path": "src", "group": "team", "dest_path": "src"})
+	wantFileQuota(t, r, 10)
+	r = g.as("alice", "shed_stats", nil)
+	wantOK(t, r)
+	line := r.Data["groups"].([]any)[0].(map[string]any)
+	if line["files_used"] != 1.0 || line["files_limit"] != 10.0 {
+		t.Fatalf("group line: %v", line)
+	}
+}
+
+// TestImportStopsAtTheFileQuota: an import adds a file (and the folders of dest_subdir):
+// past the file count it is refused and keeps nothing; the Uploads count follows the disk.
+func TestImportStopsAtTheFileQuota(t *testing.T) {
+	e, _ := importWorld(t, map[string]string{"FILESHED_QUOTA_FILES_PER_USER": "3"})
+	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-report", "dest_subdir": "in"}, alice("chat-1"))) // in, Report.pdf
+	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-notes"}, alice("chat-1")))                       // 3
+	wantFileQuota(t, e.post("shed_import", map[string]any{"file_id": "f-notes"}, alice("chat-1")), 3)
+	if u, disk := recorded(t, e, store.Owner{Kind: "user", ID: "alice-1"}), names(t, e, "alice-1"); u.Files != 3 || disk != 3 {
+		t.Fatalf("recorded %d names, disk %d, want 3", u.Files, disk)
+	}
+	// The whole upload folder moved to Storage: a zone root becomes a counted folder.
+	wantFileQuota(t, e.post("shed_move_uploads_to_storage", map[string]any{"src": ".", "dest": "imports/chat"}, alice("chat-1")), 3)
+	wantOK(t, e.post("shed_move_uploads_to_storage", map[string]any{"src": "in", "dest": "in"}, alice("chat-1")))
+	if u, disk := recorded(t, e, store.Owner{Kind: "user", ID: "alice-1"}), names(t, e, "alice-1"); u.Files != 3 || disk != 3 {
+		t.Fatalf("after a move: recorded %d names, disk %d, want 3", u.Files, disk)
 	}
 }
