@@ -72,7 +72,8 @@ func (w *treeWalk) run(ctx context.Context, root string) error {
 		return err
 	}
 	defer func() { unix.Close(cur) }()
-	top, err := openFrame(cur, "")
+	buf := make([]byte, 32<<10) // the listings' read buffer, for the whole walk
+	top, err := openFrame(cur, "", buf)
 	if err != nil {
 		return &fs.PathError{Op: "read", Path: ".", Err: err}
 	}
@@ -99,7 +100,7 @@ func (w *treeWalk) run(ctx context.Context, root string) error {
 			}
 			if err == nil {
 				var fr walkFrame
-				if fr, err = openFrame(child, rel); err == nil && w.enter != nil {
+				if fr, err = openFrame(child, rel, buf); err == nil && w.enter != nil {
 					if err := w.enter(rel); err != nil {
 						unix.Close(child)
 						return err
@@ -193,13 +194,13 @@ func (w *treeWalk) report(rel string, err error) error {
 	return nil
 }
 
-// openFrame reads the names of the folder open as fd, and its identity.
-func openFrame(fd int, rel string) (walkFrame, error) {
+// openFrame reads the names of the folder open as fd (through buf), and its identity.
+func openFrame(fd int, rel string, buf []byte) (walkFrame, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return walkFrame{}, err
 	}
-	ents, err := readDirAt(fd)
+	ents, err := readDirAt(fd, buf)
 	return walkFrame{rel: rel, ents: ents, dev: st.Dev, ino: st.Ino}, err
 }
 
@@ -209,13 +210,12 @@ func sameDir(fd int, f *walkFrame) bool {
 	return unix.Fstat(fd, &st) == nil && st.Dev == f.dev && st.Ino == f.ino
 }
 
-// readDirAt lists the folder open as fd (not "." nor ".."), reading it from its start.
+// readDirAt lists the folder open as fd (not "." nor ".."), reading it through buf.
 // Why not os.File.ReadDir: on a file system that does not give types in its listing, it
 // stats each name by its full path, which fails (or, with a relative name, stats the wrong
 // file) in a tree deeper than PATH_MAX; here such a name is stat'ed relative to fd.
-func readDirAt(fd int) ([]walkEnt, error) {
+func readDirAt(fd int, buf []byte) ([]walkEnt, error) {
 	var ents []walkEnt
-	buf := make([]byte, 32<<10)
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if errors.Is(err, unix.EINTR) {
