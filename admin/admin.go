@@ -115,10 +115,17 @@ func Run(cfg *valves.Config, args []string, stdout, stderr io.Writer) int {
 // run dispatches one command.
 func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Writer) error {
 	if strings.HasPrefix(cmd, "restore") {
-		if err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force); err != nil {
+		rep, err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "restored %s into %s (usage reconciled)\n", c.Restore.Dir, cfg.StorageBasePath)
+		if rep.SkippedCount > 0 {
+			fmt.Fprintf(out, "note: the backup lacks %d name(s) it could not read when it was taken:\n", rep.SkippedCount)
+			for _, p := range rep.Skipped {
+				fmt.Fprintf(out, "  %s\n", p)
+			}
+		}
 		return nil
 	}
 	if strings.HasPrefix(cmd, "import-original") {
@@ -209,10 +216,17 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		}
 		return tw.Flush()
 	case cmd == "backup <dir>":
-		if err := svc.AdminBackup(ctx, c.Backup.Dir); err != nil {
-			return err
+		rep, err := svc.AdminBackup(ctx, c.Backup.Dir)
+		if err != nil {
+			return fmt.Errorf("%w (the backup in %s is not finished: restore refuses it)", err, c.Backup.Dir)
 		}
 		fmt.Fprintf(out, "backup written to %s\n", c.Backup.Dir)
+		if rep.SkippedCount > 0 {
+			for _, p := range rep.Skipped {
+				fmt.Fprintf(out, "  not copied: %s\n", p)
+			}
+			return fmt.Errorf("%d name(s) could not be read and are not in the backup (listed in its fileshed-backup.json); everything else is", rep.SkippedCount)
+		}
 		return nil
 	case cmd == "encryption rotate":
 		old, err := os.ReadFile(c.Encryption.Rotate.OldKeyFile)
@@ -248,12 +262,22 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 	return fmt.Errorf("unknown command %q", cmd)
 }
 
-// usageTable prints owners' usage.
+// usageTable prints owners' usage: bytes, and files (every name: files, folders, links).
+// An owner whose reconcile could not read everything is listed after, with what it missed.
 func usageTable(out io.Writer, rows []core.OwnerReport) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tID\tUSED\tLIMIT\tPERCENT")
+	fmt.Fprintln(tw, "KIND\tID\tUSED\tLIMIT\tPERCENT\tFILES\tFILE LIMIT")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\n", r.Kind, r.ID, r.Used, r.Limit, 100*float64(r.Used)/float64(max(r.Limit, 1)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%d\t%d\n", r.Kind, r.ID, r.Used, r.Limit, 100*float64(r.Used)/float64(max(r.Limit, 1)),
+			r.UsedFiles, r.LimitFiles)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r.Unmeasured) > 0 {
+			fmt.Fprintf(out, "%s %s not reconciled (recorded usage kept), unreadable: %s\n", r.Kind, r.ID, strings.Join(r.Unmeasured, "; "))
+		}
+	}
+	return nil
 }

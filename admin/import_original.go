@@ -174,9 +174,14 @@ func (im *importer) usage(ctx context.Context) error {
 	}
 	defer svc.Close()
 	for _, o := range im.rep.owners {
-		if o.used, err = svc.Reconcile(ctx, o.store()); err != nil {
+		used, unmeasured, err := svc.Reconcile(ctx, o.store())
+		if err != nil {
 			return fmt.Errorf("%s %s: usage: %w", o.kind, o.id, err)
 		}
+		if len(unmeasured) > 0 {
+			return fmt.Errorf("%s %s: usage: cannot measure %s", o.kind, o.id, strings.Join(unmeasured, ", "))
+		}
+		o.used = used.Bytes
 		o.limit = int64(im.cfg.QuotaPerUserMB) << 20
 		if o.kind == "group" {
 			o.limit = int64(im.cfg.QuotaPerGroupMB) << 20

@@ -86,13 +86,26 @@ func LockForOperator(base string) (*os.File, error) { return lockStorage(base, h
 // the check restore and import-original make before they replace anything without --force.
 func HoldsData(base string) bool { return hasData(base) }
 
-// OwnerReport is one owner's recorded usage, its limit and (Verify) what the disk holds.
+// OwnerReport is one owner's recorded usage, its limit and (Verify) what the disk holds, in
+// bytes and in names (files, folders, links).
 type OwnerReport struct {
-	Kind   string `json:"kind"`
-	ID     string `json:"id"`
-	Used   int64  `json:"used_bytes"`
-	Limit  int64  `json:"limit_bytes"`
-	OnDisk int64  `json:"on_disk_bytes,omitempty"`
+	Kind        string `json:"kind"`
+	ID          string `json:"id"`
+	Used        int64  `json:"used_bytes"`
+	Limit       int64  `json:"limit_bytes"`
+	OnDisk      int64  `json:"on_disk_bytes,omitempty"`
+	UsedFiles   int64  `json:"used_files"`
+	LimitFiles  int64  `json:"limit_files"`
+	OnDiskFiles int64  `json:"on_disk_files,omitempty"`
+	// Unmeasured is what the walk could not read ("zone/path: cause"); a reconcile then
+	// keeps the recorded usage.
+	Unmeasured []string `json:"unmeasured,omitempty"`
+}
+
+// ownerReport is o's line with its recorded usage used.
+func (s *Service) ownerReport(o store.Owner, used amount) OwnerReport {
+	l := s.limit(o)
+	return OwnerReport{Kind: o.Kind, ID: o.ID, Used: used.Bytes, Limit: l.Bytes, UsedFiles: used.Files, LimitFiles: l.Files}
 }
 
 // AdminUsage lists every owner's recorded usage and limit.
@@ -103,7 +116,7 @@ func (s *Service) AdminUsage(ctx context.Context) ([]OwnerReport, error) {
 	}
 	out := make([]OwnerReport, 0, len(us))
 	for _, u := range us {
-		out = append(out, OwnerReport{Kind: u.Owner.Kind, ID: u.Owner.ID, Used: u.Bytes, Limit: s.limit(u.Owner)})
+		out = append(out, s.ownerReport(u.Owner, u.Used))
 	}
 	return out, nil
 }
@@ -123,11 +136,13 @@ func (s *Service) AdminReconcile(ctx context.Context, kind string, ids ...string
 	}
 	var out []OwnerReport
 	for _, o := range owners {
-		used, err := s.Reconcile(ctx, o)
+		used, unmeasured, err := s.Reconcile(ctx, o)
 		if err != nil {
 			return out, fmt.Errorf("%s %s: %w", o.Kind, o.ID, err)
 		}
-		out = append(out, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o)})
+		r := s.ownerReport(o, used)
+		r.Unmeasured = unmeasured
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -289,18 +304,16 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		var disk int64
-		for _, d := range s.ownerDirs(o) {
-			u, err := s.dirUsage(ctx, o, d)
-			if err != nil {
-				return rep, err
-			}
-			disk += u.SizeBytes
+		disk, unmeasured, err := s.measureOwner(ctx, o)
+		if err != nil {
+			return rep, fmt.Errorf("%s %s: %w", o.Kind, o.ID, err)
 		}
-		if disk != used {
+		if disk != used || len(unmeasured) > 0 {
 			rep.Problems++
 		}
-		rep.Quota = append(rep.Quota, OwnerReport{Kind: o.Kind, ID: o.ID, Used: used, Limit: s.limit(o), OnDisk: disk})
+		r := s.ownerReport(o, used)
+		r.OnDisk, r.OnDiskFiles, r.Unmeasured = disk.Bytes, disk.Files, unmeasured
+		rep.Quota = append(rep.Quota, r)
 	}
 	return rep, nil
 }

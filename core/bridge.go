@@ -120,9 +120,25 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if err := s.bridgeAllowed(ctx, c, b, src, srcRel, dst, destRel, exists); err != nil {
 		return Result{}, err
 	}
-	growth := -replaced
+	// Names: a copy adds those it writes; a rename carries every name along (one owner on
+	// both sides), but a whole upload folder was a zone root, never counted, and becomes a
+	// folder; a move that recodes is a copy, then the source's removal.
+	names := tree.copied
+	if b.move {
+		if !recodes(b.move, src, dst) {
+			names = tree.names
+		}
+		names -= tree.names
+		if whole {
+			names++
+		}
+	}
+	if exists {
+		names-- // the file replaced
+	}
+	growth := amount{Bytes: -replaced, Files: names}
 	if !b.move {
-		growth = tree.size - replaced
+		growth.Bytes = tree.size - replaced
 	}
 	r, err := s.reserve(ctx, dst, -1, growth)
 	if err != nil {
@@ -146,13 +162,16 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if whole {
 		// The conversation's folder is moved from its parent; the next call recreates it.
 		if from, err = uploadsParent(src); err != nil {
-			r.Settle(ctx, 0)
+			r.Settle(ctx, amount{})
 			return Result{}, err
 		}
 		defer from.Close()
 		fromRel = c.ConvID
 	}
 	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
+		if err := r.mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
+			return Change{}, writeError(err, dst, in.Dest)
+		}
 		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
 		if err != nil {
 			return Change{}, err
@@ -162,11 +181,11 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	})
 	switch {
 	case done && b.move:
-		r.Settle(ctx, -replaced)
+		r.Settle(ctx, amount{Bytes: -replaced, Files: names})
 	case done:
-		r.Settle(ctx, written-replaced)
+		r.Settle(ctx, amount{Bytes: written - replaced, Files: names})
 	default:
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 	}
 	if done {
 		if rerr := s.recordGroupFiles(ctx, c, dst, "", destRel); rerr != nil && err == nil {

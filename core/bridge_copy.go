@@ -19,12 +19,15 @@ import (
 // one step, so a failure or a crash never leaves a half-copied destination; a leftover
 // staging file or folder carries a temporary name that the start-up sweep removes.
 
-// treeInfo is what a scan found: the regular files (zone-relative) and their total size.
+// treeInfo is what a scan found: the regular files (zone-relative) and their total size;
+// names counts every name of the tree (its root included), copied the names a copy writes
+// (stageCopy: the root, the files and the folders that lead to them).
 type treeInfo struct {
-	dir   bool
-	files []string
-	sizes []int64
-	size  int64
+	dir           bool
+	files         []string
+	sizes         []int64
+	size          int64
+	names, copied int64
 }
 
 // scanTree walks rel (described by fi, not followed) in z and refuses what a bridge must
@@ -37,6 +40,9 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 	t.dir = fi.IsDir()
 	var walk func(rel string, fi fs.FileInfo) error
 	walk = func(rel string, fi fs.FileInfo) error {
+		if !confine.IsTempName(rel) {
+			t.names++
+		}
 		switch m := fi.Mode(); {
 		case m&fs.ModeSymlink != 0:
 			if _, err := z.Fs.Confined(rel); err != nil {
@@ -79,8 +85,26 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 		}
 		return nil
 	}
-	return t, walk(rel, fi)
+	if err := walk(rel, fi); err != nil {
+		return t, err
+	}
+	t.copied = int64(len(t.files))
+	if t.dir {
+		t.copied++ // the root
+		folders := map[string]bool{}
+		for _, f := range t.files {
+			for d := path.Dir(f); d != rel && d != "." && !folders[d]; d = path.Dir(d) {
+				folders[d] = true
+			}
+		}
+		t.copied += int64(len(folders))
+	}
+	return t, nil
 }
+
+// recodes reports whether moving from src to dst is a copy then a removal: between an
+// encrypted zone and a plain one, the files are decrypted or encrypted on the way.
+func recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.Fs, dst.Fs) }
 
 // carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
 // model gave it): moved in one rename, or copied into a staging name and renamed into
@@ -99,7 +123,7 @@ func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone,
 	from, fromRel, written := src, srcRel, int64(0)
 	// Between an encrypted zone and a plain one a move is a copy (decrypting or
 	// encrypting), then the source's removal.
-	recode := move && !confine.SameSeal(src.Fs, dst.Fs)
+	recode := recodes(move, src, dst)
 	if !move || recode {
 		stage := path.Join(dir, confine.TempName())
 		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)

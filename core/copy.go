@@ -130,22 +130,26 @@ func (s *Service) runCopy(ctx context.Context, c Caller, job *copyJob, tool, mes
 	for _, p := range slices.Compact(locks) {
 		defer s.lockPath(job.to, p)()
 	}
-	r, err := s.reserve(ctx, job.to, -1, growth)
+	r, err := s.reserve(ctx, job.to, -1, amount{Bytes: growth, Files: int64(len(created))})
 	if err != nil {
 		return "", 0, err
 	}
 	if err := s.recordGroupFiles(ctx, c, job.to, job.mode, created...); err != nil {
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 		return "", 0, err
 	}
-	var delta, written int64
+	var delta amount
+	var written int64
 	hash, err := s.mutate(c, job.to, tool, message, func() (Change, error) {
 		for _, it := range job.items {
-			n, err := copyOne(job.from, job.to, it)
+			n, err := copyOne(ctx, r, job.from, job.to, it)
 			if err != nil {
 				return Change{Paths: dsts}, err
 			}
-			delta += n - it.old
+			delta.Bytes += n - it.old
+			if !it.exists {
+				delta.Files++
+			}
 			written += n
 		}
 		return Change{Paths: dsts}, nil
@@ -159,12 +163,11 @@ func (s *Service) runCopy(ctx context.Context, c Caller, job *copyJob, tool, mes
 	return hash, written, err
 }
 
-// copyOne copies one file: parents created (0700), content written atomically (0600).
-func copyOne(from, to *Zone, it copyItem) (int64, error) {
-	if dir := path.Dir(it.dst); dir != "." {
-		if err := to.Fs.MkdirAll(dir, 0o700); err != nil {
-			return 0, writeError(err, to, it.dst)
-		}
+// copyOne copies one file for the reservation r: parents created (0700, counted by r),
+// content written atomically (0600).
+func copyOne(ctx context.Context, r *Reservation, from, to *Zone, it copyItem) (int64, error) {
+	if err := r.mkdirAll(ctx, to.Fs, path.Dir(it.dst)); err != nil {
+		return 0, writeError(err, to, it.dst)
 	}
 	src, err := from.Fs.Open(it.src)
 	if err != nil {

@@ -51,7 +51,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 	if err := s.checkGroupWrite(ctx, c, z, writeDelete, rel); err != nil {
 		return Result{}, err
 	}
-	r, err := s.reserve(ctx, z, -1, 0)
+	r, err := s.reserve(ctx, z, -1, amount{})
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 	if message == "" {
 		message = "Delete " + rel
 	}
-	var freed int64
+	var freed amount
 	exact := true
 	hash, err := s.mutate(c, z, "Delete", message, func() (Change, error) {
 		var err error
@@ -74,19 +74,19 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 		}
 		return Change{Paths: []string{rel}}, nil
 	})
-	r.Settle(ctx, -freed)
+	r.Settle(ctx, sub(amount{}, freed))
 	if !fileExists(z, rel) {
 		s.dropGroupRecords(ctx, z, rel)
 	}
 	if !exact {
-		if _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
+		if _, _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the quota after deleting").Because(rerr)
 		}
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	data := map[string]any{"zone": z.Name, "deleted": rel, "was_directory": fi.IsDir(), "bytes_freed": freed}
+	data := map[string]any{"zone": z.Name, "deleted": rel, "was_directory": fi.IsDir(), "bytes_freed": freed.Bytes}
 	if hash != "" {
 		data["commit"] = hash
 	}
@@ -94,20 +94,21 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 }
 
 // removeTree removes rel (described by fi, not followed if a symlink) and everything below
-// it, depth first, and returns the bytes of the regular files it removed, counted as they go
-// (so the quota is given back exactly what was freed, even when it stops half-way).
-func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (int64, error) {
+// it, depth first, and returns the bytes of the regular files and the names it removed,
+// counted as they go (so the quota is given back exactly what was freed, even when it
+// stops half-way).
+func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (amount, error) {
 	if fi.IsDir() {
 		d, err := z.Open(rel)
 		if err != nil {
-			return 0, err
+			return amount{}, err
 		}
 		entries, err := d.Readdir(-1)
 		_ = d.Close()
 		if err != nil {
-			return 0, err
+			return amount{}, err
 		}
-		var freed int64
+		var freed amount
 		for _, e := range entries {
 			// Why: Clean would read a name such as `..\x` (made by a command) as a path and
 			// name another file; such names are left to RemoveAll, which never parses them.
@@ -115,18 +116,23 @@ func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (int64, error) {
 				return freed, confine.ErrInvalid
 			}
 			n, err := removeTree(z, path.Join(rel, e.Name()), e)
-			freed += n
+			freed.Bytes += n.Bytes
+			freed.Files += n.Files
 			if err != nil {
 				return freed, err
 			}
 		}
-		return freed, z.Remove(rel)
+		if err := z.Remove(rel); err != nil {
+			return freed, err
+		}
+		freed.Files++
+		return freed, nil
 	}
 	if err := z.Remove(rel); err != nil {
-		return 0, err
+		return amount{}, err
 	}
 	if fi.Mode().IsRegular() {
-		return fi.Size(), nil
+		return amount{Bytes: fi.Size(), Files: 1}, nil
 	}
-	return 0, nil
+	return amount{Files: 1}, nil
 }

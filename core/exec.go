@@ -196,12 +196,13 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	}
 	runCtx, kill := context.WithCancel(ctx)
 	defer kill()
-	w := watchGrowth(dir.Dir(), before.total, left, func() int64 { return 0 }, kill)
+	w := watchGrowth(dir.Dir(), before.usage(), left, func() amount { return amount{} }, kill)
 	data, err := s.run(runCtx, z, dir, p)
 	w.halt()
 	if w.killed.Load() {
-		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the %s left in the quota and was stopped", in.Cmd, humanMB(left)).
-			With("command", in.Cmd).With("remaining", left).
+		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the quota has left (%s, %d files and folders) and was stopped",
+			in.Cmd, humanMB(left.Bytes), left.Files).
+			With("command", in.Cmd).With("remaining", left.Bytes).With("remaining_files", left.Files).
 			WithHint("The working copy may be partly changed: shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start over")
 	}
 	return data, err

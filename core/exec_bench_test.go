@@ -25,7 +25,7 @@ func BenchmarkExecQuotaWalk(b *testing.B) {
 	}
 	b.Run("usage-walk", func(b *testing.B) {
 		for b.Loop() {
-			if u, err := walkUsage(dir, false); err != nil || u.Files != 10_000 {
+			if u, err := walkUsage(b.Context(), dir, false, false); err != nil || u.Files != 10_100 {
 				b.Fatal(err, u)
 			}
 		}

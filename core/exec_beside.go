@@ -17,7 +17,7 @@ import (
 // command's besideRun, which the command reads once it has ended, with the gate held
 // exclusively again (no write is then between its change and its commit):
 //
-//   - the quota: the bytes the writes added (Change.Growth, what they settle) are not the
+//   - the quota: the bytes and names the writes added (Change.Growth, what they settle) are not the
 //     command's, and the owner's usage is read again then, so the command and the writes
 //     cannot jointly overshoot;
 //   - the full commit: each write committed its file, so the command's CommitAll finds
@@ -43,8 +43,8 @@ import (
 // besideRun is the note of one command running in a versioned zone: the writes committed
 // beside it. A nil *besideRun (no command running, or an unversioned zone) does nothing.
 type besideRun struct {
-	// growth is the bytes the writes beside the command added to the zone.
-	growth atomic.Int64
+	// bytes and files are what the writes beside the command added to the zone.
+	bytes, files atomic.Int64
 	// writes are the files they wrote, by zone-relative path, the last write of each;
 	// written and read under the repository lock.
 	writes map[string]besideWrite
@@ -85,18 +85,19 @@ func unchanged(written, now map[string]ident, p string) bool {
 	return okA && okB && a.ok == b.ok && (!a.ok || sameEntry(a.st, b.st))
 }
 
-// grown is the bytes the writes beside the command added so far.
-func (r *besideRun) grown() int64 {
+// grown is what the writes beside the command added so far.
+func (r *besideRun) grown() amount {
 	if r == nil {
-		return 0
+		return amount{}
 	}
-	return r.growth.Load()
+	return amount{Bytes: r.bytes.Load(), Files: r.files.Load()}
 }
 
 // grew counts the growth of a write beside the command.
-func (r *besideRun) grew(n int64) {
+func (r *besideRun) grew(n amount) {
 	if r != nil {
-		r.growth.Add(n)
+		r.bytes.Add(n.Bytes)
+		r.files.Add(n.Files)
 	}
 }
 

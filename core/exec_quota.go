@@ -3,16 +3,16 @@ package core
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // Quota for commands (DESIGN §5): a command may write anything inside its zone, so its
-// effect on usage is measured, not predicted, and enforced three times:
+// effect on usage (bytes, and names: `split -b 1` or `touch` of thousands of empty files
+// would exhaust the volume's inodes at no byte cost) is measured, not predicted, and
+// enforced three times:
 //
 //   - before: writing commands of one owner run one at a time (Exec holds execOwnerKey),
 //     so their measures never overlap and parallel `sed -i` loses no update; the zone is
@@ -21,7 +21,7 @@ import (
 //     exclusively (every write before it is committed);
 //   - during: each file is capped by RLIMIT_FSIZE at the remaining quota (and
 //     max_file_size_mb), and a watchdog (exec_watch.go) kills the command when the zone
-//     grows past the remaining quota;
+//     grows past the remaining quota, in bytes or in names;
 //   - after: the zone is walked again and the owner's usage read again; the command's growth
 //     is the difference of the walks less what single-file writes beside it added (they
 //     count their own: exec_beside.go); a command whose growth puts the owner, with
@@ -36,19 +36,20 @@ import (
 // at most max_file_size_mb.
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 	left, err := s.remainingQuota(ctx, z)
-	return min(left, int64(s.cfg.MaxFileSizeMB)<<20), err
+	return min(left.Bytes, int64(s.cfg.MaxFileSizeMB)<<20), err
 }
 
-// remainingQuota is what the zone's owner may still add (0 when over the quota).
-func (s *Service) remainingQuota(ctx context.Context, z *Zone) (int64, error) {
+// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
+func (s *Service) remainingQuota(ctx context.Context, z *Zone) (amount, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return amount{}, quotaErr("Cannot read the quota", err)
 	}
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return amount{}, quotaErr("Cannot read the quota", err)
 	}
-	return max(0, s.limit(z.Owner)-used), nil
+	left := sub(s.limit(z.Owner), used)
+	return amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
 }
 
 // execOwnerKey serialises the writing commands of one owner (s.paths).
@@ -61,12 +62,12 @@ type execQuota struct {
 	z   *Zone
 	// limit and used are the owner's quota and recorded usage (reservations of writes in
 	// flight included) when the command started, then when it ended (measureAfter).
-	limit, used int64
+	limit, used amount
 	before      snapshot
 	// beside notes the single-file writes beside the command (versioned zones), others the
 	// bytes they added, read by measureAfter.
 	beside *besideRun
-	others int64
+	others amount
 	// start is when the command started (rollback restores what changed since).
 	start time.Time
 	// release lets go of the owner's lock, held shared from before the first measurement to
@@ -80,7 +81,7 @@ type execQuota struct {
 // s.mutate, and finish after.
 func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, error) {
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+		return nil, quotaErr("Cannot read the quota", err)
 	}
 	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: s.holdOwner(z.Owner)}, nil
 }
@@ -90,7 +91,7 @@ func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, erro
 func (q *execQuota) measureBefore() error {
 	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
 	if err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	if q.before, err = takeSnapshot(q.z.Fs.Dir()); err != nil {
 		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)
@@ -104,27 +105,38 @@ func (q *execQuota) measureBefore() error {
 func (q *execQuota) measureAfter() error {
 	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
 	if err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	q.used, q.others = used, q.beside.grown()
 	return nil
 }
 
-// growth is what the command added to the zone when it measures size bytes: the writes
-// beside it count their own.
-func (q *execQuota) growth(size int64) int64 { return size - q.before.total - q.others }
+// growth is what the command added to the zone when it holds now: the writes beside it
+// count their own.
+func (q *execQuota) growth(now amount) amount { return sub(sub(now, q.before.usage()), q.others) }
 
-// over reports whether a zone of size bytes puts the owner over the quota: only growth
-// counts (a command that shrinks an owner already over quota is never refused).
-func (q *execQuota) over(size int64) bool {
-	growth := q.growth(size)
-	return growth > 0 && q.used+growth > q.limit
+// over reports whether the zone as measured now puts the owner over the quota, in bytes or
+// in names: only growth counts (a command that shrinks an owner already over quota is never
+// refused).
+func (q *execQuota) over(now snapshot) bool {
+	return q.overBytes(now.usage()) || q.overFiles(now.usage())
+}
+
+// overBytes and overFiles report whether a zone holding now puts the owner over one limit.
+func (q *execQuota) overBytes(now amount) bool {
+	growth := q.growth(now).Bytes
+	return growth > 0 && q.used.Bytes+growth > q.limit.Bytes
+}
+
+func (q *execQuota) overFiles(now amount) bool {
+	growth := q.growth(now).Files
+	return growth > 0 && q.used.Files+growth > q.limit.Files
 }
 
 // settle records in the owner's usage the command's growth, from a measure of the zone
 // taken after the command (or its rollback).
 func (q *execQuota) settle(after snapshot) {
-	if d := q.growth(after.total); d != 0 {
+	if d := q.growth(after.usage()); d != (amount{}) {
 		// Why ignore the error: the command already ran; drift is repaired by
 		// shed_maintenance's reconcile.
 		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
@@ -133,19 +145,28 @@ func (q *execQuota) settle(after snapshot) {
 
 // adjust counts the growth from one snapshot of the zone to a later one.
 func (q *execQuota) adjust(from, to snapshot) {
-	if d := to.total - from.total; d != 0 {
+	if d := sub(to.usage(), from.usage()); d != (amount{}) {
 		// Why ignore the error: the command already ran; drift is repaired by
 		// shed_maintenance's reconcile.
 		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
 
-// overQuota is the answer of a command rolled back for going over the quota.
-func (q *execQuota) overQuota(cmd string, peak int64, rb rolledBack) *Error {
-	growth := q.growth(peak)
+// overQuota is the answer of a command rolled back for going over the quota; peak is the
+// largest zone measured while it ran.
+func (q *execQuota) overQuota(cmd string, peak amount, rb rolledBack) *Error {
+	if q.overFiles(peak) && !q.overBytes(peak) {
+		growth := q.growth(peak).Files
+		return Errf(QuotaExceeded, "File quota exceeded: %s added %d files and folders to the %s zone with %d left; its changes were undone",
+			cmd, growth, q.z.Name, max(0, q.limit.Files-q.used.Files)).
+			With("command", cmd).With("files_used", q.used.Files).With("files_limit", q.limit.Files).With("files_growth", growth).
+			With("rolled_back", rb.details(q.z.Versioned)).
+			WithHint("Make fewer files (e.g. larger split chunks, or one archive instead of many small files), or delete files or folders you no longer need with shed_delete")
+	}
+	growth := q.growth(peak).Bytes
 	return Errf(QuotaExceeded, "Quota exceeded: %s grew the %s zone by %s with %s free; its changes were undone",
-		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit-q.used))).
-		With("command", cmd).With("used", q.used).With("limit", q.limit).With("growth", growth).
+		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit.Bytes-q.used.Bytes))).
+		With("command", cmd).With("used", q.used.Bytes).With("limit", q.limit.Bytes).With("growth", growth).
 		With("rolled_back", rb.details(q.z.Versioned)).
 		WithHint("Free space with shed_delete (see shed_info(action='stats')), or write less (e.g. extract only the files you need)")
 }
@@ -167,63 +188,34 @@ type snapshot struct {
 	total   int64
 }
 
-// takeSnapshot walks root without following symbolic links, one directory descriptor per
-// level: names are read with getdents and only regular files are stat'ed, relative to
-// their directory (fstatat), so no path is resolved twice. Names that vanish during the
-// walk (a command still running) are skipped.
+// usage is what the snapshot holds against the quota: its bytes and its names.
+func (s snapshot) usage() amount { return amount{Bytes: s.total, Files: int64(len(s.entries))} }
+
+// takeSnapshot walks root without following symbolic links (walk.go: one folder open at a
+// time, so no depth of tree defeats it): names are read with getdents and only regular
+// files are stat'ed, relative to their folder (fstatat), so no path is resolved twice.
+// Names that vanish during the walk (a command still running) are skipped; a folder it
+// cannot read is an error (the measure must be whole).
 func takeSnapshot(root string) (snapshot, error) {
 	s := snapshot{entries: map[string]entry{}}
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		return s, nil // the zone does not exist yet
-	}
-	if err != nil {
-		return s, &fs.PathError{Op: "open", Path: root, Err: err}
-	}
-	return s, s.walk(fd, root, "")
-}
-
-// walk adds the names below the directory open as dirfd (the host path abs, zone-relative
-// prefix ending in "/" or empty) and closes dirfd.
-func (s *snapshot) walk(dirfd int, abs, prefix string) error {
-	dir := os.NewFile(uintptr(dirfd), abs)
-	defer dir.Close()
-	for {
-		names, err := dir.ReadDir(1024)
-		for _, d := range names {
-			name := d.Name()
-			rel := prefix + name
-			switch {
-			case d.IsDir():
-				s.entries[rel] = entry{dir: true}
-				fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-				if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-					continue // replaced meanwhile
-				}
-				if err != nil {
-					return &fs.PathError{Op: "open", Path: rel, Err: err}
-				}
-				if err := s.walk(fd, abs+"/"+name, rel+"/"); err != nil {
-					return err
-				}
-			case d.Type().IsRegular():
-				var st unix.Stat_t
-				if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
-					continue
-				} else if err != nil {
-					return &fs.PathError{Op: "stat", Path: rel, Err: err}
-				}
-				s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
-				s.total += st.Size
-			default:
-				s.entries[rel] = entry{other: true}
+	w := treeWalk{visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
+		switch {
+		case e.typ&fs.ModeDir != 0:
+			s.entries[rel] = entry{dir: true}
+			return true, nil
+		case e.typ.IsRegular():
+			var st unix.Stat_t
+			if err := unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+				return false, nil
+			} else if err != nil {
+				return false, &fs.PathError{Op: "stat", Path: rel, Err: err}
 			}
+			s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
+			s.total += st.Size
+		default:
+			s.entries[rel] = entry{other: true}
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+		return false, nil
+	}}
+	return s, w.run(context.Background(), root)
 }

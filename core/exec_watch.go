@@ -7,13 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The quota watchdog (DESIGN §5): while a writing command runs, the used space of the
-// zone's file system (statfs, one system call) is read every watchTick. When it has grown
-// by more than the quota the command may still use, the zone is walked (the exact
-// measure); a zone over the quota gets the command killed (its context cancelled: the
-// launcher kills the process tree). statfs sees every block written on that file system
-// (other users' too, so it only ever asks for a walk too early), but not files that
-// take no blocks (sparse files, e.g. `truncate -s`) nor space freed meanwhile by others:
+// The quota watchdog (DESIGN §5): while a writing command runs, the used space and used
+// inodes of the zone's file system (statfs, one system call) are read every watchTick.
+// When either has grown by more than the quota the command may still use (bytes, names),
+// the zone is walked (the exact measure); a zone over the quota gets the command killed
+// (its context cancelled: the launcher kills the process tree). statfs sees every block and
+// inode used on that file system (other users' too, so it only ever asks for a walk too
+// early), but not files that take no blocks (sparse files, e.g. `truncate -s`), inodes on
+// a file system that does not count them, nor space freed meanwhile by others:
 // an exact walk also runs every watchWalkEvery (at least ten times the last walk's
 // duration), and the walk after the command is the final word (rollback).
 //
@@ -29,23 +30,25 @@ const (
 // watchdog is the running watch of one command.
 type watchdog struct {
 	stop, done chan struct{}
-	// killed says the watchdog stopped the command; peak is the largest zone size it saw.
-	killed atomic.Bool
-	peak   atomic.Int64
+	// killed says the watchdog stopped the command; peakBytes and peakFiles are the largest
+	// zone it measured, in bytes and in names.
+	killed               atomic.Bool
+	peakBytes, peakFiles atomic.Int64
 }
 
 // watch starts the watchdog of the command that q measures; kill stops the command. Call
 // halt when the command has ended. What single-file writes beside the command add is theirs.
 func (q *execQuota) watch(kill func()) *watchdog {
-	return watchGrowth(q.z.Fs.Dir(), q.before.total, q.limit-q.used, q.beside.grown, kill)
+	return watchGrowth(q.z.Fs.Dir(), q.before.usage(), sub(q.limit, q.used), q.beside.grown, kill)
 }
 
-// watchGrowth starts a watchdog that calls kill when the regular files under dir, before
-// bytes when the command started, grow by more than budget bytes, not counting others(), the
-// bytes other writers added meanwhile.
-func watchGrowth(dir string, before, budget int64, others func() int64, kill func()) *watchdog {
+// watchGrowth starts a watchdog that calls kill when the zone dir, holding before when the
+// command started, grows by more than budget (bytes of regular files, or names), not
+// counting others(), what other writers added meanwhile.
+func watchGrowth(dir string, before, budget amount, others func() amount, kill func()) *watchdog {
 	w := &watchdog{stop: make(chan struct{}), done: make(chan struct{})}
-	w.peak.Store(before)
+	w.peakBytes.Store(before.Bytes)
+	w.peakFiles.Store(before.Files)
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(watchTick)
@@ -59,7 +62,9 @@ func watchGrowth(dir string, before, budget int64, others func() int64, kill fun
 			case <-t.C:
 			}
 			now := fsUsed(dir)
-			if now-fsBase <= budget-(size-before) && time.Since(lastWalk) < max(watchWalkEvery, 10*walkTook) {
+			if now.Bytes-fsBase.Bytes <= budget.Bytes-(size.Bytes-before.Bytes) &&
+				now.Files-fsBase.Files <= budget.Files-(size.Files-before.Files) &&
+				time.Since(lastWalk) < max(watchWalkEvery, 10*walkTook) {
 				continue
 			}
 			t0 := time.Now()
@@ -68,11 +73,10 @@ func watchGrowth(dir string, before, budget int64, others func() int64, kill fun
 				continue // a name the walk could not read: the walk after the command decides
 			}
 			lastWalk, walkTook = time.Now(), time.Since(t0)
-			fsBase, size = now, snap.total
-			if size > w.peak.Load() {
-				w.peak.Store(size)
-			}
-			if growth := size - before - others(); growth > 0 && growth > budget {
+			fsBase, size = now, snap.usage()
+			w.peakBytes.Store(max(w.peakBytes.Load(), size.Bytes))
+			w.peakFiles.Store(max(w.peakFiles.Load(), size.Files))
+			if g := sub(sub(size, before), others()); g.Bytes > 0 && g.Bytes > budget.Bytes || g.Files > 0 && g.Files > budget.Files {
 				w.killed.Store(true)
 				kill()
 				return
@@ -88,11 +92,18 @@ func (w *watchdog) halt() {
 	<-w.done
 }
 
-// fsUsed is the used space of the file system holding dir, in bytes (0 when unknown).
-func fsUsed(dir string) int64 {
+// peakWith is the largest zone seen: the watchdog's peak, or the zone after the command.
+func (w *watchdog) peakWith(after snapshot) amount {
+	u := after.usage()
+	return amount{Bytes: max(w.peakBytes.Load(), u.Bytes), Files: max(w.peakFiles.Load(), u.Files)}
+}
+
+// fsUsed is the used space (bytes) and used inodes (Files) of the file system holding dir
+// (0 when unknown).
+func fsUsed(dir string) amount {
 	var st unix.Statfs_t
 	if unix.Statfs(dir, &st) != nil {
-		return 0
+		return amount{}
 	}
-	return int64(st.Blocks-st.Bfree) * st.Bsize
+	return amount{Bytes: int64(st.Blocks-st.Bfree) * st.Bsize, Files: int64(st.Files - st.Ffree)}
 }

@@ -60,7 +60,7 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 	data, runErr := s.run(runCtx, z, z.Fs, p)
 	w.halt()
 	var rb *rolledBack
-	var peak int64
+	var peak amount
 	err = sp.locked(func(l *vcs.Locked) error {
 		defer sp.stop()
 		if data == nil {
@@ -76,7 +76,7 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 		if err := q.measureAfter(); err != nil {
 			return err
 		}
-		if peak = max(w.peak.Load(), after.total); w.killed.Load() || q.over(after.total) {
+		if peak = w.peakWith(after); w.killed.Load() || q.over(after) {
 			undone, restore := q.undo(after)
 			if l != nil {
 				restoreVersions(l, z, restore, &undone)

@@ -50,7 +50,14 @@ func (s *Service) Import(ctx context.Context, c Caller, in ImportInput) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
+	// The destination folders, counted in the quota like any folder a write makes.
+	r, err := s.reserve(ctx, z, -1, amount{})
+	if err != nil {
+		return Result{}, err
+	}
+	err = r.mkdirAll(ctx, z.Fs, dir)
+	r.Settle(ctx, amount{})
+	if err != nil {
 		return Result{}, writeError(err, z, in.DestSubdir)
 	}
 	files, err := s.importTargets(ctx, c, in, token, admin)
@@ -190,9 +197,9 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, Errf(InternalError, "Cannot read the quota").Because(err)
+		return nil, quotaErr("Cannot read the quota", err)
 	}
-	r, err := s.reserve(ctx, z, -1, max(info.Size, 0))
+	r, err := s.reserve(ctx, z, -1, amount{Bytes: max(info.Size, 0), Files: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +212,7 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	defer watchdog.Stop()
 	body, err := s.owui.FileContent(dctx, token, f.ID)
 	if err != nil {
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 		return nil, importFileError(err, f.ID, admin)
 	}
 	defer body.Close()
@@ -213,16 +220,16 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	tmp := path.Join(dir, confine.TempName())
 	n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
 	if err != nil {
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 		return nil, m.failure(err, z)
 	}
 	final, err := placeImport(z, dir, tmp, name)
 	if err != nil {
 		_ = z.Fs.Remove(tmp)
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 		return nil, err
 	}
-	r.Settle(ctx, n)
+	r.Settle(ctx, amount{Bytes: n, Files: 1})
 	return map[string]any{"file_id": f.ID, "name": path.Base(final), "path": final, "size": n}, nil
 }
 

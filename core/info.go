@@ -2,13 +2,15 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
@@ -21,6 +23,8 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 	data := map[string]any{
 		"quota_per_user_mb":        v.QuotaPerUserMB,
 		"quota_per_group_mb":       v.QuotaPerGroupMB,
+		"quota_files_per_user":     v.QuotaFilesPerUser,
+		"quota_files_per_group":    v.QuotaFilesPerGroup,
 		"max_file_size_mb":         v.MaxFileSizeMB,
 		"lock_max_age_hours":       v.LockMaxAgeHours,
 		"lock_force_after_minutes": v.LockForceAfterMinutes,
@@ -42,11 +46,15 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 	return Result{Data: data, Message: "Current valve configuration"}, nil
 }
 
-// zoneUsage is one line of shed_stats.
+// zoneUsage is one line of shed_stats: bytes of the regular files, and names (files,
+// folders, links: what the file quota counts).
 type zoneUsage struct {
 	SizeBytes int64  `json:"size_bytes"`
 	SizeHuman string `json:"size_human"`
 	Files     int64  `json:"files"`
+	// Unmeasured are the first folders or files the walk could not read (path: cause);
+	// what they hold is not counted.
+	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
 // Stats answers shed_stats: size and files of each personal zone (measured), and the quota
@@ -70,7 +78,7 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		return Result{}, err
 	}
 	total := usageLine(used, limit)
-	total["size_bytes"], total["size_human"], total["quota_mb"] = used, humanMB(used), s.cfg.QuotaPerUserMB
+	total["size_bytes"], total["size_human"], total["quota_mb"] = used.Bytes, humanMB(used.Bytes), s.cfg.QuotaPerUserMB
 	data["total"] = total
 	// Group spaces have quotas of their own: one line per group the caller belongs to.
 	if groups, available, err := s.memberships(ctx, c); available && err == nil {
@@ -91,8 +99,12 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 	}
 	for _, label := range []string{"uploads", "storage", "documents"} {
 		u := data[label].(zoneUsage)
-		data[label] = map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
-			"percent_of_quota": percent(u.SizeBytes, limit)}
+		line := map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
+			"percent_of_quota": percent(u.SizeBytes, limit.Bytes)}
+		if len(u.Unmeasured) > 0 {
+			line["unmeasured"] = u.Unmeasured
+		}
+		data[label] = line
 	}
 	locks, err := s.db.LocksByUser(ctx, c.UserID)
 	if err != nil {
@@ -110,7 +122,8 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 		}
 	}
 	data["links"] = map[string]any{"active": active, "total": len(links)}
-	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used, %d open lock(s)", humanMB(used), s.cfg.QuotaPerUserMB, len(locks))}, nil
+	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used, %d of %d files and folders, %d open lock(s)",
+		humanMB(used.Bytes), s.cfg.QuotaPerUserMB, used.Files, limit.Files, len(locks))}, nil
 }
 
 // maxStatLocks bounds the locks shed_stats lists (the count is always exact).
@@ -134,20 +147,21 @@ func lockLines(locks []store.Lock, convID string) map[string]any {
 	return map[string]any{"count": len(locks), "items": items}
 }
 
-// usageOf is an owner's accounted usage and quota, in bytes.
-func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit int64, err error) {
+// usageOf is an owner's accounted usage and quota.
+func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit amount, err error) {
 	if err := s.ensureUsage(ctx, o); err != nil {
-		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return amount{}, amount{}, quotaErr("Cannot read the quota", err)
 	}
 	if used, err = s.db.Usage(ctx, o); err != nil {
-		return 0, 0, Errf(InternalError, "Cannot read the quota").Because(err)
+		return amount{}, amount{}, quotaErr("Cannot read the quota", err)
 	}
 	return used, s.limit(o), nil
 }
 
 // usageLine renders used/limit as shed_stats shows them.
-func usageLine(used, limit int64) map[string]any {
-	return map[string]any{"used_bytes": used, "limit_bytes": limit, "usage_percent": percent(used, limit)}
+func usageLine(used, limit amount) map[string]any {
+	return map[string]any{"used_bytes": used.Bytes, "limit_bytes": limit.Bytes, "usage_percent": percent(used.Bytes, limit.Bytes),
+		"files_used": used.Files, "files_limit": limit.Files}
 }
 
 // percent renders part/whole as "12.5%" (0% for an unlimited whole).
@@ -160,49 +174,59 @@ func percent(part, whole int64) string {
 }
 
 // dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
-// plaintext size (the unit of the quota) in a user's Storage and Uploads.
+// plaintext size (the unit of the quota) in a user's Storage and Uploads. The folders
+// directly in Uploads are the conversations' zone roots, made by the server: not counted.
 func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
-	documents := filepath.Join(s.base, "users", o.ID, "Documents", "data")
-	sealed := o.Kind == "user" && dir != documents && s.userKey(ctx, o.ID).state != ""
-	return walkUsage(dir, sealed)
+	user := filepath.Join(s.base, "users", o.ID)
+	sealed := o.Kind == "user" && dir != filepath.Join(user, "Documents", "data") && s.userKey(ctx, o.ID).state != ""
+	return walkUsage(ctx, dir, sealed, o.Kind == "user" && dir == filepath.Join(user, "Uploads"))
 }
 
-// walkUsage sums regular files under dir without following symlinks; a missing dir is
-// empty. With sealed, an encrypted file counts its plaintext size.
-func walkUsage(dir string, sealed bool) (zoneUsage, error) {
+// walkUsage sums regular files and counts names under dir without following symlinks
+// (walk.go: relative traversal, so a tree deeper than PATH_MAX is measured too); a missing
+// dir is empty. With sealed, an encrypted file counts its plaintext size; with roots, the
+// folders directly in dir are zone roots, not counted. A folder it cannot read is listed in
+// Unmeasured and the walk goes on: what it holds is not counted.
+func walkUsage(ctx context.Context, dir string, sealed, roots bool) (zoneUsage, error) {
 	var u zoneUsage
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d == nil {
-				return fs.SkipAll // the zone does not exist yet
+	var problems walkProblems
+	w := treeWalk{
+		visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
+			if e.typ.IsRegular() {
+				var st unix.Stat_t
+				if err := unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+					if !errors.Is(err, unix.ENOENT) {
+						problems.add(rel, err)
+					}
+					return false, nil
+				}
+				size := st.Size
+				if sealed {
+					size = plainSizeAt(dirfd, e.name, size)
+				}
+				u.SizeBytes += size
 			}
-			return err
-		}
-		if d.Type().IsRegular() {
-			info, err := d.Info()
-			if err != nil {
-				return err
+			if !roots || rel != e.name || e.typ&fs.ModeDir == 0 {
+				u.Files++
 			}
-			size := info.Size()
-			if sealed {
-				size = plainSizeAt(p, size)
-			}
-			u.SizeBytes += size
-			u.Files++
-		}
-		return nil
-	})
-	u.SizeHuman = humanMB(u.SizeBytes)
+			return e.typ&fs.ModeDir != 0, nil
+		},
+		problem: problems.add,
+	}
+	err := w.run(ctx, dir)
+	u.SizeHuman, u.Unmeasured = humanMB(u.SizeBytes), problems.first
 	return u, err
 }
 
-// plainSizeAt is the plaintext size of the file at host path p, whose size is size: its own
-// when it is not encrypted. It never follows a symlink nor blocks on a FIFO.
-func plainSizeAt(p string, size int64) int64 {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// plainSizeAt is the plaintext size of the file name in the folder open as dirfd, whose
+// size is size: its own when it is not encrypted. It never follows a symlink nor blocks
+// on a FIFO.
+func plainSizeAt(dirfd int, name string, size int64) int64 {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return size
 	}
+	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	plain, _ := confine.SealedSize(f, size)
 	return plain

@@ -35,11 +35,12 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	unlockFile := s.paths.Lock(fileKey(z, p))
 	defer unlockFile()
 	var old int64
+	files := int64(1) // the file was deleted meanwhile: saving makes it again
 	switch fi, err := z.Fs.Stat(p); {
 	case err == nil && !fi.Mode().IsRegular():
 		return Result{}, notAFile(z, p)
 	case err == nil:
-		old = fi.Size()
+		old, files = fi.Size(), 0
 	case !errors.Is(err, fs.ErrNotExist):
 		return Result{}, pathError(err, z, p)
 	}
@@ -47,7 +48,7 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
 		return Result{}, err
 	}
-	res, err := s.reserve(ctx, z, wfi.Size(), wfi.Size()-old)
+	res, err := s.reserve(ctx, z, wfi.Size(), amount{Bytes: wfi.Size() - old, Files: files})
 	if err != nil {
 		return Result{}, err
 	}
@@ -62,10 +63,8 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 			return Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if d := path.Dir(p); d != "." {
-			if err := z.Fs.MkdirAll(d, 0o700); err != nil {
-				return Change{}, pathError(err, z, p)
-			}
+		if err := res.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+			return Change{}, pathError(err, z, p)
 		}
 		n, err := z.Fs.WriteAtomic(p, src, 0o600)
 		if err != nil {
@@ -75,10 +74,10 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 		return Change{Paths: []string{p}}, nil
 	})
 	if written < 0 {
-		res.Settle(ctx, 0)
+		res.Settle(ctx, amount{})
 		return Result{}, err
 	}
-	res.Settle(ctx, written-old)
+	res.Settle(ctx, amount{Bytes: written - old, Files: files})
 	// The file is saved: release and clean up even if the commit failed (err says so).
 	if rerr := s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
 		return Result{}, lockErr(p, rerr)

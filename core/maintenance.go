@@ -71,14 +71,20 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 	for _, o := range owners {
 		before, err := s.db.Usage(ctx, o)
 		if err != nil {
-			return Result{}, Errf(InternalError, "Cannot read the quota").Because(err)
+			return Result{}, quotaErr("Cannot read the quota", err)
 		}
-		after, err := s.Reconcile(ctx, o)
+		after, unmeasured, err := s.Reconcile(ctx, o)
 		if err != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the usage").Because(err)
 		}
-		rep.Quota = append(rep.Quota, map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before,
-			"measured_bytes": after, "limit_bytes": s.limit(o)})
+		limit := s.limit(o)
+		line := map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before.Bytes, "measured_bytes": after.Bytes,
+			"limit_bytes": limit.Bytes, "recorded_files": before.Files, "measured_files": after.Files, "limit_files": limit.Files}
+		if len(unmeasured) > 0 {
+			// A folder the walk could not read: the recorded usage is kept (Reconcile).
+			line["unmeasured"], line["reconciled"] = unmeasured, false
+		}
+		rep.Quota = append(rep.Quota, line)
 	}
 	total := len(rep.ExpiredLocks) + len(rep.OrphanEditzones) + rep.repositoryRepairs
 	return Result{Data: rep, Message: fmt.Sprintf("Maintenance complete: %d element(s) cleaned", total)}, nil

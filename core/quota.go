@@ -3,15 +3,21 @@ package core
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"path"
 	"path/filepath"
 	"sync"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 )
 
 // quota is the incremental usage accounting of DESIGN §5: every write reserves its growth
 // in the state database before touching the disk (one conditional UPDATE, so concurrent
 // writers can never jointly overshoot), then settles the reservation with the real delta.
+// Growth is an amount: bytes of regular files, and names (files, folders, links: each takes
+// an inode of the shared volume, so an owner's count is bounded by quota_files_per_user or
+// quota_files_per_group, issue 24 finding 7).
 //
 // A measurement of the disk (Reconcile) writes an absolute usage; done while a write is
 // between its reservation and its settlement, it would erase that write from the count. So
@@ -40,26 +46,38 @@ func (s *Service) holdOwner(o store.Owner) func() {
 	return func() { once.Do(l.RUnlock) }
 }
 
-// limit is the owner's quota in bytes.
-func (s *Service) limit(o store.Owner) int64 {
+// amount is a quantity of usage: bytes, and names (store.Amount).
+type amount = store.Amount
+
+// sub is a - b.
+func sub(a, b amount) amount { return amount{Bytes: a.Bytes - b.Bytes, Files: a.Files - b.Files} }
+
+// limit is the owner's quota.
+func (s *Service) limit(o store.Owner) amount {
 	if o.Kind == "group" {
-		return int64(s.cfg.QuotaPerGroupMB) << 20
+		return amount{Bytes: int64(s.cfg.QuotaPerGroupMB) << 20, Files: int64(s.cfg.QuotaFilesPerGroup)}
 	}
-	return int64(s.cfg.QuotaPerUserMB) << 20
+	return amount{Bytes: int64(s.cfg.QuotaPerUserMB) << 20, Files: int64(s.cfg.QuotaFilesPerUser)}
 }
 
-// ownerDirs are the directories whose regular files count against an owner's quota: every
-// personal zone of a user (all conversations' uploads included), or a group's data.
-func (s *Service) ownerDirs(o store.Owner) []string {
+// ownerDir is one directory whose regular files count against an owner's quota, and the
+// name of its zone (how its paths are shown).
+type ownerDir struct{ zone, dir string }
+
+// ownerDirs are the directories of an owner's quota: every personal zone of a user (all
+// conversations' uploads included), or a group's data.
+func (s *Service) ownerDirs(o store.Owner) []ownerDir {
 	if o.Kind == "group" {
-		return []string{filepath.Join(s.base, "groups", o.ID, "data")}
+		return []ownerDir{{"group", filepath.Join(s.base, "groups", o.ID, "data")}}
 	}
 	u := filepath.Join(s.base, "users", o.ID)
-	return []string{filepath.Join(u, "Uploads"), filepath.Join(u, "Storage", "data"), filepath.Join(u, "Documents", "data")}
+	return []ownerDir{{"uploads", filepath.Join(u, "Uploads")}, {"storage", filepath.Join(u, "Storage", "data")},
+		{"documents", filepath.Join(u, "Documents", "data")}}
 }
 
-// ensureUsage reconciles an owner once per process when its recorded usage is zero, so
-// files that pre-date the accounting are counted. Callers must not hold the owner's lock.
+// ensureUsage reconciles an owner once per process when its recorded usage holds no name
+// (a new owner, or a row written before the file count), so files that pre-date the
+// accounting are counted. Callers must not hold the owner's lock.
 func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 	if _, done := s.quota.reconciled.Load(o); done {
 		return nil
@@ -68,8 +86,8 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 	if err != nil {
 		return err
 	}
-	if used == 0 {
-		if _, err := s.Reconcile(ctx, o); err != nil {
+	if used.Files == 0 {
+		if _, _, err := s.Reconcile(ctx, o); err != nil {
 			return err
 		}
 	}
@@ -79,20 +97,37 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 
 // Reconcile walks the owner's directories once and stores the measured usage (drift repair
 // for shed_maintenance and first use), with no write of the owner in flight (quota). It
-// returns the measured bytes. Callers must not hold the owner's lock.
-func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
+// returns the measured usage and what the walk could not read ("zone/path: cause"); then
+// the recorded usage is kept, as a measure that misses a folder would understate it.
+// Callers must not hold the owner's lock.
+func (s *Service) Reconcile(ctx context.Context, o store.Owner) (amount, []string, error) {
 	l := s.ownerLock(o)
 	l.Lock()
 	defer l.Unlock()
-	var total int64
-	for _, d := range s.ownerDirs(o) {
-		u, err := s.dirUsage(ctx, o, d)
-		if err != nil {
-			return 0, err
-		}
-		total += u.SizeBytes
+	total, unmeasured, err := s.measureOwner(ctx, o)
+	if err != nil || len(unmeasured) > 0 {
+		return total, unmeasured, err
 	}
-	return total, s.db.SetUsage(ctx, o, total)
+	return total, nil, s.db.SetUsage(ctx, o, total)
+}
+
+// measureOwner walks the owner's directories: the usage they hold and what could not be
+// read, as "zone/path: cause".
+func (s *Service) measureOwner(ctx context.Context, o store.Owner) (amount, []string, error) {
+	var total amount
+	var unmeasured []string
+	for _, d := range s.ownerDirs(o) {
+		u, err := s.dirUsage(ctx, o, d.dir)
+		if err != nil {
+			return amount{}, nil, err
+		}
+		total.Bytes += u.SizeBytes
+		total.Files += u.Files
+		for _, p := range u.Unmeasured {
+			unmeasured = append(unmeasured, d.zone+"/"+p)
+		}
+	}
+	return total, unmeasured, nil
 }
 
 // Reservation is growth reserved against a quota, holding the owner's lock shared; Settle it
@@ -100,8 +135,10 @@ func (s *Service) Reconcile(ctx context.Context, o store.Owner) (int64, error) {
 type Reservation struct {
 	s        *Service
 	owner    store.Owner
-	reserved int64
-	release  func()
+	reserved amount
+	// made counts the folders mkdirAll created: settled with the write, whatever its fate.
+	made    int64
+	release func()
 }
 
 // checkSize refuses a resulting file over max_file_size_mb.
@@ -114,49 +151,103 @@ func (s *Service) checkSize(size int64) error {
 }
 
 // reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
-// reserves growth bytes for the zone's owner. Nothing touches the disk before this succeeds.
-func (s *Service) reserve(ctx context.Context, z *Zone, size, growth int64) (*Reservation, error) {
+// reserves growth (bytes, and the names the write adds) for the zone's owner. Nothing
+// touches the disk before this succeeds.
+func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth amount) (*Reservation, error) {
 	if err := s.checkSize(size); err != nil {
 		return nil, err
 	}
-	if growth > 0 {
-		if err := s.ensureUsage(ctx, z.Owner); err != nil {
-			return nil, Errf(InternalError, "Cannot read the quota").Because(err)
-		}
+	// Even without growth: the reservation may grow later (mkdirAll, an import's chunks),
+	// when the owner's lock it holds keeps a first-use reconcile from running.
+	if err := s.ensureUsage(ctx, z.Owner); err != nil {
+		return nil, quotaErr("Cannot read the quota", err)
 	}
 	r := &Reservation{s: s, owner: z.Owner, release: s.holdOwner(z.Owner)}
-	if growth <= 0 {
+	if growth.Bytes <= 0 && growth.Files <= 0 {
 		return r, nil
 	}
-	if err := r.grow(ctx, growth); err != nil {
+	if err := r.grow(ctx, amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)}); err != nil {
 		r.release()
 		return nil, err
 	}
 	return r, nil
 }
 
-// grow reserves growth more bytes (QUOTA_EXCEEDED when over the limit).
-func (r *Reservation) grow(ctx context.Context, growth int64) error {
+// grow reserves growth more (QUOTA_EXCEEDED when over the limit).
+func (r *Reservation) grow(ctx context.Context, growth amount) error {
 	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.limit(r.owner)) }); err != nil {
 		var qe *store.QuotaError
 		if errors.As(err, &qe) {
-			return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used), humanMB(qe.Requested), humanMB(qe.Limit)).
-				With("used", qe.Used).With("requested", qe.Requested).With("limit", qe.Limit).With("owner", r.owner.Kind)
+			return quotaExceeded(qe, r.owner)
 		}
-		return Errf(InternalError, "Cannot reserve quota").Because(err)
+		return quotaErr("Cannot reserve quota", err)
 	}
-	r.reserved += growth
+	r.reserved.Bytes += growth.Bytes
+	r.reserved.Files += growth.Files
 	return nil
 }
 
-// Settle records the real change of usage (negative for shrinking or deleting; 0 after a
-// failed write) in place of the reservation.
-func (r *Reservation) Settle(ctx context.Context, actual int64) {
-	if d := actual - r.reserved; d != 0 {
+// quotaExceeded is the answer of a refused reservation, about the bytes or the file count.
+func quotaExceeded(qe *store.QuotaError, o store.Owner) *Error {
+	if qe.Files() {
+		return Errf(QuotaExceeded, "File quota exceeded: %d files and folders held, %d more requested, %d allowed",
+			qe.Used.Files, qe.Requested.Files, qe.Limit.Files).
+			With("files_used", qe.Used.Files).With("files_requested", qe.Requested.Files).With("files_limit", qe.Limit.Files).
+			With("owner", o.Kind).
+			WithHint("Delete files or folders you no longer need with shed_delete (see shed_info(action='stats')), or keep many small files in one archive")
+	}
+	return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used.Bytes), humanMB(qe.Requested.Bytes), humanMB(qe.Limit.Bytes)).
+		With("used", qe.Used.Bytes).With("requested", qe.Requested.Bytes).With("limit", qe.Limit.Bytes).With("owner", o.Kind)
+}
+
+// mkdirAll creates the folder dir of fsys and its missing parents (0700) for the
+// reservation's write: the folders it is about to make are reserved first (QUOTA_EXCEEDED
+// when they do not fit), and those it made are counted in the settlement.
+func (r *Reservation) mkdirAll(ctx context.Context, fsys *confine.Fs, dir string) error {
+	var missing []string
+	for d := dir; d != "." && d != "" && d != "/"; d = path.Dir(d) {
+		if _, err := fsys.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := r.grow(ctx, amount{Files: int64(len(missing))}); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		switch err := fsys.Mkdir(missing[i], 0o700); {
+		case err == nil:
+			r.made++
+		case !errors.Is(err, fs.ErrExist):
+			return err
+		}
+	}
+	return nil
+}
+
+// Settle records the real change of usage (negative for shrinking or deleting; zero after a
+// failed write), plus the folders mkdirAll made, in place of the reservation.
+func (r *Reservation) Settle(ctx context.Context, actual amount) {
+	actual.Files += r.made
+	if d := sub(actual, r.reserved); d != (amount{}) {
 		// Why ignore the error: the write already happened; a failed adjustment is drift that
 		// shed_maintenance's reconcile repairs, and must not turn a done write into a failure.
 		_ = r.s.db.Adjust(context.WithoutCancel(ctx), r.owner, d)
 	}
-	r.reserved = actual
+	r.reserved, r.made = actual, 0
 	r.release()
+}
+
+// quotaErr is the answer of a failed read or reservation of the quota. A call whose time
+// ran out before it got there (it waited behind a slow statement on the same database, or
+// another writer of the same file) answers TIMEOUT: nothing is wrong but the wait.
+func quotaErr(what string, err error) *Error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return Errf(Timeout, "%s: the call ran out of time waiting for another call on the same file", what).Because(err).
+			WithHint("Retry when the other call has finished (a long SQL statement holds its database until it ends, at most exec_timeout_default seconds)")
+	}
+	return Errf(InternalError, "%s", what).Because(err)
 }

@@ -73,7 +73,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 			return Result{}, writeError(err, z, in.NewPath)
 		}
 	}
-	var replaced int64
+	var replaced amount
 	switch dst, _, err := z.Fs.LstatIfPossible(newRel); {
 	case err == nil && (!in.Overwrite || dst.IsDir()):
 		e := Errf(FileExists, "Destination exists: %s", in.NewPath).With("path", in.NewPath).With("zone", z.Label)
@@ -84,7 +84,9 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		}
 		return Result{}, e
 	case err == nil && dst.Mode().IsRegular():
-		replaced = dst.Size()
+		replaced = amount{Bytes: dst.Size(), Files: 1}
+	case err == nil:
+		replaced = amount{Files: 1} // a link or special file replaced by the move
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return Result{}, writeError(err, z, in.NewPath)
 	}
@@ -103,7 +105,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	r, err := s.reserve(ctx, z, -1, 0)
+	r, err := s.reserve(ctx, z, -1, amount{})
 	if err != nil {
 		records(false)
 		return Result{}, err
@@ -114,10 +116,8 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	}
 	moved := false
 	hash, err := s.mutate(c, z, "Rename", message, func() (Change, error) {
-		if dir := path.Dir(newRel); dir != "." {
-			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
-				return Change{}, writeError(err, z, in.NewPath)
-			}
+		if err := r.mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
+			return Change{}, writeError(err, z, in.NewPath)
 		}
 		if err := z.Fs.Rename(oldRel, newRel); err != nil {
 			return Change{}, writeError(err, z, in.NewPath)
@@ -135,9 +135,9 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		return Change{Paths: []string{oldRel, newRel}}, nil
 	})
 	if moved {
-		r.Settle(ctx, -replaced)
+		r.Settle(ctx, sub(amount{}, replaced))
 	} else {
-		r.Settle(ctx, 0)
+		r.Settle(ctx, amount{})
 	}
 	records(moved && !fileExists(z, oldRel))
 	if err != nil {

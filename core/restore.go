@@ -110,13 +110,17 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 		return Result{}, err
 	}
 	size := int64(len(data))
-	res, err := s.reserve(ctx, z, size, size-old)
+	files := int64(0)
+	if !exists {
+		files = 1
+	}
+	res, err := s.reserve(ctx, z, size, amount{Bytes: size - old, Files: files})
 	if err != nil {
 		return Result{}, err
 	}
 	if !exists { // a deleted file brought back is a new file of the caller's
 		if err := s.recordGroupFiles(ctx, c, z, "", p); err != nil {
-			res.Settle(ctx, 0)
+			res.Settle(ctx, amount{})
 			return Result{}, err
 		}
 	}
@@ -126,10 +130,8 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 		msg = fmt.Sprintf("shed_restore: %s from %s", p, in.Version)
 	}
 	hash, err := s.mutate(c, z, "shed_restore", msg, func() (Change, error) {
-		if d := path.Dir(p); d != "." {
-			if err := z.Fs.MkdirAll(d, 0o700); err != nil {
-				return Change{}, pathError(err, z, in.Path)
-			}
+		if err := res.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+			return Change{}, pathError(err, z, in.Path)
 		}
 		if _, err := z.Fs.WriteAtomic(p, bytes.NewReader(data), 0o600); err != nil {
 			return Change{}, pathError(err, z, in.Path)
@@ -138,13 +140,13 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 		return Change{Paths: []string{p}}, nil
 	})
 	if !written {
-		res.Settle(ctx, 0)
+		res.Settle(ctx, amount{})
 		if !exists {
 			s.dropGroupRecords(ctx, z, p)
 		}
 		return Result{}, err
 	}
-	res.Settle(ctx, size-old)
+	res.Settle(ctx, amount{Bytes: size - old, Files: files})
 	if err != nil {
 		return Result{}, err
 	}

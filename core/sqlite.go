@@ -115,6 +115,7 @@ type fileState struct {
 	exists bool
 	size   int64 // the database file
 	extra  int64 // -wal and -journal
+	names  int64 // the database and its journals that exist (the file quota)
 	mtime  time.Time
 }
 
@@ -194,10 +195,15 @@ func (d *dbFile) notItself(rel, param string) error {
 func (d *dbFile) state() fileState {
 	var st fileState
 	if fi, err := os.Lstat(d.host); err == nil {
-		st.exists, st.size, st.mtime = true, fi.Size(), fi.ModTime()
+		st.exists, st.size, st.mtime, st.names = true, fi.Size(), fi.ModTime(), 1
 	}
-	for _, j := range []string{"-wal", "-journal"} {
-		if fi, err := os.Lstat(d.host + j); err == nil && fi.Mode().IsRegular() {
+	for _, j := range journals {
+		fi, err := os.Lstat(d.host + j)
+		if err != nil {
+			continue
+		}
+		st.names++
+		if j != "-shm" && fi.Mode().IsRegular() {
 			st.extra += fi.Size()
 		}
 	}
@@ -261,19 +267,20 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	if err := s.decrypt(d); err != nil {
 		return err
 	}
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+	d.before = d.state() // under the file's lock
+	files := int64(0)
+	if !d.before.exists {
+		files = 1 // a new database (its journals come and go: settled as they are after)
 	}
-	r, err := s.reserve(ctx, z, -1, 0)
+	r, err := s.reserve(ctx, z, -1, amount{Files: files})
 	if err != nil {
 		return err
 	}
-	d.before = d.state() // under the file's lock
-	delta := int64(0)
+	var delta amount
 	defer func() { r.Settle(ctx, delta) }()
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
-		return Errf(InternalError, "Cannot read the quota").Because(err)
+		return quotaErr("Cannot read the quota", err)
 	}
 	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
 	if d.bulk && !d.before.exists && opts.JournalMode == "wal" {
@@ -284,11 +291,11 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	}
 	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
 	// has to shrink to pass (at least one page: a new database without room stays empty).
-	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner)-used, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
+	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner).Bytes-used.Bytes, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
 	created := false
 	_, err = s.mutateFile(c, z, "shed_sqlite", message, func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
+			if err := r.mkdirAll(ctx, z.Fs, dir); err != nil {
 				return Change{}, writeError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
@@ -316,7 +323,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		if d.m != nil && closeErr == nil {
 			closeErr = d.m.writeBack(nil) // encrypted zone: the changed copy goes back encrypted
 		}
-		delta = after.size + after.extra - d.before.size - d.before.extra
+		delta = amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
 		if err := errors.Join(runErr, closeErr); err != nil {
 			return Change{Growth: delta}, s.sqlError(err, d)
 		}

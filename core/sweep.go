@@ -68,7 +68,7 @@ func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
 				removed += s.sweepLeftovers(ctx, d)
 			}
 			if removed > 0 || crashed {
-				_, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
+				_, _, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
 			}
 		}
 	}
@@ -78,7 +78,10 @@ func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
 // sweepDirs are the zone roots of o: its zones' data directories (every conversation's
 // Uploads folder included).
 func (s *Service) sweepDirs(o store.Owner) []string {
-	dirs := s.ownerDirs(o)
+	var dirs []string
+	for _, d := range s.ownerDirs(o) {
+		dirs = append(dirs, d.dir)
+	}
 	if o.Kind == "user" {
 		convs, _ := os.ReadDir(dirs[0]) // Uploads/{conv}
 		dirs = dirs[1:]

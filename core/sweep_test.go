@@ -24,7 +24,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), make([]byte, 100), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Reconcile(ctx, o); err != nil {
+	if _, _, err := s.Reconcile(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(base, runningMarker)
@@ -32,7 +32,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 		t.Fatalf("a running server has no marker: %v", err)
 	}
 	dead := func() { // a reservation of 5000 bytes whose write never happened
-		if err := s.db.SetUsage(ctx, o, 5100); err != nil {
+		if err := s.db.SetUsage(ctx, o, amount{Bytes: 5100, Files: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,8 +56,8 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 		deadline := time.Now().Add(wait)
 		for {
 			used, _ := s.db.Usage(ctx, o)
-			if used == 100 || time.Now().After(deadline) {
-				return used
+			if used.Bytes == 100 || time.Now().After(deadline) {
+				return used.Bytes
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

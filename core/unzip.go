@@ -75,7 +75,8 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 		return Result{}, Errf(ProtectedPath, "Cannot extract into a .git folder").With("dest", shownDest).
 			WithHint("Choose a destination outside .git")
 	}
-	r, err := s.reserve(ctx, z, -1, a.Declared)
+	// The names: the archive's, and the staging folder while it exists.
+	r, err := s.reserve(ctx, z, -1, amount{Bytes: a.Declared, Files: int64(a.Names) + 1})
 	if err != nil {
 		return Result{}, err
 	}
@@ -85,7 +86,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 		message = fmt.Sprintf("Extracted %s:%s to %s", o.z.Name, o.rel, shownDest)
 	}
 	hash, err := s.mutate(c, z, "Unzip", message, func() (Change, error) {
-		return s.unzipInto(ctx, c, z, a, destRel, in.Overwrite, &u)
+		return s.unzipInto(ctx, c, z, r, a, destRel, in.Overwrite, &u)
 	})
 	r.Settle(ctx, u.delta())
 	if err != nil {
@@ -100,19 +101,20 @@ type unzipped struct {
 	moved    bool  // the staging folder's content reached the destination
 	replaced int64 // bytes of the existing files replaced (overwrite)
 	nReplace int
+	names    int64 // names the move added: staged, less folders merged and files replaced
 }
 
 // delta is the change of the zone's usage: nothing unless the content was moved in.
-func (u *unzipped) delta() int64 {
+func (u *unzipped) delta() amount {
 	if !u.moved {
-		return 0
+		return amount{}
 	}
-	return u.stats.Bytes - u.replaced
+	return amount{Bytes: u.stats.Bytes - u.replaced, Files: u.names}
 }
 
 // unzipInto checks the destination, extracts a into a staging folder and moves it into
 // destRel; it runs inside mutate (in versioned zones no other writer runs meanwhile).
-func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (Change, error) {
+func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, r *Reservation, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (Change, error) {
 	replacing, err := checkUnzipDest(z, a, destRel, overwrite)
 	if err != nil {
 		return Change{}, err
@@ -141,10 +143,8 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.A
 	if err != nil {
 		return Change{}, err
 	}
-	if destRel != "" {
-		if err := z.Fs.MkdirAll(destRel, 0o700); err != nil {
-			return Change{}, err
-		}
+	if err := r.mkdirAll(ctx, z.Fs, destRel); err != nil {
+		return Change{}, err
 	}
 	m := mover{z: z, overwrite: overwrite}
 	if err := m.move(staging, destRel); err != nil {
@@ -152,6 +152,7 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, a *archive.A
 		return Change{}, err
 	}
 	u.moved, u.replaced, u.nReplace = true, m.replaced, len(m.replacedPaths)
+	u.names = dest.names - m.merged - int64(len(m.replacedPaths))
 	m.sync()
 	var created []string
 	for i := range a.Entries {

@@ -21,6 +21,8 @@ type mover struct {
 	dirs          map[string]bool
 	replaced      int64
 	replacedPaths []string
+	// merged counts the staged folders merged into folders that existed.
+	merged int64
 }
 
 // move moves every entry of the folder from into the folder to.
@@ -50,6 +52,7 @@ func (m *mover) move(from, to string) error {
 		case err != nil:
 			return err
 		case e.IsDir() && fi.IsDir():
+			m.merged++
 			if err := m.move(src, dst); err != nil {
 				return err
 			}

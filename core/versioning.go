@@ -162,9 +162,9 @@ type Change struct {
 	// All asks for full change detection instead of Paths (after shed_exec).
 	All bool
 	// Growth, for the write of one file (mutateFile), is what the write adds to the zone's
-	// bytes as it settles them (negative when it shrinks them), reported even when fn
+	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
-	Growth int64
+	Growth amount
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error

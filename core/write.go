@@ -117,7 +117,7 @@ type write struct {
 }
 
 // writeFile performs w in zone z for c: the file-size check and the quota reservation of
-// the growth happen before anything touches the disk; then, inside s.mutate (the commit in
+// the growth (bytes, and a name for a new file) happen before anything touches the disk; then, inside s.mutate (the commit in
 // versioned zones), missing parents are created (0700) and the content is written
 // atomically (temporary file, fsync, rename, fsync of the directory; new files 0600);
 // finally the reservation is settled with the real delta. It returns the commit id ("" if
@@ -133,32 +133,34 @@ func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (st
 	if err := s.checkGroupWrite(ctx, c, z, kind, w.t.rel); err != nil {
 		return "", err
 	}
-	r, err := s.reserve(ctx, z, w.size, w.size-old)
+	files := int64(0)
+	if !w.t.exists {
+		files = 1
+	}
+	r, err := s.reserve(ctx, z, w.size, amount{Bytes: w.size - old, Files: files})
 	if err != nil {
 		return "", err
 	}
 	if !w.t.exists {
 		if err := s.recordGroupFiles(ctx, c, z, w.mode, w.t.rel); err != nil {
-			r.Settle(ctx, 0)
+			r.Settle(ctx, amount{})
 			return "", err
 		}
 	}
-	delta := int64(0)
+	var delta amount
 	mut := s.mutateFile
 	if w.t.symlink {
 		mut = s.mutate // the content goes to the link's target: a full detection commits it
 	}
 	hash, err := mut(c, z, w.tool, w.message, func() (Change, error) {
-		if dir := path.Dir(w.t.rel); dir != "." {
-			if err := z.Fs.MkdirAll(dir, 0o700); err != nil {
-				return Change{}, writeError(err, z, w.t.shown)
-			}
+		if err := r.mkdirAll(ctx, z.Fs, path.Dir(w.t.rel)); err != nil {
+			return Change{}, writeError(err, z, w.t.shown)
 		}
 		n, err := z.Fs.WriteAtomic(w.t.rel, w.body, 0o600)
 		if err != nil {
 			return Change{}, writeError(err, z, w.t.shown)
 		}
-		delta = n - old
+		delta = amount{Bytes: n - old, Files: files}
 		ch := changeOf(w.t)
 		ch.Growth = delta
 		return ch, nil

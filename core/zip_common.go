@@ -135,23 +135,43 @@ func unzipExclude(z *Zone) archive.Exclude {
 // is synced and closed in the background (at most syncAhead at once) while the next one is
 // decompressed; wait returns once all are durable, with the first failure.
 type stagingDest struct {
-	fs   *confine.Fs
-	dir  string
-	sem  chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	fail error
+	fs  *confine.Fs
+	dir string
+	// made are the folders made so far; names counts them and the files created (what the
+	// extraction adds to the zone, for the file quota).
+	made  map[string]bool
+	names int64
+	sem   chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	fail  error
 }
 
 // syncAhead is how many extracted files may be syncing at once.
 const syncAhead = 8
 
 func newStagingDest(fs *confine.Fs, dir string) *stagingDest {
-	return &stagingDest{fs: fs, dir: dir, sem: make(chan struct{}, syncAhead)}
+	return &stagingDest{fs: fs, dir: dir, made: map[string]bool{}, sem: make(chan struct{}, syncAhead)}
 }
 
-// MkdirAll creates a folder of the staging area, 0700.
-func (d *stagingDest) MkdirAll(dir string) error { return d.fs.MkdirAll(path.Join(d.dir, dir), 0o700) }
+// MkdirAll creates a folder of the staging area and its missing parents, 0700, counting
+// those it made.
+func (d *stagingDest) MkdirAll(dir string) error {
+	var missing []string
+	for p := dir; p != "." && p != "" && !d.made[p]; p = path.Dir(p) {
+		missing = append(missing, p)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		switch err := d.fs.Mkdir(path.Join(d.dir, missing[i]), 0o700); {
+		case err == nil:
+			d.names++
+		case !errors.Is(err, os.ErrExist):
+			return err
+		}
+		d.made[missing[i]] = true
+	}
+	return nil
+}
 
 // Create creates a new file of the staging area: 0600, or 0700 when exec.
 func (d *stagingDest) Create(name string, exec bool) (io.WriteCloser, error) {
@@ -163,6 +183,7 @@ func (d *stagingDest) Create(name string, exec bool) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.names++
 	return syncedFile{File: f, d: d}, nil
 }
 

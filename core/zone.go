@@ -131,6 +131,9 @@ func (z *Zone) Path(p string, allowZone bool) (string, error) {
 
 // pathError translates a confinement error into the catalogue, without host paths.
 func pathError(err error, z *Zone, p string) *Error {
+	if e, ok := AsError(err); ok {
+		return e // already an answer (e.g. QUOTA_EXCEEDED for the folders a write makes)
+	}
 	switch {
 	case errors.Is(err, confine.ErrEscape):
 		return Errf(PathEscape, "Path escapes the zone: %s", p).With("path", p).With("zone", z.Label).Because(err)

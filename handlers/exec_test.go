@@ -262,7 +262,7 @@ func usage(t *testing.T, e *env, user string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return n.Bytes
 }
 
 func TestExecRespectsQuota(t *testing.T) {

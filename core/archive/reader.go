@@ -48,9 +48,12 @@ type Archive struct {
 	Comment string
 	// Declared is the sum of the declared sizes of the files Extract would write.
 	Declared int64
-	src      *countingReaderAt
-	size     int64
-	lim      Limits
+	// Names is how many names (files and folders, those implied by paths included) the
+	// entries claim: at most what Extract creates.
+	Names int
+	src   *countingReaderAt
+	size  int64
+	lim   Limits
 }
 
 // Exclude lets the caller skip entries by clean path: it returns the reason, or "".
@@ -113,6 +116,7 @@ func examine(r io.ReaderAt, size int64, lim Limits, exclude Exclude, problem fun
 		}
 		a.Entries = append(a.Entries, e)
 	}
+	a.Names = len(names)
 	if err := a.checkOverlap(); err != nil && problem(err) {
 		return a, nil
 	}

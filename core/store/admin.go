@@ -13,12 +13,12 @@ import (
 // OwnerUsage is one owner's recorded usage.
 type OwnerUsage struct {
 	Owner Owner
-	Bytes int64
+	Used  Amount
 }
 
 // Usages lists every owner's recorded usage, users then groups, by id.
 func (d *DB) Usages(ctx context.Context) ([]OwnerUsage, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT owner_kind, owner_id, bytes FROM usage ORDER BY owner_kind DESC, owner_id`)
+	rows, err := d.sql.QueryContext(ctx, `SELECT owner_kind, owner_id, bytes, files FROM usage ORDER BY owner_kind DESC, owner_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: usages: %w", err)
 	}
@@ -26,7 +26,7 @@ func (d *DB) Usages(ctx context.Context) ([]OwnerUsage, error) {
 	var out []OwnerUsage
 	for rows.Next() {
 		var u OwnerUsage
-		if err := rows.Scan(&u.Owner.Kind, &u.Owner.ID, &u.Bytes); err != nil {
+		if err := rows.Scan(&u.Owner.Kind, &u.Owner.ID, &u.Used.Bytes, &u.Used.Files); err != nil {
 			return nil, fmt.Errorf("store: usages: %w", err)
 		}
 		out = append(out, u)

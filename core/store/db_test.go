@@ -54,10 +54,10 @@ func TestOpenTwiceIsIdempotent(t *testing.T) {
 		}
 		// Data written in one round survives the next open (no migration re-ran over it).
 		u := Owner{"user", "alice"}
-		if got, _ := d.Usage(ctx, u); got != int64(round) {
-			t.Errorf("round %d: usage %d, want %d", round, got, round)
+		if got, _ := d.Usage(ctx, u); got != (Amount{int64(round), int64(round)}) {
+			t.Errorf("round %d: usage %+v, want %d", round, got, round)
 		}
-		if err := d.Adjust(ctx, u, 1); err != nil {
+		if err := d.Adjust(ctx, u, Amount{1, 1}); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Close(); err != nil {
@@ -170,7 +170,7 @@ func TestOpenPathsWithURIMetacharacters(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			if err := d.Adjust(context.Background(), Owner{"user", "u"}, 1); err != nil {
+			if err := d.Adjust(context.Background(), Owner{"user", "u"}, Amount{Bytes: 1}); err != nil {
 				t.Fatalf("write: %v", err)
 			}
 			d.Close()
@@ -197,7 +197,7 @@ func TestStateFilesArePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if err := d.Adjust(context.Background(), Owner{"user", "u"}, 1); err != nil {
+	if err := d.Adjust(context.Background(), Owner{"user", "u"}, Amount{Bytes: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"fileshed.sqlite", "fileshed.sqlite-wal", "fileshed.sqlite-shm"} {

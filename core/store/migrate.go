@@ -105,6 +105,12 @@ var migrations = []migration{
 		// ?view (issue 24); every link stored before is a plain download.
 		`ALTER TABLE links ADD COLUMN page INTEGER NOT NULL DEFAULT 0`,
 	}},
+	{version: 5, name: "usage file count", stmts: []string{
+		// The names (files, folders, links) each owner holds, beside the bytes (the file
+		// quota: one user must not exhaust the inodes of the shared volume). Existing rows
+		// start at 0, which the first use in a process reconciles with the disk.
+		`ALTER TABLE usage ADD COLUMN files BIGINT NOT NULL DEFAULT 0 CHECK (files >= 0)`,
+	}},
 }
 
 // migrate applies the pending migrations in one transaction and records each in

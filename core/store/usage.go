@@ -26,36 +26,62 @@ func (o Owner) validate() error {
 	return nil
 }
 
-// QuotaError reports an exceeded quota: Used, Requested, Limit (bytes).
-type QuotaError struct{ Used, Requested, Limit int64 }
+// Amount is a quantity of usage: the bytes of regular files, and the names that hold them
+// (files, folders, links: every name takes an inode of the shared volume).
+type Amount struct{ Bytes, Files int64 }
+
+// inRange reports whether both quantities are within [lo, maxBytes].
+func (a Amount) inRange(lo int64) bool {
+	return a.Bytes >= lo && a.Bytes <= maxBytes && a.Files >= lo && a.Files <= maxBytes
+}
+
+// QuotaError reports an exceeded quota: Used, Requested, Limit.
+type QuotaError struct{ Used, Requested, Limit Amount }
+
+// Files reports whether the file count, not the bytes, is what the request exceeds.
+func (e *QuotaError) Files() bool {
+	return e.Requested.Files > 0 && e.Requested.Files > e.Limit.Files-e.Used.Files
+}
 
 // Error implements error.
 func (e *QuotaError) Error() string {
-	return fmt.Sprintf("quota exceeded: %d bytes used + %d requested > limit %d", e.Used, e.Requested, e.Limit)
+	if e.Files() {
+		return fmt.Sprintf("quota exceeded: %d files used + %d requested > limit %d", e.Used.Files, e.Requested.Files, e.Limit.Files)
+	}
+	return fmt.Sprintf("quota exceeded: %d bytes used + %d requested > limit %d", e.Used.Bytes, e.Requested.Bytes, e.Limit.Bytes)
 }
 
-// Reserve atomically adds delta (>= 0) to the owner's usage if and only if used+delta <=
-// limit, and returns *QuotaError otherwise.
+// Reserve atomically adds delta (>= 0) to the owner's usage if and only if, for each of
+// bytes and files that delta grows, used+delta <= limit, and returns *QuotaError otherwise.
+// A quantity delta does not grow is not checked (an owner over a lowered file limit may
+// still grow a file it has).
 //
 // Why one statement: the check and the increment are the same conditional upsert, so two
 // concurrent reservations can never both see the old value and jointly overshoot (on
 // PostgreSQL too: ON CONFLICT DO UPDATE locks the row and re-checks the WHERE). The
-// condition is written bytes <= limit-delta so it cannot overflow. The transaction around
+// condition is written used <= limit-delta so it cannot overflow. The transaction around
 // it only makes the numbers in a QuotaError consistent with the refusal.
-func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit int64) error {
+func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit Amount) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if delta < 0 || delta > maxBytes || limit < 0 || limit > maxBytes {
-		return fmt.Errorf("store: reservation of %d bytes against limit %d out of range", delta, limit)
+	if !delta.inRange(0) || !limit.inRange(0) {
+		return fmt.Errorf("store: reservation of %+v against limit %+v out of range", delta, limit)
 	}
 	return d.inTx(ctx, func(tx *sql.Tx) error {
-		if delta > limit {
+		if delta.Bytes > limit.Bytes || delta.Files > limit.Files {
 			return quotaError(ctx, tx, o, delta, limit)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes) VALUES ($1, $2, $3)
-			ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes
-			WHERE usage.bytes <= $4`, o.Kind, o.ID, delta, limit-delta)
+		bound := func(delta, limit int64) int64 {
+			if delta == 0 {
+				return maxBytes // not grown: not checked
+			}
+			return limit - delta
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes, files = usage.files + excluded.files
+			WHERE usage.bytes <= $5 AND usage.files <= $6`,
+			o.Kind, o.ID, delta.Bytes, delta.Files, bound(delta.Bytes, limit.Bytes), bound(delta.Files, limit.Files))
 		if err != nil {
 			return fmt.Errorf("store: reserve: %w", err)
 		}
@@ -71,7 +97,7 @@ func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit int64) error {
 }
 
 // quotaError reads the current usage (inside the refusing transaction) into a *QuotaError.
-func quotaError(ctx context.Context, tx *sql.Tx, o Owner, delta, limit int64) error {
+func quotaError(ctx context.Context, tx *sql.Tx, o Owner, delta, limit Amount) error {
 	used, err := usage(ctx, tx, o)
 	if err != nil {
 		return err
@@ -79,47 +105,50 @@ func quotaError(ctx context.Context, tx *sql.Tx, o Owner, delta, limit int64) er
 	return &QuotaError{Used: used, Requested: delta, Limit: limit}
 }
 
-// Adjust adds delta (which may be negative) to the owner's usage without a limit check:
-// releases, shrinking writes, deletes, command results. Usage never goes below 0 (nor above
-// the 2 EiB bound).
-func (d *DB) Adjust(ctx context.Context, o Owner, delta int64) error {
+// Adjust adds delta (whose quantities may be negative) to the owner's usage without a
+// limit check: releases, shrinking writes, deletes, command results. Usage never goes below
+// 0 (nor above the 2 EiB bound).
+func (d *DB) Adjust(ctx context.Context, o Owner, delta Amount) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if delta < -maxBytes || delta > maxBytes {
-		return fmt.Errorf("store: adjustment of %d bytes out of range", delta)
+	if !delta.inRange(-maxBytes) {
+		return fmt.Errorf("store: adjustment of %+v out of range", delta)
 	}
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes) VALUES ($1, $2, $3)
+	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = CASE
-			WHEN usage.bytes + $4 < 0 THEN 0
-			WHEN usage.bytes + $4 > $5 THEN $5
-			ELSE usage.bytes + $4 END`,
-		o.Kind, o.ID, max(delta, 0), delta, maxBytes)
+			WHEN usage.bytes + $5 < 0 THEN 0
+			WHEN usage.bytes + $5 > $7 THEN $7
+			ELSE usage.bytes + $5 END, files = CASE
+			WHEN usage.files + $6 < 0 THEN 0
+			WHEN usage.files + $6 > $7 THEN $7
+			ELSE usage.files + $6 END`,
+		o.Kind, o.ID, max(delta.Bytes, 0), max(delta.Files, 0), delta.Bytes, delta.Files, maxBytes)
 	if err != nil {
 		return fmt.Errorf("store: adjust usage: %w", err)
 	}
 	return nil
 }
 
-// Usage returns the owner's recorded usage in bytes (0 when nothing was ever recorded).
-func (d *DB) Usage(ctx context.Context, o Owner) (int64, error) {
+// Usage returns the owner's recorded usage (zero when nothing was ever recorded).
+func (d *DB) Usage(ctx context.Context, o Owner) (Amount, error) {
 	if err := o.validate(); err != nil {
-		return 0, err
+		return Amount{}, err
 	}
 	return usage(ctx, d.sql, o)
 }
 
 // SetUsage overwrites the owner's usage with a measured value (reconciliation by
 // shed_maintenance).
-func (d *DB) SetUsage(ctx context.Context, o Owner, bytes int64) error {
+func (d *DB) SetUsage(ctx context.Context, o Owner, u Amount) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if bytes < 0 || bytes > maxBytes {
-		return fmt.Errorf("store: usage of %d bytes out of range", bytes)
+	if !u.inRange(0) {
+		return fmt.Errorf("store: usage of %+v out of range", u)
 	}
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes) VALUES ($1, $2, $3)
-		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = excluded.bytes`, o.Kind, o.ID, bytes)
+	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = excluded.bytes, files = excluded.files`, o.Kind, o.ID, u.Bytes, u.Files)
 	if err != nil {
 		return fmt.Errorf("store: set usage: %w", err)
 	}
@@ -132,15 +161,15 @@ type querier interface {
 }
 
 // usage reads one owner's usage through q.
-func usage(ctx context.Context, q querier, o Owner) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, `SELECT bytes FROM usage WHERE owner_kind = $1 AND owner_id = $2`,
-		o.Kind, o.ID).Scan(&n)
+func usage(ctx context.Context, q querier, o Owner) (Amount, error) {
+	var u Amount
+	err := q.QueryRowContext(ctx, `SELECT bytes, files FROM usage WHERE owner_kind = $1 AND owner_id = $2`,
+		o.Kind, o.ID).Scan(&u.Bytes, &u.Files)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return Amount{}, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: read usage: %w", err)
+		return Amount{}, fmt.Errorf("store: read usage: %w", err)
 	}
-	return n, nil
+	return u, nil
 }

@@ -13,40 +13,52 @@ const mb = 1 << 20
 
 func TestReserve(t *testing.T) {
 	alice := Owner{"user", "alice"}
+	b := func(n int64) Amount { return Amount{Bytes: n} }
+	lim := Amount{100, 10}
 	cases := []struct {
 		name         string
 		owner        Owner
-		start        int64 // usage set before the call (0: no row at all)
-		delta, limit int64
+		start        Amount // usage set before the call (zero: no row at all)
+		delta, limit Amount
 		wantQuota    *QuotaError
 		wantErr      bool
-		wantUsage    int64
+		wantUsage    Amount
 	}{
-		{name: "first reservation creates the row", owner: alice, delta: 10, limit: 100, wantUsage: 10},
-		{name: "under limit", owner: alice, start: 50, delta: 10, limit: 100, wantUsage: 60},
-		{name: "exactly at limit", owner: alice, start: 90, delta: 10, limit: 100, wantUsage: 100},
-		{name: "zero bytes under limit", owner: alice, start: 90, delta: 0, limit: 100, wantUsage: 90},
-		{name: "over limit by one", owner: alice, start: 91, delta: 10, limit: 100,
-			wantQuota: &QuotaError{Used: 91, Requested: 10, Limit: 100}, wantUsage: 91},
-		{name: "delta alone exceeds limit", owner: alice, delta: 101, limit: 100,
-			wantQuota: &QuotaError{Used: 0, Requested: 101, Limit: 100}},
-		{name: "already over a lowered limit", owner: alice, start: 200, delta: 0, limit: 100,
-			wantQuota: &QuotaError{Used: 200, Requested: 0, Limit: 100}, wantUsage: 200},
-		{name: "huge delta does not overflow", owner: alice, start: 5, delta: maxBytes, limit: maxBytes,
-			wantQuota: &QuotaError{Used: 5, Requested: maxBytes, Limit: maxBytes}, wantUsage: 5},
-		{name: "delta beyond bound", owner: alice, delta: math.MaxInt64, limit: math.MaxInt64, wantErr: true},
-		{name: "negative delta", owner: alice, start: 5, delta: -1, limit: 100, wantErr: true, wantUsage: 5},
-		{name: "negative limit", owner: alice, delta: 1, limit: -1, wantErr: true},
-		{name: "unknown owner kind", owner: Owner{"admin", "alice"}, delta: 1, limit: 100, wantErr: true},
-		{name: "empty owner id", owner: Owner{"user", ""}, delta: 1, limit: 100, wantErr: true},
+		{name: "first reservation creates the row", owner: alice, delta: Amount{10, 1}, limit: lim, wantUsage: Amount{10, 1}},
+		{name: "under limit", owner: alice, start: Amount{50, 5}, delta: Amount{10, 1}, limit: lim, wantUsage: Amount{60, 6}},
+		{name: "exactly at limit", owner: alice, start: Amount{90, 9}, delta: Amount{10, 1}, limit: lim, wantUsage: Amount{100, 10}},
+		{name: "nothing under limit", owner: alice, start: Amount{90, 9}, limit: lim, wantUsage: Amount{90, 9}},
+		{name: "over limit by one byte", owner: alice, start: Amount{91, 1}, delta: b(10), limit: lim,
+			wantQuota: &QuotaError{Used: Amount{91, 1}, Requested: b(10), Limit: lim}, wantUsage: Amount{91, 1}},
+		{name: "over the file limit by one", owner: alice, start: Amount{5, 10}, delta: Amount{0, 1}, limit: lim,
+			wantQuota: &QuotaError{Used: Amount{5, 10}, Requested: Amount{0, 1}, Limit: lim}, wantUsage: Amount{5, 10}},
+		{name: "bytes fit, files do not", owner: alice, start: Amount{5, 9}, delta: Amount{1, 2}, limit: lim,
+			wantQuota: &QuotaError{Used: Amount{5, 9}, Requested: Amount{1, 2}, Limit: lim}, wantUsage: Amount{5, 9}},
+		{name: "delta alone exceeds limit", owner: alice, delta: b(101), limit: lim,
+			wantQuota: &QuotaError{Used: Amount{}, Requested: b(101), Limit: lim}},
+		{name: "files alone exceed limit", owner: alice, delta: Amount{0, 11}, limit: lim,
+			wantQuota: &QuotaError{Used: Amount{}, Requested: Amount{0, 11}, Limit: lim}},
+		{name: "over a lowered file limit, bytes still grow", owner: alice, start: Amount{5, 20}, delta: b(10), limit: lim,
+			wantUsage: Amount{15, 20}},
+		{name: "over a lowered byte limit, an empty file still fits", owner: alice, start: Amount{200, 1}, delta: Amount{0, 1},
+			limit: lim, wantUsage: Amount{200, 2}},
+		{name: "huge delta does not overflow", owner: alice, start: b(5), delta: Amount{maxBytes, maxBytes}, limit: Amount{maxBytes, maxBytes},
+			wantQuota: &QuotaError{Used: b(5), Requested: Amount{maxBytes, maxBytes}, Limit: Amount{maxBytes, maxBytes}}, wantUsage: b(5)},
+		{name: "delta beyond bound", owner: alice, delta: b(math.MaxInt64), limit: b(math.MaxInt64), wantErr: true},
+		{name: "files beyond bound", owner: alice, delta: Amount{0, math.MaxInt64}, limit: lim, wantErr: true},
+		{name: "negative delta", owner: alice, start: b(5), delta: b(-1), limit: lim, wantErr: true, wantUsage: b(5)},
+		{name: "negative files", owner: alice, start: b(5), delta: Amount{0, -1}, limit: lim, wantErr: true, wantUsage: b(5)},
+		{name: "negative limit", owner: alice, delta: b(1), limit: Amount{-1, 10}, wantErr: true},
+		{name: "unknown owner kind", owner: Owner{"admin", "alice"}, delta: b(1), limit: lim, wantErr: true},
+		{name: "empty owner id", owner: Owner{"user", ""}, delta: b(1), limit: lim, wantErr: true},
 		{name: "injection in id is just an id", owner: Owner{"group", "x'); DROP TABLE usage; --"},
-			delta: 7, limit: 100, wantUsage: 7},
+			delta: Amount{7, 1}, limit: lim, wantUsage: Amount{7, 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := openTest(t)
 			ctx := context.Background()
-			if tc.start != 0 {
+			if tc.start != (Amount{}) {
 				if err := d.SetUsage(ctx, tc.owner, tc.start); err != nil {
 					t.Fatal(err)
 				}
@@ -69,50 +81,74 @@ func TestReserve(t *testing.T) {
 				return
 			}
 			if got, err := d.Usage(ctx, tc.owner); err != nil || got != tc.wantUsage {
-				t.Errorf("usage = %d, %v; want %d", got, err, tc.wantUsage)
+				t.Errorf("usage = %+v, %v; want %+v", got, err, tc.wantUsage)
 			}
 		})
 	}
 }
 
 func TestQuotaErrorMessage(t *testing.T) {
-	e := &QuotaError{Used: 91, Requested: 10, Limit: 100}
-	if got, want := e.Error(), "quota exceeded: 91 bytes used + 10 requested > limit 100"; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
+	cases := []struct {
+		e     QuotaError
+		files bool
+		want  string
+	}{
+		{QuotaError{Used: Amount{91, 1}, Requested: Amount{10, 0}, Limit: Amount{100, 10}}, false,
+			"quota exceeded: 91 bytes used + 10 requested > limit 100"},
+		{QuotaError{Used: Amount{5, 10}, Requested: Amount{0, 1}, Limit: Amount{100, 10}}, true,
+			"quota exceeded: 10 files used + 1 requested > limit 10"},
+	}
+	for _, tc := range cases {
+		if got := tc.e.Error(); got != tc.want || tc.e.Files() != tc.files {
+			t.Errorf("Error() = %q, Files() = %v; want %q, %v", got, tc.e.Files(), tc.want, tc.files)
+		}
 	}
 }
 
 // TestConcurrentReservationsNeverOvershoot is the regression test for the original's
-// check-then-write quota: 50 writers of 1 MB against a 10 MB limit.
+// check-then-write quota: 50 writers of 1 MB against a 10 MB limit, then 50 writers of 3
+// files against a 30-file limit (issue 24 finding 7: the file count is reserved alike).
 func TestConcurrentReservationsNeverOvershoot(t *testing.T) {
-	d := openTest(t)
-	ctx := context.Background()
-	g := Owner{"group", "team"}
-	var ok, refused atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range 50 {
-		wg.Go(func() {
-			<-start
-			err := d.Reserve(ctx, g, mb, 10*mb)
-			var qe *QuotaError
-			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.As(err, &qe):
-				refused.Add(1)
-			default:
-				t.Errorf("Reserve: %v", err)
+	cases := []struct {
+		name         string
+		delta, limit Amount
+		want         Amount
+	}{
+		{"bytes", Amount{mb, 0}, Amount{10 * mb, 1000}, Amount{10 * mb, 0}},
+		{"files", Amount{1, 3}, Amount{10 * mb, 30}, Amount{10, 30}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := openTest(t)
+			ctx := context.Background()
+			g := Owner{"group", "team"}
+			var ok, refused atomic.Int32
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range 50 {
+				wg.Go(func() {
+					<-start
+					err := d.Reserve(ctx, g, tc.delta, tc.limit)
+					var qe *QuotaError
+					switch {
+					case err == nil:
+						ok.Add(1)
+					case errors.As(err, &qe):
+						refused.Add(1)
+					default:
+						t.Errorf("Reserve: %v", err)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			if ok.Load() != 10 || refused.Load() != 40 {
+				t.Errorf("%d succeeded and %d were refused, want 10 and 40", ok.Load(), refused.Load())
+			}
+			if got, _ := d.Usage(ctx, g); got != tc.want {
+				t.Errorf("usage = %+v, want %+v", got, tc.want)
 			}
 		})
-	}
-	close(start)
-	wg.Wait()
-	if ok.Load() != 10 || refused.Load() != 40 {
-		t.Errorf("%d succeeded and %d were refused, want 10 and 40", ok.Load(), refused.Load())
-	}
-	if got, _ := d.Usage(ctx, g); got != 10*mb {
-		t.Errorf("usage = %d, want %d", got, 10*mb)
 	}
 }
 
@@ -121,27 +157,30 @@ func TestAdjust(t *testing.T) {
 	cases := []struct {
 		name      string
 		owner     Owner
-		start     int64
-		deltas    []int64
-		wantUsage int64
+		start     Amount
+		deltas    []Amount
+		wantUsage Amount
 		wantErr   bool
 	}{
-		{name: "grow", owner: bob, start: 10, deltas: []int64{5}, wantUsage: 15},
-		{name: "shrink", owner: bob, start: 10, deltas: []int64{-4}, wantUsage: 6},
-		{name: "negative floors at zero", owner: bob, start: 10, deltas: []int64{-25}, wantUsage: 0},
-		{name: "negative on missing row stays zero", owner: bob, deltas: []int64{-25}, wantUsage: 0},
-		{name: "floor then grow", owner: bob, start: 3, deltas: []int64{-10, 4}, wantUsage: 4},
-		{name: "no limit check", owner: bob, start: 10, deltas: []int64{maxBytes - 10}, wantUsage: maxBytes},
-		{name: "saturates at the bound", owner: bob, start: 10, deltas: []int64{maxBytes, maxBytes}, wantUsage: maxBytes},
-		{name: "most negative int64 refused", owner: bob, start: 10, deltas: []int64{math.MinInt64}, wantUsage: 10, wantErr: true},
-		{name: "largest int64 refused", owner: bob, start: 10, deltas: []int64{math.MaxInt64}, wantUsage: 10, wantErr: true},
-		{name: "unknown owner kind", owner: Owner{"", "bob"}, deltas: []int64{1}, wantErr: true},
+		{name: "grow", owner: bob, start: Amount{10, 2}, deltas: []Amount{{5, 1}}, wantUsage: Amount{15, 3}},
+		{name: "shrink", owner: bob, start: Amount{10, 2}, deltas: []Amount{{-4, -1}}, wantUsage: Amount{6, 1}},
+		{name: "negative floors at zero", owner: bob, start: Amount{10, 2}, deltas: []Amount{{-25, -3}}, wantUsage: Amount{}},
+		{name: "negative on missing row stays zero", owner: bob, deltas: []Amount{{-25, -25}}, wantUsage: Amount{}},
+		{name: "floor then grow", owner: bob, start: Amount{3, 3}, deltas: []Amount{{-10, -10}, {4, 2}}, wantUsage: Amount{4, 2}},
+		{name: "bytes and files move apart", owner: bob, start: Amount{10, 10}, deltas: []Amount{{5, -3}}, wantUsage: Amount{15, 7}},
+		{name: "no limit check", owner: bob, start: Amount{10, 10}, deltas: []Amount{{maxBytes - 10, maxBytes - 10}}, wantUsage: Amount{maxBytes, maxBytes}},
+		{name: "saturates at the bound", owner: bob, start: Amount{10, 10}, deltas: []Amount{{maxBytes, maxBytes}, {maxBytes, maxBytes}},
+			wantUsage: Amount{maxBytes, maxBytes}},
+		{name: "most negative int64 refused", owner: bob, start: Amount{10, 1}, deltas: []Amount{{math.MinInt64, 0}}, wantUsage: Amount{10, 1}, wantErr: true},
+		{name: "largest int64 refused", owner: bob, start: Amount{10, 1}, deltas: []Amount{{math.MaxInt64, 0}}, wantUsage: Amount{10, 1}, wantErr: true},
+		{name: "largest file count refused", owner: bob, start: Amount{10, 1}, deltas: []Amount{{0, math.MaxInt64}}, wantUsage: Amount{10, 1}, wantErr: true},
+		{name: "unknown owner kind", owner: Owner{"", "bob"}, deltas: []Amount{{1, 1}}, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := openTest(t)
 			ctx := context.Background()
-			if tc.start != 0 {
+			if tc.start != (Amount{}) {
 				if err := d.SetUsage(ctx, tc.owner, tc.start); err != nil {
 					t.Fatal(err)
 				}
@@ -159,7 +198,7 @@ func TestAdjust(t *testing.T) {
 				return
 			}
 			if got, err := d.Usage(ctx, tc.owner); err != nil || got != tc.wantUsage {
-				t.Errorf("usage = %d, %v; want %d", got, err, tc.wantUsage)
+				t.Errorf("usage = %+v, %v; want %+v", got, err, tc.wantUsage)
 			}
 		})
 	}
@@ -168,35 +207,64 @@ func TestAdjust(t *testing.T) {
 func TestSetUsage(t *testing.T) {
 	cases := []struct {
 		name    string
-		bytes   int64
+		usage   Amount
 		wantErr bool
 	}{
-		{"zero", 0, false},
-		{"measured", 12345, false},
-		{"bound", maxBytes, false},
-		{"negative", -1, true},
-		{"beyond bound", maxBytes + 1, true},
+		{"zero", Amount{}, false},
+		{"measured", Amount{12345, 17}, false},
+		{"bound", Amount{maxBytes, maxBytes}, false},
+		{"negative", Amount{-1, 0}, true},
+		{"negative files", Amount{0, -1}, true},
+		{"beyond bound", Amount{maxBytes + 1, 0}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := openTest(t)
 			ctx := context.Background()
 			o := Owner{"group", "g"}
-			if err := d.SetUsage(ctx, o, 77); err != nil {
+			if err := d.SetUsage(ctx, o, Amount{77, 7}); err != nil {
 				t.Fatal(err)
 			}
-			err := d.SetUsage(ctx, o, tc.bytes)
+			err := d.SetUsage(ctx, o, tc.usage)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("SetUsage error = %v, want error %v", err, tc.wantErr)
 			}
-			want := tc.bytes
+			want := tc.usage
 			if tc.wantErr {
-				want = 77
+				want = Amount{77, 7}
 			}
 			if got, _ := d.Usage(ctx, o); got != want {
-				t.Errorf("usage = %d, want %d", got, want)
+				t.Errorf("usage = %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// TestMigrationAddsFileCountToExistingRows: a state database written before the file count
+// keeps its bytes, and its rows start at 0 files (reconciled at first use).
+func TestMigrationAddsFileCountToExistingRows(t *testing.T) {
+	path := t.TempDir() + "/fileshed.sqlite"
+	d, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Back to schema 4, with one usage row as a release before the file count wrote it.
+	for _, stmt := range []string{`DROP TABLE usage`, `DELETE FROM schema_migrations WHERE version >= 5`,
+		`CREATE TABLE usage (owner_kind TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')), owner_id TEXT NOT NULL,
+			bytes BIGINT NOT NULL DEFAULT 0 CHECK (bytes >= 0), PRIMARY KEY (owner_kind, owner_id))`,
+		`INSERT INTO usage (owner_kind, owner_id, bytes) VALUES ('user', 'old', 4242)`} {
+		if _, err := d.sql.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Close()
+	if d, err = Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got, err := d.Usage(ctx, Owner{"user", "old"}); err != nil || got != (Amount{4242, 0}) {
+		t.Fatalf("usage after migration = %+v, %v", got, err)
 	}
 }
 
@@ -205,14 +273,15 @@ func TestSetUsage(t *testing.T) {
 func TestUsageSeparatesUserAndGroupWithSameID(t *testing.T) {
 	d := openTest(t)
 	ctx := context.Background()
-	if err := d.Reserve(ctx, Owner{"user", "same"}, 40, 50); err != nil {
+	lim := Amount{50, 5}
+	if err := d.Reserve(ctx, Owner{"user", "same"}, Amount{40, 4}, lim); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Reserve(ctx, Owner{"group", "same"}, 40, 50); err != nil {
+	if err := d.Reserve(ctx, Owner{"group", "same"}, Amount{40, 4}, lim); err != nil {
 		t.Fatalf("group reservation charged to the user: %v", err)
 	}
-	if got, _ := d.Usage(ctx, Owner{"user", "same"}); got != 40 {
-		t.Errorf("user usage = %d, want 40", got)
+	if got, _ := d.Usage(ctx, Owner{"user", "same"}); got != (Amount{40, 4}) {
+		t.Errorf("user usage = %+v, want 40 bytes, 4 files", got)
 	}
 }
 
@@ -221,10 +290,10 @@ func BenchmarkReserveAdjust(b *testing.B) {
 	ctx := context.Background()
 	o := Owner{"user", "bench"}
 	for b.Loop() {
-		if err := d.Reserve(ctx, o, 4096, 10*mb); err != nil {
+		if err := d.Reserve(ctx, o, Amount{4096, 1}, Amount{10 * mb, 1000}); err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Adjust(ctx, o, -4096); err != nil {
+		if err := d.Adjust(ctx, o, Amount{-4096, -1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -237,11 +306,11 @@ func BenchmarkReserveAdjustParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		o := Owner{"user", "bench" + string(rune('a'+n.Add(1)))}
 		for pb.Next() {
-			if err := d.Reserve(ctx, o, 4096, 10*mb); err != nil {
+			if err := d.Reserve(ctx, o, Amount{4096, 1}, Amount{10 * mb, 1000}); err != nil {
 				b.Error(err)
 				return
 			}
-			if err := d.Adjust(ctx, o, -4096); err != nil {
+			if err := d.Adjust(ctx, o, Amount{-4096, -1}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -30,6 +30,10 @@ type Config struct {
 	QuotaPerUserMB int `yaml:"quota_per_user_mb" min:"1" max:"1073741824"`
 	// QuotaPerGroupMB is each group space's storage quota in MB.
 	QuotaPerGroupMB int `yaml:"quota_per_group_mb" min:"1" max:"1073741824"`
+	// QuotaFilesPerUser is how many names (files, folders, links) each user may hold.
+	QuotaFilesPerUser int `yaml:"quota_files_per_user" min:"1" max:"1000000000"`
+	// QuotaFilesPerGroup is how many names each group space may hold.
+	QuotaFilesPerGroup int `yaml:"quota_files_per_group" min:"1" max:"1000000000"`
 	// MaxFileSizeMB is the largest file one write or import may produce, in MB.
 	MaxFileSizeMB int `yaml:"max_file_size_mb" min:"1" max:"1073741824"`
 	// LockMaxAgeHours is the age after which shed_maintenance releases a locked edit.
