@@ -9,6 +9,8 @@ const (
 	PdfNoText Code = "PDF_NO_TEXT"
 	// PdfUnreadable: the PDF engine cannot parse the file (truncated, corrupt).
 	PdfUnreadable Code = "PDF_UNREADABLE"
+	// PdfTooCostly: the PDF engine reached the command memory or CPU-time limit.
+	PdfTooCostly Code = "PDF_TOO_COSTLY"
 )
 
 func init() {
@@ -16,5 +18,6 @@ func init() {
 		PdfEncrypted:  "The PDF is password-protected: ask the user for an unprotected copy, then shed_import it",
 		PdfNoText:     "The pages are images (a scan): no text to extract; try other pages=, or check page_count with shed_file_type",
 		PdfUnreadable: "The file is damaged or not a PDF: shed_file_type and shed_hexdump show what it is",
+		PdfTooCostly:  "Read fewer pages at a time (pages=\"1-2\"); a PDF this costly may be built to exhaust the reader",
 	})
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -31,6 +32,15 @@ type mirror struct {
 	// unreadable lists the files that could not be decrypted (left out of the copy, and
 	// left alone by the sync).
 	unreadable []string
+	// ctx bounds the copy and the write-back: the call's deadline.
+	ctx context.Context
+	// notSaved counts the changes the write-back did not carry back because ctx ended
+	// (each entry goes back whole or not at all), and unsaved is their growth in bytes and
+	// names: the caller's measure of the copy counted it, the zone did not get it.
+	notSaved int
+	unsaved  amount
+	// copied counts the files decrypted into the copy.
+	copied int
 }
 
 // workDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
@@ -41,10 +51,17 @@ func (s *Service) workDir() string {
 	return filepath.Join(s.base, ".plain")
 }
 
-// openMirror copies the encrypted folder src, decrypted, into a fresh private folder. names,
-// when not nil, limits the copy to those files (a single database or PDF). The caller
-// removes it.
+// openMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
+// their own work).
 func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
+	return s.openMirrorWithin(context.Background(), src, names)
+}
+
+// openMirrorWithin copies the encrypted folder src, decrypted, into a fresh private folder.
+// names, when not nil, limits the copy to those files (a single database or PDF). ctx bounds
+// the copy (a TIMEOUT, the partial copy removed) and the later write-back. The caller
+// removes it.
+func (s *Service) openMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*mirror, error) {
 	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
@@ -52,13 +69,17 @@ func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	m := &mirror{src: src, root: root, dir: filepath.Join(root, "data")}
+	m := &mirror{src: src, root: root, dir: filepath.Join(root, "data"), ctx: ctx}
 	if m.fs, err = confine.New(m.dir); err != nil {
 		_ = os.RemoveAll(root)
 		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)
 	}
 	if err := m.fill(names); err != nil {
 		m.remove()
+		if ctx.Err() != nil {
+			return nil, Errf(Timeout, "The call's time ran out while its files were decrypted into a working copy (%d copied)", m.copied).
+				With("copied", m.copied).Because(ctx.Err())
+		}
 		return nil, Errf(InternalError, "Cannot decrypt the zone into the working folder").Because(err)
 	}
 	if m.before, err = takeSnapshot(m.dir); err != nil {
@@ -73,6 +94,9 @@ func (m *mirror) fill(names []string) error {
 	raw := m.src.Raw()
 	if names != nil {
 		for _, n := range names {
+			if err := m.ctx.Err(); err != nil {
+				return err
+			}
 			// Only folders the zone has: a command must not find one that is not there.
 			if dir := path.Dir(n); dir != "." {
 				if fi, err := raw.Stat(dir); err != nil || !fi.IsDir() {
@@ -97,6 +121,9 @@ func (m *mirror) fill(names []string) error {
 	}
 	return afero.Walk(raw, "", func(rel string, fi fs.FileInfo, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := m.ctx.Err(); err != nil {
 			return err
 		}
 		if rel == "" || confine.IsTempName(path.Base(rel)) {
@@ -135,7 +162,7 @@ func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, in)
+	_, err = io.Copy(out, ctxReader{m.ctx, in})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -146,7 +173,21 @@ func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	m.copied++
 	return os.Chtimes(host, fi.ModTime(), fi.ModTime())
+}
+
+// ctxReader ends a copy when ctx ends: the deadline bounds a big file's copy too.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // sync writes back, encrypted, what changed in the mirror since it was made: new and
@@ -154,7 +195,8 @@ func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
 // call did not touch are left alone, so a concurrent write to them is not undone. One entry
 // that cannot go back does not stop the others: a symlink the zone refuses (its target
 // leaves the zone) is listed in skipped; any other failure is an INTERNAL_ERROR after the
-// rest was written.
+// rest was written. When m.ctx ends, the entries not yet carried back are left as they
+// are in the folder and counted in notSaved and unsaved.
 func (m *mirror) sync() (skipped []string, err error) {
 	after, err := takeSnapshot(m.dir)
 	if err != nil {
@@ -174,14 +216,34 @@ func (m *mirror) sync() (skipped []string, err error) {
 	slices.Sort(gone)
 	slices.Sort(names) // parents first
 	var errs []error
+	// cut counts an entry the deadline kept from the folder: its growth stays out of it.
+	cut := func(rel string) {
+		m.notSaved++
+		was, existed := m.before.entries[rel]
+		now, exists := after.entries[rel]
+		m.unsaved.Bytes += now.size - was.size
+		if exists != existed {
+			m.unsaved.Files += map[bool]int64{true: 1, false: -1}[exists]
+		}
+	}
 	for i := len(gone) - 1; i >= 0; i-- { // children first
+		if m.ctx.Err() != nil {
+			cut(gone[i])
+			continue
+		}
 		if err := m.src.RemoveAll(gone[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	for _, rel := range names {
+		if m.ctx.Err() != nil {
+			cut(rel)
+			continue
+		}
 		err := m.syncOne(rel, after.entries[rel], m.before.entries[rel])
 		switch {
+		case err != nil && m.ctx.Err() != nil:
+			cut(rel) // stopped in the middle of the file: the old one is still whole
 		case errors.Is(err, confine.ErrEscape), errors.Is(err, confine.ErrInvalid):
 			skipped = append(skipped, rel)
 		case err != nil:
@@ -241,7 +303,7 @@ func (m *mirror) syncOne(rel string, now, was entry) error {
 	if err != nil {
 		return err
 	}
-	if _, err := m.src.WriteAtomic(rel, in, fi.Mode().Perm()); err != nil {
+	if _, err := m.src.WriteAtomic(rel, ctxReader{m.ctx, in}, fi.Mode().Perm()); err != nil {
 		return err
 	}
 	return m.src.Chmod(rel, fi.Mode().Perm())

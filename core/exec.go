@@ -2,8 +2,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/sandbox"
@@ -43,33 +45,79 @@ func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, err
 }
 
 // execMirrored runs the command of an encrypted zone in its decrypted mirror (the program
-// needs plaintext), then writes back, encrypted, what it changed. The owner's exec lock is
-// held from the copy to the write-back, so two commands never work on stale copies. The
-// mirror holds only the command's files when it reads nothing else (mirrorNames), else the
-// whole zone.
+// needs plaintext), then writes back, encrypted, what it changed. The command's timeout
+// bounds the whole call (issue 24 item 13: a copy of a big zone ran unbounded): the waits
+// for a slot and for the owner's turn, the copy, the run and the write-back; what the
+// deadline cuts is removed or left unsaved, never half-written. The owner's turn is held
+// from the copy to the write-back, so two commands never work on stale copies and a user
+// has one decrypted copy at a time. The mirror holds only the command's files when it
+// reads nothing else (mirrorNames), else the whole zone.
 func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecInput) (Result, error) {
-	defer s.paths.Lock(execOwnerKey(z))()
 	p, err := s.plan(z, z.Fs, in) // refusals first; the operands say what to decrypt
 	if err != nil {
 		return Result{}, err
 	}
-	m, err := s.openMirror(z.Fs, mirrorNames(z, in.Cmd, p))
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
 	if err != nil {
 		return Result{}, err
+	}
+	defer release()
+	turn, err := s.ownerTurn(ctx, z, commandSlot)
+	if err != nil {
+		return Result{}, err
+	}
+	defer turn()
+	m, err := s.openMirrorWithin(ctx, z.Fs, mirrorNames(z, in.Cmd, p))
+	if err != nil {
+		return Result{}, s.cutShort(err, p)
 	}
 	defer m.remove()
 	mz := *z
 	mz.Fs, mz.space = m.fs, m.root // the lock guard's copies stay in the mirror too
 	res, err := s.execZone(ctx, c, &mz, in, true)
 	data, _ := res.Data.(map[string]any)
-	if werr := m.writeBack(data); werr != nil && err == nil {
+	werr := m.writeBack(data)
+	if m.unsaved != (amount{}) {
+		// The command's measure (on the copy) counted changes the deadline kept out of the
+		// zone: take them back out of the usage.
+		_ = s.db.Adjust(context.WithoutCancel(ctx), z.Owner, sub(amount{}, m.unsaved))
+	}
+	if werr != nil && err == nil {
 		return Result{}, werr
 	}
-	return res, err
+	if m.notSaved > 0 {
+		e, ok := AsError(err)
+		if !ok { // the command ended in time, its changes did not all go back
+			sec := int(p.timeout / time.Second)
+			e = Errf(Timeout, "%s ran, but its timeout (%ds) ended before its changes were all saved", in.Cmd, sec).
+				With("command", in.Cmd).With("timeout", sec).
+				WithHint("Every file saved is whole, the others are unchanged: call again with a larger timeout (max %d), or change fewer files per call", s.cfg.ExecTimeoutMax)
+		}
+		return Result{}, e.With("changes_not_saved", m.notSaved)
+	}
+	if err != nil {
+		return Result{}, s.cutShort(err, p)
+	}
+	return res, nil
 }
 
-// execZone is Exec in the resolved zone z; serialised says the caller already holds the
-// owner's exec lock.
+// cutShort answers TIMEOUT, with the command's details, for an error the call's deadline
+// caused before the command ran (the copy cut, a query cut short); other errors as they are
+// (the run's own TIMEOUT wraps no deadline).
+func (s *Service) cutShort(err error, p *execPlan) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	sec := int(p.timeout / time.Second)
+	return Errf(Timeout, "Command timeout after %ds, before %s started: decrypting the files it needs took longer", sec, p.in.Cmd).
+		With("command", p.in.Cmd).With("timeout", sec).Because(err).
+		WithHint("Name the files the command needs (e.g. cat a.txt: only they are decrypted), or call again with a larger timeout (max %d)", s.cfg.ExecTimeoutMax)
+}
+
+// execZone is Exec in the resolved zone z; serialised says the caller (execMirrored)
+// already holds a command slot and the owner's turn.
 func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput, serialised bool) (Result, error) {
 	if in.Cmd == "git" && !z.Versioned {
 		return Result{}, Errf(CommandForbidden, "git only works in versioned zones (documents, group)").With("command", "git").
@@ -86,20 +134,29 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 	}
 	// The slot comes first: a user's commands waiting for their turn count against their
 	// share too, so one user never holds more than exec_max_per_user calls in the server.
-	release, err := s.acquireSlot(ctx, c.UserID)
-	if err != nil {
-		return Result{}, err
+	if !serialised {
+		release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
+		if err != nil {
+			return Result{}, err
+		}
+		defer release()
 	}
-	defer release()
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
 	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	if p.changesNothing {
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
 	}
-	// The owner's writing commands run one at a time (exec_quota.go).
+	// The owner's writing commands run one at a time (exec_quota.go); the wait for the
+	// turn is bounded by the command's timeout.
 	if !serialised {
-		defer s.paths.Lock(execOwnerKey(z))()
+		wait, stop := context.WithTimeout(ctx, p.timeout)
+		turn, err := s.ownerTurn(wait, z, commandSlot)
+		stop()
+		if err != nil {
+			return Result{}, err
+		}
+		defer turn()
 	}
 	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
 	if err != nil {
@@ -176,7 +233,7 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.acquireSlot(ctx, c.UserID)
+	release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
 	if err != nil {
 		return nil, err
 	}

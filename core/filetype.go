@@ -88,8 +88,14 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 		msg += ": query it with shed_sqlite (SELECT name FROM sqlite_master lists its tables)"
 	}
 	if isPDF(sample) {
-		// Best effort: the type is known whatever the PDF engine says.
-		if pi, err := s.pdfInfoOf(ctx, o.z, rel); err == nil {
+		// Best effort: the type is known whatever the PDF engine says. pdfinfo runs
+		// within a command's budget, on the decrypted copy in an encrypted zone.
+		var pi pdfInfo
+		err := s.pdfCall(ctx, c, o.z, rel, func(ctx context.Context, z *Zone) (err error) {
+			pi, err = s.pdfInfoOf(ctx, z, rel)
+			return err
+		})
+		if err == nil {
 			data["page_count"], data["pdf_encrypted"] = pi.pages, pi.encrypted
 			msg += fmt.Sprintf(", %d pages", pi.pages)
 		} else if e, ok := AsError(err); ok {

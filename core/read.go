@@ -59,7 +59,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 	}
 	if isPDF(sample) {
 		// A UTF-8 text file that only starts like a PDF is read as text.
-		res, err := s.readPDF(ctx, z, rel, info.Size(), in)
+		res, err := s.readPDF(ctx, c, z, rel, info.Size(), in)
 		if !isCode(err, PdfUnreadable) || !validPrefix(sample, len(sample) == textcap.SniffLen) {
 			return res, err
 		}

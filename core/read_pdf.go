@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -17,7 +18,10 @@ import (
 // PDFs are read by poppler's pdftotext and pdfinfo, run like every shed_exec command:
 // through the launcher (Landlock read-only on the zone, rlimits on memory, CPU and files,
 // the process group killed at the timeout). A malformed PDF is a classic exploit vector,
-// so the parser never runs inside the server.
+// so the parser never runs inside the server. A PDF call also takes the budget of a
+// command (issue 24 item 3: 30 parallel reads ran 30 pdftotext outside every limit): a
+// command slot of the caller, exec_timeout_default for the whole call, and in an
+// encrypted zone the owner's turn for its decrypted copy (pdfCall).
 
 // pdfMagic starts every PDF (the specification tolerates bytes before it: readers look
 // in the first 1024).
@@ -46,8 +50,42 @@ type pdfInfo struct {
 // make it print one warning per object).
 const pdfStderrCap = 4096
 
-// pdfRun runs a poppler tool on zone file rel, read-only, sending stdout to out. ctx
-// cancelled (out full) kills it; the result says whether it timed out.
+// pdfCall runs fn, the poppler work on zone file rel, within a command's budget: a
+// command slot of c (TOO_MANY_COMMANDS when none frees in time), exec_timeout_default for
+// the whole call (waits, copy and runs: fn gets that deadline in ctx), and, in an
+// encrypted zone, a decrypted copy of rel alone made under the owner's turn (one copy per
+// user at a time, removed before the turn is given back). fn gets the zone poppler reads.
+func (s *Service) pdfCall(ctx context.Context, c Caller, z *Zone, rel string, fn func(ctx context.Context, z *Zone) error) error {
+	timeout, _ := s.execTimeout(0)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	release, err := s.acquireSlot(ctx, c.UserID, pdfSlot)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if z.Fs.Sealed() { // poppler reads the decrypted copy
+		turn, err := s.ownerTurn(ctx, z, pdfSlot)
+		if err != nil {
+			return err
+		}
+		defer turn()
+		m, err := s.openMirrorWithin(ctx, z.Fs, []string{rel})
+		if e, ok := AsError(err); ok && e.Code == Timeout {
+			return e.WithHint("Decrypting the PDF took longer than a PDF read may last (exec_timeout_default: %ds): try again when the server is less busy", int(timeout/time.Second))
+		}
+		if err != nil {
+			return err
+		}
+		defer m.remove()
+		mz := *z
+		mz.Fs, z = m.fs, &mz
+	}
+	return fn(ctx, z)
+}
+
+// pdfRun runs a poppler tool on zone file rel, read-only, sending stdout to out, until the
+// deadline of ctx (pdfCall's): TIMEOUT then. ctx cancelled (out full) kills it too.
 func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, args ...string) (sandbox.Result, error) {
 	c, err := sandbox.Prepare(sandbox.Request{Cmd: cmd, Args: args, Kind: sandbox.ReadOnly,
 		Confine: confineFn(z, z.Fs, false)})
@@ -62,9 +100,8 @@ func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, 
 		}
 		return sandbox.Result{}, Errf(InternalError, "Cannot check the PDF command").Because(err)
 	}
-	timeout, _ := s.execTimeout(0)
 	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
-		Timeout: timeout, MaxOutput: pdfStderrCap, MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20,
+		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20,
 		CPUSeconds: int64(s.cfg.ExecCPULimitSeconds), Mode: sandbox.Mode(s.cfg.ExecSandbox), Stdout: out}
 	s.running.Add(1)
 	res, err := sandbox.Run(ctx, spec)
@@ -76,7 +113,8 @@ func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, 
 	if err != nil {
 		return res, Errf(ExecError, "The PDF engine could not be started").With("command", cmd).Because(err)
 	}
-	if res.TimedOut {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		timeout, _ := s.execTimeout(0)
 		sec := int(timeout / time.Second)
 		return res, Errf(Timeout, "PDF extraction stopped after %ds", sec).With("command", cmd).With("timeout", sec).
 			WithHint("The PDF is too costly to read whole: ask for fewer pages (pages=\"1-2\")")
@@ -93,7 +131,7 @@ func (s *Service) pdfInfoOf(ctx context.Context, z *Zone, rel string) (pdfInfo, 
 		return pdfInfo{}, err
 	}
 	if res.ExitCode != 0 {
-		return pdfInfo{}, pdfFailure(res, z, rel)
+		return pdfInfo{}, s.pdfFailure(res, z, rel)
 	}
 	var info pdfInfo
 	for line := range strings.Lines(string(out.buf)) {
@@ -110,10 +148,22 @@ func (s *Service) pdfInfoOf(ctx context.Context, z *Zone, rel string) (pdfInfo, 
 }
 
 // pdfFailure maps a poppler tool's failure: poppler exits 1 for a file it cannot open or
-// a wrong password, 3 when the document forbids copying its text.
-func pdfFailure(res sandbox.Result, z *Zone, rel string) error {
+// a wrong password, 3 when the document forbids copying its text; it aborts when an
+// allocation fails at the memory limit, and the kernel stops it at the CPU limit.
+func (s *Service) pdfFailure(res sandbox.Result, z *Zone, rel string) error {
 	if res.ExitCode == 3 || strings.Contains(res.Stderr, "Incorrect password") {
 		return Errf(PdfEncrypted, "The PDF is encrypted: %s", rel).With("path", rel).With("zone", z.Label)
+	}
+	outOfMemory := res.ExitCode == -int(syscall.SIGABRT) &&
+		(strings.Contains(res.Stderr, "Out of memory") || strings.Contains(res.Stderr, "bad_alloc"))
+	if outOfMemory || res.ExitCode == -int(syscall.SIGXCPU) || res.ExitCode == -int(syscall.SIGKILL) {
+		limit := fmt.Sprintf("memory limit (exec_memory_limit_mb = %d)", s.cfg.ExecMemoryLimitMB)
+		if !outOfMemory {
+			limit = fmt.Sprintf("CPU-time limit (exec_cpu_limit_seconds = %d)", s.cfg.ExecCPULimitSeconds)
+		}
+		return Errf(PdfTooCostly, "The PDF engine reached its %s on %s", limit, rel).With("path", rel).With("zone", z.Label).
+			With("memory_limit_mb", s.cfg.ExecMemoryLimitMB).With("cpu_limit_seconds", s.cfg.ExecCPULimitSeconds).
+			WithHint("Read fewer pages at a time (pages=\"1-2\"); a PDF this costly may be built to exhaust the reader")
 	}
 	detail, _, _ := strings.Cut(strings.TrimSpace(res.Stderr), "\n")
 	return Errf(PdfUnreadable, "Cannot read the PDF: %s", rel).With("path", rel).With("zone", z.Label).
@@ -148,17 +198,17 @@ func pageRange(spec string, count int64) (from, to int64, err error) {
 
 // readPDF answers shed_read for a PDF: the text of pages (all of them by default) laid
 // out by pdftotext -layout, each under a "[page N]" line, whole pages only up to the
-// output cap; next_pages names the rest.
-func (s *Service) readPDF(ctx context.Context, z *Zone, rel string, size int64, in ReadInput) (Result, error) {
-	if z.Fs.Sealed() { // poppler reads the decrypted copy
-		m, err := s.openMirror(z.Fs, []string{rel})
-		if err != nil {
-			return Result{}, err
-		}
-		defer m.remove()
-		mz := *z
-		mz.Fs, z = m.fs, &mz
-	}
+// output cap; next_pages names the rest. It runs within a command's budget (pdfCall).
+func (s *Service) readPDF(ctx context.Context, c Caller, z *Zone, rel string, size int64, in ReadInput) (res Result, err error) {
+	err = s.pdfCall(ctx, c, z, rel, func(ctx context.Context, z *Zone) error {
+		res, err = s.pdfText(ctx, z, rel, size, in)
+		return err
+	})
+	return res, err
+}
+
+// pdfText is readPDF on the zone poppler reads.
+func (s *Service) pdfText(ctx context.Context, z *Zone, rel string, size int64, in ReadInput) (Result, error) {
 	info, err := s.pdfInfoOf(ctx, z, rel)
 	if err != nil {
 		return Result{}, err
@@ -182,7 +232,7 @@ func (s *Service) readPDF(ctx context.Context, z *Zone, rel string, size int64, 
 		return Result{}, err
 	}
 	if res.ExitCode != 0 && !out.full {
-		return Result{}, pdfFailure(res, z, rel)
+		return Result{}, s.pdfFailure(res, z, rel)
 	}
 	var b strings.Builder
 	last, text, cutPage := from-1, false, false
