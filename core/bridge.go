@@ -8,7 +8,6 @@ import (
 	"path"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
 )
@@ -100,24 +99,41 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if err != nil {
 		return Result{}, err
 	}
-	// Both path locks, in a fixed order, so two opposite bridges cannot deadlock.
-	keys := [][2]any{{src, srcRel}, {dst, destRel}}
-	if dst.Fs.Dir()+"\x00"+destRel < src.Fs.Dir()+"\x00"+srcRel {
-		keys[0], keys[1] = keys[1], keys[0]
+	shownSrc := srcRel
+	if whole {
+		shownSrc = "."
 	}
-	for _, k := range keys {
-		defer s.lockPath(k[0].(*Zone), k[1].(string))()
+	if message == "" && b.commit != "" {
+		message = fmt.Sprintf(b.commit, shownSrc)
 	}
-
-	tree, err := bridgeSource(src, srcRel, in.Src)
+	from, fromRel := src, srcRel
+	if whole {
+		// The conversation's folder is moved from its parent; the next call recreates it.
+		if from, err = uploadsParent(src); err != nil {
+			return Result{}, err
+		}
+		defer from.Close()
+		fromRel = c.ConvID
+	}
+	if _, err := bridgeSource(src, srcRel, in.Src); err != nil {
+		return Result{}, err // missing: said with the word about shed_import
+	}
+	first := Step{Zone: from, Path: fromRel, Shown: in.Src, Op: OpCopyFrom}
+	if b.move {
+		first.Op = OpMoveFrom
+	}
+	tx, err := s.Begin(ctx, c, Edit{Tool: b.tool, Message: message, Steps: []Step{first,
+		{Zone: dst, Path: destRel, Shown: in.Dest, Op: OpMoveTo}}})
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Close()
+	tree, err := bridgeSource(src, srcRel, in.Src) // the scan, under the transaction's locks
 	if err != nil {
 		return Result{}, err
 	}
 	exists, replaced, err := bridgeTarget(dst, destRel, in, tree.dir)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := s.bridgeAllowed(ctx, c, b, src, srcRel, dst, destRel, exists); err != nil {
 		return Result{}, err
 	}
 	// Names: a copy adds those it writes; a rename carries every name along (one owner on
@@ -140,58 +156,28 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if !b.move {
 		growth.Bytes = tree.size - replaced
 	}
-	r, err := s.reserve(ctx, dst, -1, growth)
-	if err != nil {
+	if err := tx.Reserve(dst, -1, growth); err != nil {
 		return Result{}, err
 	}
-	shownSrc := srcRel
-	if whole {
-		shownSrc = "."
-	}
-	if message == "" && b.commit != "" {
-		message = fmt.Sprintf(b.commit, shownSrc)
-	}
 	// The versioned side commits: Documents as destination, else Documents as source.
-	vz, vrel := dst, destRel
+	vrel := destRel
 	if !dst.Versioned && src.Versioned {
-		vz, vrel = src, srcRel
+		vrel = srcRel
 	}
-	var written int64
-	done := false
-	from, fromRel := src, srcRel
-	if whole {
-		// The conversation's folder is moved from its parent; the next call recreates it.
-		if from, err = uploadsParent(src); err != nil {
-			r.Settle(ctx, amount{})
-			return Result{}, err
-		}
-		defer from.Close()
-		fromRel = c.ConvID
-	}
-	hash, err := s.mutate(c, vz, b.tool, message, func() (Change, error) {
-		if err := r.mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
+	hash, err := tx.Apply(func() (Change, error) {
+		if err := tx.r.mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
 			return Change{}, writeError(err, dst, in.Dest)
 		}
 		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
 		if err != nil {
 			return Change{}, err
 		}
-		written, done = n, true
-		return Change{Paths: []string{vrel}}, nil
-	})
-	switch {
-	case done && b.move:
-		r.Settle(ctx, amount{Bytes: -replaced, Files: names})
-	case done:
-		r.Settle(ctx, amount{Bytes: written - replaced, Files: names})
-	default:
-		r.Settle(ctx, amount{})
-	}
-	if done {
-		if rerr := s.recordGroupFiles(ctx, c, dst, "", destRel); rerr != nil && err == nil {
-			err = rerr
+		ch := Change{Paths: []string{vrel}, Growth: amount{Bytes: -replaced, Files: names}}
+		if !b.move {
+			ch.Growth.Bytes = n - replaced
 		}
-	}
+		return ch, nil
+	})
 	if err != nil {
 		return Result{}, err
 	}
@@ -289,45 +275,4 @@ func destExists(dst *Zone, dest string, folder, overwrite bool) *Error {
 		e.WithHint("overwrite=true replaces a file by a file, never a folder: choose another dest or shed_delete it first")
 	}
 	return e
-}
-
-// bridgeAllowed applies the locks and the group ownership rules: a moved source must not
-// be in another conversation's locked edit (anywhere below a folder), nor a replaced
-// destination file.
-func (s *Service) bridgeAllowed(ctx context.Context, c Caller, b bridge, src *Zone, srcRel string, dst *Zone, destRel string, exists bool) error {
-	if b.move {
-		if err := s.checkTreeUnlocked(ctx, c, src, srcRel); err != nil {
-			return err
-		}
-		if err := s.checkGroupWrite(ctx, c, src, writeDelete, srcRel); err != nil {
-			return err
-		}
-	}
-	kind := writeCreate
-	if exists {
-		kind = writeModify
-		if err := s.checkUnlocked(ctx, c, dst, destRel); err != nil {
-			return err
-		}
-	}
-	return s.checkGroupWrite(ctx, c, dst, kind, destRel)
-}
-
-// checkTreeUnlocked is checkUnlocked for a file or a whole folder: FILE_LOCKED when
-// another conversation holds an unexpired locked edit on rel or below it.
-func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel string) error {
-	if z.ReadOnly {
-		return nil
-	}
-	locks, err := s.db.LocksUnder(ctx, zoneKey(z), rel)
-	if err != nil {
-		return lockErr(rel, err)
-	}
-	for _, l := range locks {
-		if !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
-			return s.fileLocked(z, l.Path, l).
-				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", l.Path)
-		}
-	}
-	return nil
 }

@@ -42,9 +42,7 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	unlock := s.lockPath(z, rel)
-	defer unlock()
-	t, err := statTarget(z, rel, in.Path)
+	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Convert EOL", Message: fmt.Sprintf("Convert EOL to %s: %s", target, rel)})
 	if e, ok := AsError(err); ok && e.Code == NotAFile {
 		return Result{}, Errf(InvalidFormat, "Cannot convert directory: %s", in.Path).With("path", in.Path).
 			WithHint("Give a text file; list a folder with shed_tree")
@@ -52,11 +50,9 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 	if err != nil {
 		return Result{}, err
 	}
+	defer tx.Close()
 	if !t.exists {
 		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label)
-	}
-	if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-		return Result{}, err
 	}
 	text, err := s.readText(ctx, z, t)
 	if err != nil {
@@ -85,8 +81,7 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 		return Result{Data: map[string]any{"path": rel, "format": original, "changed": false},
 			Message: fmt.Sprintf("File already in %s format", target)}, nil
 	}
-	hash, err := s.writeFile(ctx, c, z, write{tool: "Convert EOL", t: t, size: int64(len(out)),
-		body: strings.NewReader(out), message: fmt.Sprintf("Convert EOL to %s: %s", target, rel)})
+	hash, err := tx.writeFile(write{size: int64(len(out)), body: strings.NewReader(out)})
 	if err != nil {
 		return Result{}, err
 	}

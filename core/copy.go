@@ -14,13 +14,11 @@ import (
 // zones, atomic writes, one commit in versioned zones). shed_copy_to_group uses it; the
 // bridges can too.
 
-// copyItem is one regular file to copy: source and destination zone-relative paths, its
-// size, and what the destination holds now.
+// copyItem is one regular file to copy: source and destination zone-relative paths, and
+// its size.
 type copyItem struct {
 	src, dst string
 	size     int64
-	exists   bool  // the destination file exists (it will be replaced)
-	old      int64 // its size
 }
 
 // copyJob is a planned copy from one zone into another.
@@ -38,9 +36,10 @@ type copyJob struct {
 
 // planCopy lists the regular files of srcRel (a file, or a folder walked without following
 // symlinks) with their destinations under dstRel, and checks each against the size limit
-// and the destination (FILE_EXISTS unless overwrite, NOT_A_FILE over a folder, ownership).
+// and the destination (FILE_EXISTS unless overwrite, NOT_A_FILE over a folder); runCopy's
+// transaction checks the rest (locks, ownership, protected paths).
 // A symlink given as the source is refused: its target may be anywhere.
-func (s *Service) planCopy(ctx context.Context, c Caller, job *copyJob, srcRel, dstRel, shownSrc string) error {
+func (s *Service) planCopy(job *copyJob, srcRel, dstRel, shownSrc string) error {
 	fi, _, err := job.from.Fs.LstatIfPossible(srcRel)
 	if err != nil {
 		return pathNotFound(err, job.from, shownSrc)
@@ -70,13 +69,8 @@ func (s *Service) planCopy(ctx context.Context, c Caller, job *copyJob, srcRel, 
 		case err == nil && !job.overwrite:
 			return Errf(FileExists, "Destination exists: %s", it.dst).With("path", it.dst).With("zone", job.to.Label).
 				WithHint("Use overwrite=true to replace the existing file")
-		case err == nil:
-			it.exists, it.old = true, dfi.Size()
-		case !errors.Is(err, fs.ErrNotExist):
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return writeError(err, job.to, it.dst)
-		}
-		if err := s.checkGroupWrite(ctx, c, job.to, writeModify, it.dst); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -115,51 +109,49 @@ func (s *Service) walkCopy(job *copyJob, srcRel, dstRel string) error {
 // one s.mutate of the destination (one commit). It returns the commit id and the bytes
 // written.
 func (s *Service) runCopy(ctx context.Context, c Caller, job *copyJob, tool, message string) (string, int64, error) {
+	if len(job.items) == 0 {
+		return "", 0, nil
+	}
+	steps := make([]Step, len(job.items))
 	dsts := make([]string, len(job.items))
-	var growth int64
-	var created []string
 	for i, it := range job.items {
+		steps[i] = Step{Zone: job.to, Path: it.dst, Op: OpWrite}
 		dsts[i] = it.dst
-		growth += it.size - it.old
-		if !it.exists {
-			created = append(created, it.dst)
-		}
 	}
-	locks := slices.Clone(dsts)
-	slices.Sort(locks)
-	for _, p := range slices.Compact(locks) {
-		defer s.lockPath(job.to, p)()
-	}
-	r, err := s.reserve(ctx, job.to, -1, amount{Bytes: growth, Files: int64(len(created))})
+	tx, err := s.Begin(ctx, c, Edit{Tool: tool, Message: message, Mode: job.mode, Steps: steps})
 	if err != nil {
 		return "", 0, err
 	}
-	if err := s.recordGroupFiles(ctx, c, job.to, job.mode, created...); err != nil {
-		r.Settle(ctx, amount{})
+	defer tx.Close()
+	var growth amount
+	for i, it := range job.items {
+		if t := tx.Target(i); t.exists {
+			growth.Bytes += it.size - t.size
+		} else {
+			growth.Bytes += it.size
+			growth.Files++
+		}
+	}
+	if err := tx.Reserve(job.to, -1, growth); err != nil {
 		return "", 0, err
 	}
-	var delta amount
 	var written int64
-	hash, err := s.mutate(c, job.to, tool, message, func() (Change, error) {
-		for _, it := range job.items {
-			n, err := copyOne(ctx, r, job.from, job.to, it)
+	hash, err := tx.Apply(func() (Change, error) {
+		ch := Change{Paths: dsts}
+		for i, it := range job.items {
+			n, err := copyOne(ctx, tx.r, job.from, job.to, it)
 			if err != nil {
-				return Change{Paths: dsts}, err
+				return ch, err
 			}
-			delta.Bytes += n - it.old
-			if !it.exists {
-				delta.Files++
+			t := tx.Target(i)
+			ch.Growth.Bytes += n - t.size
+			if !t.exists {
+				ch.Growth.Files++
 			}
 			written += n
 		}
-		return Change{Paths: dsts}, nil
+		return ch, nil
 	})
-	r.Settle(ctx, delta)
-	for _, p := range created {
-		if !fileExists(job.to, p) {
-			s.dropGroupRecords(ctx, job.to, p)
-		}
-	}
 	return hash, written, err
 }
 

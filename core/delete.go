@@ -37,31 +37,22 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 		return Result{}, Errf(ProtectedPath, "Cannot delete .git directory").With("path", in.Path).
 			WithHint("The .git directory is required for version control")
 	}
-	unlock := s.lockPath(z, rel)
-	defer unlock()
-	fi, _, err := z.Fs.LstatIfPossible(rel)
-	if err != nil {
-		return Result{}, pathNotFound(err, z, in.Path)
-	}
-	if !fi.IsDir() {
-		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := s.checkGroupWrite(ctx, c, z, writeDelete, rel); err != nil {
-		return Result{}, err
-	}
-	r, err := s.reserve(ctx, z, -1, amount{})
-	if err != nil {
-		return Result{}, err
-	}
 	message := in.Message
 	if message == "" {
 		message = "Delete " + rel
 	}
+	tx, err := s.Begin(ctx, c, Edit{Tool: "Delete", Message: message, Steps: []Step{{Zone: z, Path: rel, Shown: in.Path, Op: OpRemove}}})
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Close()
+	fi := tx.Target(0).info
+	if err := tx.Reserve(z, -1, amount{}); err != nil {
+		return Result{}, err
+	}
 	var freed amount
 	exact := true
-	hash, err := s.mutate(c, z, "Delete", message, func() (Change, error) {
+	hash, err := tx.Apply(func() (Change, error) {
 		var err error
 		freed, err = removeTree(z.Fs, rel, fi)
 		if errors.Is(err, confine.ErrInvalid) {
@@ -69,15 +60,13 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 			// UTF-8, made by a command): remove the rest in one go and re-measure the usage.
 			exact, err = false, z.Fs.RemoveAll(rel)
 		}
+		ch := Change{Paths: []string{rel}, Growth: sub(amount{}, freed)}
 		if err != nil {
-			return Change{Paths: []string{rel}}, writeError(err, z, in.Path)
+			return ch, writeError(err, z, in.Path)
 		}
-		return Change{Paths: []string{rel}}, nil
+		return ch, nil
 	})
-	r.Settle(ctx, sub(amount{}, freed))
-	if !fileExists(z, rel) {
-		s.dropGroupRecords(ctx, z, rel)
-	}
+	tx.Close() // the owner's usage is free for the measure below
 	if !exact {
 		if _, _, rerr := s.Reconcile(ctx, z.Owner); rerr != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the quota after deleting").Because(rerr)

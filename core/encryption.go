@@ -14,6 +14,7 @@ import (
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/crypt"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -31,7 +32,11 @@ func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error)
 	if s.keys.master == nil {
 		return Result{}, Errf(EncryptionUnavailable, "Encryption at rest is not available on this server")
 	}
-	defer s.keyChange(c.UserID)()
+	unlock, err := s.keyChange(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	u := s.userKey(ctx, c.UserID)
 	switch {
 	case u.err != nil:
@@ -99,7 +104,11 @@ func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error
 // atomically, so an interrupted migrate leaves every file readable, and a new run skips what
 // is encrypted already (never twice).
 func (s *Service) EncryptionMigrate(ctx context.Context, c Caller) (Result, error) {
-	defer s.keyChange(c.UserID)()
+	unlock, err := s.keyChange(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	u, err := s.activeKey(ctx, c)
 	if err != nil {
 		return Result{}, err
@@ -118,7 +127,11 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 	if !a.Confirm {
 		return Result{}, Errf(ConfirmationRequired, "Disabling encryption decrypts all your files: confirm with confirm=true")
 	}
-	defer s.keyChange(c.UserID)()
+	unlock, err := s.keyChange(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	u, err := s.activeKey(ctx, c)
 	if err != nil {
 		return Result{}, err
@@ -156,10 +169,8 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 // the now disabled account, and commands, which run on the raw files of a disabled zone,
 // read ciphertext (issue 24). Callers must not hold the owner's lock (ensureUsage would
 // deadlock under it).
-func (s *Service) keyChange(userID string) func() {
-	l := s.ownerLock(store.Owner{Kind: "user", ID: userID})
-	l.Lock()
-	return l.Unlock
+func (s *Service) keyChange(ctx context.Context, userID string) (func(), error) {
+	return s.holdOwner(ctx, store.Owner{Kind: "user", ID: userID}, lock.Exclusive)
 }
 
 // activeKey is the caller's key when encryption is active.

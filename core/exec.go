@@ -128,7 +128,7 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 		return Result{}, err
 	}
 	if in.Cmd == "git" {
-		if err := s.flushIndex(z); err != nil {
+		if err := s.flushIndex(ctx, z); err != nil {
 			return Result{}, err
 		}
 	}

@@ -42,7 +42,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		}
 		write(p, "v1\n")
 	}
-	if _, err := s.mutate(bob, z, "t", "", func() (Change, error) {
+	if _, err := s.mutate(ctx, bob, z, "t", "", func() (Change, error) {
 		return Change{Paths: []string{"before.md", "during.md", "kept.md"}}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -64,11 +64,11 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		write(p, content)
 		written := run.identities(z, []string{p})
 		meddle()
-		l, err := lockRepo(r, z)
+		l, unlock, err := s.lockRepo(ctx, r, z)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer l.Unlock()
+		defer unlock()
 		hash, err := run.commit(l, z, []string{p}, written, func(paths []string) (string, error) {
 			inCommit()
 			return s.commit(l, bob, z, "t", "", Change{Paths: paths})
@@ -93,11 +93,11 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 	}
 	beside("new.md", "n1\n", func() { command("new.md", "pwned\n") }, none)
 
-	l, err := lockRepo(r, z)
+	l, unlock, err := s.lockRepo(ctx, r, z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Unlock()
+	defer unlock()
 	data := map[string]any{}
 	if err := guard.restore(l, data); err != nil {
 		t.Fatal(err)

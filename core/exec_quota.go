@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fileshed/fileshed/core/lock"
 )
 
 // Quota for commands (DESIGN §5): a command may write anything inside its zone, so its
@@ -14,7 +16,7 @@ import (
 // would exhaust the volume's inodes at no byte cost) is measured, not predicted, and
 // enforced three times:
 //
-//   - before: writing commands of one owner run one at a time (Exec holds execOwnerKey),
+//   - before: writing commands of one owner run one at a time (Exec holds the owner's turn, ownerTurn),
 //     so their measures never overlap and parallel `sed -i` loses no update; the zone is
 //     walked into a snapshot (path, size) under the owner's lock (held shared, so no
 //     Reconcile runs in between) and, in versioned zones, with the zone's gate held
@@ -52,9 +54,6 @@ func (s *Service) remainingQuota(ctx context.Context, z *Zone) (amount, error) {
 	return amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
 }
 
-// execOwnerKey serialises the writing commands of one owner (s.paths).
-func execOwnerKey(z *Zone) string { return "exec\x00" + z.Owner.Kind + "\x00" + z.Owner.ID }
-
 // execQuota is the usage measurement around one command that may write.
 type execQuota struct {
 	s   *Service
@@ -83,7 +82,11 @@ func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, erro
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return nil, quotaErr("Cannot read the quota", err)
 	}
-	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: s.holdOwner(z.Owner)}, nil
+	release, err := s.holdOwner(ctx, z.Owner, lock.Shared)
+	if err != nil {
+		return nil, err
+	}
+	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: release}, nil
 }
 
 // measureBefore reads the owner's usage and takes the zone's snapshot; in a versioned zone
@@ -103,7 +106,9 @@ func (q *execQuota) measureBefore() error {
 // measureAfter reads, once the command has ended, the owner's usage (what other writes
 // recorded meanwhile included) and what the writes beside it added to the zone.
 func (q *execQuota) measureAfter() error {
-	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
+	// The command ran: its settlement happens even when the call's time is up (an encrypted
+	// zone's deadline bounds the whole call, issue 24 item 13).
+	used, err := q.s.db.Usage(context.WithoutCancel(q.ctx), q.z.Owner)
 	if err != nil {
 		return quotaErr("Cannot read the quota", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -68,6 +69,14 @@ func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error
 			return nil, violation(v, z)
 		}
 		return nil, Errf(InternalError, "Cannot check the command").Because(err)
+	}
+	// Protected paths (protected.go): refused up front where an operand names one (mkdir -p
+	// .git/hooks, cp -r x .git); what a command makes where no operand shows it (a tar
+	// entry) is removed after it (sweepProtected).
+	for _, rel := range append(slices.Clone(p.operands), p.stdoutFile, p.stderrFile) {
+		if err := protectedPath(z, rel, rel); err != nil {
+			return nil, err
+		}
 	}
 	p.readOnly = z.ReadOnly || readsOnly(req)
 	pr := sandbox.Detect()

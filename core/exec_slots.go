@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fileshed/fileshed/core/lock"
 )
 
 // Fair share of the machine between users (DESIGN §5): at most exec_max_per_user commands
@@ -29,16 +31,13 @@ import (
 // slotWait is how long a command waits for a free slot.
 const slotWait = 2 * time.Second
 
-// slots counts the running commands, per user and in all, and the owners' turns.
+// slots counts the running commands, per user and in all.
 type slots struct {
 	mu sync.Mutex
-	// free is closed and replaced whenever a slot or a turn is released (a broadcast to
-	// waiters).
+	// free is closed and replaced whenever a slot is released (a broadcast to waiters).
 	free    chan struct{}
 	total   int
 	perUser map[string]int
-	// turns holds the owner keys (execOwnerKey) whose turn is taken.
-	turns map[string]bool
 }
 
 // slotKind is what takes a slot, for the busy answers.
@@ -79,7 +78,7 @@ func (sl *slots) await(ctx context.Context, expire <-chan time.Time, take func()
 	for {
 		sl.mu.Lock()
 		if sl.perUser == nil {
-			sl.perUser, sl.turns = map[string]int{}, map[string]bool{}
+			sl.perUser = map[string]int{}
 			sl.free = make(chan struct{})
 		}
 		if take() {
@@ -158,40 +157,24 @@ func (sl *slots) release(user string) {
 // runs a writing command or works on a decrypted copy of an encrypted zone (every command
 // there, and PDF reads), so a user's commands never measure or copy over each other and
 // a user has at most one decrypted copy at a time. Call it holding a command slot; release
-// the turn once. Why a turn before the Locker: the Locker's wait cannot be bounded, and an
-// unbounded queue on it is what one user filled; the Locker (execOwnerKey) is still taken,
-// as the exclusion across replicas (DESIGN §9), and in this process it is then uncontended.
+// the turn once. The wait is bounded by ctx (issue 24 item 13: it was an unbounded queue
+// that one user filled).
 func (s *Service) ownerTurn(ctx context.Context, z *Zone, kind slotKind) (release func(), err error) {
-	key := execOwnerKey(z)
-	sl := &s.slots
 	start := time.Now()
-	err = sl.await(ctx, nil, func() bool {
-		if sl.turns[key] {
-			return false
-		}
-		sl.turns[key] = true
-		return true
-	})
+	release, err = s.hold(ctx, ownerKey(kindTurn, z.Owner), lock.Exclusive, "another call in the "+z.Label+" zone")
 	if err != nil {
+		e, ok := AsError(err)
+		if !ok || e.Code != Timeout {
+			return nil, err
+		}
 		hint := "Commands that write, and every command and PDF read in an encrypted zone, run one at a time per owner: " +
 			kind.again + " when the running one has finished"
 		if kind == commandSlot {
 			hint += fmt.Sprintf(", or with a larger timeout (max %d)", s.cfg.ExecTimeoutMax)
 		}
-		return nil, waitEnded(ctx, "another call in the "+z.Label+" zone").With("zone", z.Label).
-			With("waited_seconds", int(time.Since(start).Round(time.Second)/time.Second)).WithHint("%s", hint)
+		return nil, e.With("zone", z.Label).With("waited_seconds", int(time.Since(start).Round(time.Second)/time.Second)).WithHint("%s", hint)
 	}
-	unlock := s.paths.Lock(key)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			unlock()
-			sl.mu.Lock()
-			delete(sl.turns, key)
-			sl.broadcast()
-			sl.mu.Unlock()
-		})
-	}, nil
+	return release, nil
 }
 
 // waitEnded is the answer of a wait for what that ctx ended: the call's timeout, or the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
@@ -27,13 +28,13 @@ var errOverQuota = errors.New("command over quota")
 // Why: a group member's command held both for its whole run, up to exec_timeout_max, and
 // every other member's writes waited behind it (issue 24).
 func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput, p *execPlan, guard *lockGuard, q *execQuota) (Result, error) {
-	sp, err := s.holdSpace(z)
+	sp, err := s.holdSpace(ctx, z)
 	if err != nil {
 		return Result{}, err
 	}
 	defer sp.release()
 	var owned *execGuard
-	err = sp.locked(func(*vcs.Locked) error {
+	err = sp.locked(ctx, func(*vcs.Locked) error {
 		if err := q.measureBefore(); err != nil {
 			return err
 		}
@@ -61,7 +62,8 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 	w.halt()
 	var rb *rolledBack
 	var peak amount
-	err = sp.locked(func(l *vcs.Locked) error {
+	// The command ran: its settlement and commit happen whatever became of the call.
+	err = sp.locked(context.WithoutCancel(ctx), func(l *vcs.Locked) error {
 		defer sp.stop()
 		if data == nil {
 			return runErr // refused or not started: nothing changed
@@ -70,6 +72,9 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 			step(data)
 		}
 		after, err := takeSnapshot(z.Fs.Dir())
+		if err == nil && sweepProtected(z, q.before, after, data) {
+			after, err = takeSnapshot(z.Fs.Dir())
+		}
 		if err != nil {
 			return Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
 		}
@@ -120,14 +125,16 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 // execSpace is what a writing command holds of a versioned zone's repository: its turn
 // from the first measure to the commit (nil outside versioned zones).
 type execSpace struct {
+	s       *Service
 	r       *openRepo
 	z       *Zone
+	turn    func()
 	running bool
 }
 
 // holdSpace opens z's repository and takes its turn, waiting for whole-tree operations in
 // flight (nil, nil outside versioned zones).
-func (s *Service) holdSpace(z *Zone) (*execSpace, error) {
+func (s *Service) holdSpace(ctx context.Context, z *Zone) (*execSpace, error) {
 	if !z.Versioned {
 		return nil, nil
 	}
@@ -135,23 +142,30 @@ func (s *Service) holdSpace(z *Zone) (*execSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.turn.Lock()
-	return &execSpace{r: r, z: z}, nil
+	turn, err := s.hold(ctx, spaceKey(kindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
+	if err != nil {
+		r.release()
+		return nil, err
+	}
+	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
 }
 
 // locked runs fn with the zone's gate held exclusively and the repository lock (l nil
 // outside versioned zones): no write of the zone is between its change and its commit.
-func (sp *execSpace) locked(fn func(l *vcs.Locked) error) error {
+func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) error {
 	if sp == nil {
 		return fn(nil)
 	}
-	sp.r.gate.Lock()
-	defer sp.r.gate.Unlock()
-	l, err := lockRepo(sp.r, sp.z)
+	gate, err := sp.s.hold(ctx, spaceKey(kindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
 	if err != nil {
 		return err
 	}
-	defer l.Unlock()
+	defer gate()
+	l, unlock, err := sp.s.lockRepo(ctx, sp.r, sp.z)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return fn(l)
 }
 
@@ -173,16 +187,17 @@ func (sp *execSpace) stop() {
 }
 
 // release gives the turn and the repository back; a note left open (a panic during the
-// run) is closed first.
+// run) is closed first, under the gate.
 func (sp *execSpace) release() {
 	if sp == nil {
 		return
 	}
 	if sp.running {
-		sp.r.gate.Lock()
-		sp.stop()
-		sp.r.gate.Unlock()
+		if gate, err := sp.s.hold(context.Background(), spaceKey(kindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
+			sp.stop()
+			gate()
+		}
 	}
-	sp.r.turn.Unlock()
+	sp.turn()
 	sp.r.release()
 }

@@ -51,7 +51,7 @@ func (s *Service) CopyToGroup(ctx context.Context, c Caller, in CopyToGroupInput
 			With("dest_path", in.DestPath).WithHint("Name a file or folder inside the zone, e.g. src_path='report.pdf'")
 	}
 	job := &copyJob{from: from, to: to, overwrite: in.Overwrite, mode: mode}
-	if err := s.planCopy(ctx, c, job, src, dst, in.SrcPath); err != nil {
+	if err := s.planCopy(job, src, dst, in.SrcPath); err != nil {
 		return Result{}, err
 	}
 	message := in.Message

@@ -196,11 +196,13 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			With("file", name).With("size", info.Size).With("limit", maxSize).
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, quotaErr("Cannot read the quota", err)
-	}
-	r, err := s.reserve(ctx, z, -1, amount{Bytes: max(info.Size, 0), Files: 1})
+	// The file lands under a fresh name in dir: nothing is replaced (placeImport).
+	tx, err := s.Begin(ctx, c, Edit{Tool: "shed_import", Steps: []Step{{Zone: z, Path: dir, Op: OpAdd}}})
 	if err != nil {
+		return nil, err
+	}
+	defer tx.Close()
+	if err := tx.Reserve(z, -1, amount{Bytes: max(info.Size, 0), Files: 1}); err != nil {
 		return nil, err
 	}
 	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
@@ -212,25 +214,29 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	defer watchdog.Stop()
 	body, err := s.owui.FileContent(dctx, token, f.ID)
 	if err != nil {
-		r.Settle(ctx, amount{})
 		return nil, importFileError(err, f.ID, admin)
 	}
 	defer body.Close()
-	m := &metered{ctx: ctx, r: r, body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
-	tmp := path.Join(dir, confine.TempName())
-	n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
+	var out map[string]any
+	_, err = tx.Apply(func() (Change, error) {
+		m := &metered{ctx: ctx, r: tx.r, body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
+		tmp := path.Join(dir, confine.TempName())
+		n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
+		if err != nil {
+			return Change{}, m.failure(err, z)
+		}
+		final, err := placeImport(z, dir, tmp, name)
+		if err != nil {
+			_ = z.Fs.Remove(tmp)
+			return Change{}, err
+		}
+		out = map[string]any{"file_id": f.ID, "name": path.Base(final), "path": final, "size": n}
+		return Change{Growth: amount{Bytes: n, Files: 1}}, nil
+	})
 	if err != nil {
-		r.Settle(ctx, amount{})
-		return nil, m.failure(err, z)
-	}
-	final, err := placeImport(z, dir, tmp, name)
-	if err != nil {
-		_ = z.Fs.Remove(tmp)
-		r.Settle(ctx, amount{})
 		return nil, err
 	}
-	r.Settle(ctx, amount{Bytes: n, Files: 1})
-	return map[string]any{"file_id": f.ID, "name": path.Base(final), "path": final, "size": n}, nil
+	return out, nil
 }
 
 // placeImport renames the finished temporary file to name in dir, or to the first free

@@ -27,27 +27,11 @@ type LockeditPathArgs struct {
 	Path string `json:"path" required:"true"`
 }
 
-// zoneKey is the stable key of a zone's space in the locks table: locks in Storage and
-// Documents of one user, and in one group, never collide.
-func zoneKey(z *Zone) string {
-	switch z.Kind {
-	case GroupZone:
-		return "group:" + z.GroupID
-	case Documents:
-		return "user:" + z.Owner.ID + ":documents"
-	}
-	return "user:" + z.Owner.ID + ":storage"
-}
-
 // lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
 // acquire, do not block other writers, and are released by shed_maintenance.
 func (s *Service) lockMaxAge() time.Duration {
 	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
 }
-
-// editKey serialises, in this process, the steps of one locked edit (acquire + copy,
-// overwrite, save, cancel, the orphan sweep of maintenance) on one file.
-func editKey(z *Zone, p string) string { return "lockedit\x00" + zoneKey(z) + "\x00" + p }
 
 // editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
 func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
@@ -162,7 +146,13 @@ func (s *Service) beginEdit(ctx context.Context, c Caller, in LockeditPathArgs) 
 		z.Close()
 		return nil, err
 	}
-	return &edit{z: z, ez: ez, p: p, unlock: s.paths.Lock(editKey(z, p))}, nil
+	unlock, err := s.lockEdit(ctx, z, p)
+	if err != nil {
+		_ = ez.Close()
+		z.Close()
+		return nil, err
+	}
+	return &edit{z: z, ez: ez, p: p, unlock: unlock}, nil
 }
 
 // heldEdit is beginEdit for the steps that need the caller to hold the lock (overwrite,

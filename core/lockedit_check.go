@@ -25,3 +25,22 @@ func (s *Service) checkUnlocked(ctx context.Context, c Caller, z *Zone, path str
 	return s.fileLocked(z, path, l).
 		WithHint("Another conversation is editing this file (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')")
 }
+
+// checkTreeUnlocked is checkUnlocked for a file or a whole folder: FILE_LOCKED when
+// another conversation holds an unexpired locked edit on rel or below it.
+func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel string) error {
+	if z.ReadOnly {
+		return nil
+	}
+	locks, err := s.db.LocksUnder(ctx, zoneKey(z), rel)
+	if err != nil {
+		return lockErr(rel, err)
+	}
+	for _, l := range locks {
+		if !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
+			return s.fileLocked(z, l.Path, l).
+				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", l.Path)
+		}
+	}
+	return nil
+}

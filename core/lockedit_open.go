@@ -46,7 +46,10 @@ func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInp
 		return Result{}, err
 	}
 	defer ez.Close()
-	unlock := s.paths.Lock(editKey(z, p))
+	unlock, err := s.lockEdit(ctx, z, p)
+	if err != nil {
+		return Result{}, err
+	}
 	defer unlock()
 	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
 		Since: time.Now()}, s.lockMaxAge()); err != nil {
@@ -58,14 +61,20 @@ func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInp
 		return Result{}, lockErr(p, err)
 	}
 	content, size, err := copyToEditzone(z, ez, p)
+	if err == nil && (!utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0) {
+		// Raw bytes in a JSON string (\u0000, U+FFFD for what is not UTF-8) are no working
+		// copy a model can edit, and saving them back would corrupt the file (issue 23).
+		err = Errf(BinaryFile, "Binary file: %s (%s, %d bytes): a locked edit works on text", p, detectMIME(content), size).
+			With("path", p).With("zone", z.Label).With("size", size).
+			WithHint("Read its bytes with shed_read_bytes (hex or base64) and change them with shed_patch_bytes")
+	}
 	if err != nil {
 		removeWorkingCopy(ez, p)
 		_ = s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID)
 		return Result{}, err
 	}
-	return Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(bytes.ToValidUTF8(content, []byte("\uFFFD"))),
-		"is_binary": !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0, "size": size, "locked_by": c.UserID,
-		"conversation": c.ConvID},
+	return Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(content),
+		"is_binary": false, "size": size, "locked_by": c.UserID, "conversation": c.ConvID},
 		Message: "File opened for editing: " + p}, nil
 }
 

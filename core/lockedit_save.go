@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"path"
 	"strings"
 
@@ -32,29 +31,26 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	if err != nil {
 		return Result{}, err
 	}
-	unlockFile := s.paths.Lock(fileKey(z, p))
-	defer unlockFile()
-	var old int64
-	files := int64(1) // the file was deleted meanwhile: saving makes it again
-	switch fi, err := z.Fs.Stat(p); {
-	case err == nil && !fi.Mode().IsRegular():
+	// The mode may have changed since the open (shed_group_set_mode): the transaction checks
+	// it again.
+	tx, t, err := s.beginWrite(ctx, c, z, p, p, Edit{Tool: "shed_lockedit_save", Message: in.Message})
+	if e, ok := AsError(err); ok && e.Code == NotAFile {
 		return Result{}, notAFile(z, p)
-	case err == nil:
-		old, files = fi.Size(), 0
-	case !errors.Is(err, fs.ErrNotExist):
-		return Result{}, pathError(err, z, p)
 	}
-	// The mode may have changed since the open (shed_group_set_mode): checked again.
-	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
-		return Result{}, err
-	}
-	res, err := s.reserve(ctx, z, wfi.Size(), amount{Bytes: wfi.Size() - old, Files: files})
 	if err != nil {
 		return Result{}, err
 	}
+	defer tx.Close()
+	old, files := int64(0), int64(1) // the file was deleted meanwhile: saving makes it again
+	if t.exists {
+		old, files = t.size, 0
+	}
+	if err := tx.Reserve(z, wfi.Size(), amount{Bytes: wfi.Size() - old, Files: files}); err != nil {
+		return Result{}, err
+	}
 	var written int64 = -1
-	hash, err := s.mutate(c, z, "shed_lockedit_save", in.Message, func() (Change, error) {
-		// Re-checked under the repository lock: a force-unlock since the first check wins.
+	hash, err := tx.Apply(func() (Change, error) {
+		// Re-checked now: a force-unlock since the first check wins.
 		if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
 			return Change{}, err
 		}
@@ -63,7 +59,7 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 			return Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if err := res.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+		if err := tx.r.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
 			return Change{}, pathError(err, z, p)
 		}
 		n, err := z.Fs.WriteAtomic(p, src, 0o600)
@@ -71,13 +67,11 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 			return Change{}, pathError(err, z, p)
 		}
 		written = n
-		return Change{Paths: []string{p}}, nil
+		return Change{Paths: []string{p}, Growth: amount{Bytes: n - old, Files: files}}, nil
 	})
 	if written < 0 {
-		res.Settle(ctx, amount{})
 		return Result{}, err
 	}
-	res.Settle(ctx, amount{Bytes: written - old, Files: files})
 	// The file is saved: release and clean up even if the commit failed (err says so).
 	if rerr := s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
 		return Result{}, lockErr(p, rerr)
@@ -89,10 +83,6 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	return Result{Data: map[string]any{"zone": z.Name, "path": p, "size": written, "committed": hash != "", "commit": hash,
 		"versioned": z.Versioned}, Message: "Saved and unlocked: " + p}, nil
 }
-
-// fileKey is the per-file writer key of s.paths, the same as the file writers' (write.go
-// lockPath), so a save never interleaves with a patch of the same file.
-func fileKey(z *Zone, p string) string { return z.Fs.Dir() + "\x00" + p }
 
 // LockeditCancelInput is the input of shed_lockedit_cancel.
 type LockeditCancelInput struct {
@@ -153,7 +143,10 @@ func (s *Service) ForceUnlock(ctx context.Context, c Caller, in ForceUnlockInput
 		return Result{}, err
 	}
 	defer z.Close()
-	unlock := s.paths.Lock(editKey(z, p))
+	unlock, err := s.lockEdit(ctx, z, p)
+	if err != nil {
+		return Result{}, err
+	}
 	defer unlock()
 	l, held, err := s.db.LockOf(ctx, zoneKey(z), p)
 	if err != nil {

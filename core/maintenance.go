@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
 )
@@ -62,7 +63,7 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 			return Result{}, err
 		}
 		if z.Versioned {
-			rep.checkRepo(s, c, z)
+			rep.checkRepo(ctx, s, c, z)
 		}
 		if z.Kind != Documents { // Documents shares the user's quota with Storage
 			owners = append(owners, z.Owner)
@@ -126,7 +127,10 @@ func (s *Service) maintenanceZones(ctx context.Context, c Caller) ([]*Zone, erro
 // expireLock releases an expired lock and removes its working copy. ReleaseLock names the
 // conversation: a lock taken over meanwhile by another conversation is left alone.
 func (s *Service) expireLock(ctx context.Context, z *Zone, l store.Lock) error {
-	unlock := s.paths.Lock(editKey(z, l.Path))
+	unlock, err := s.lockEdit(ctx, z, l.Path)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	if err := s.db.ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return lockErr(l.Path, err)
@@ -194,7 +198,10 @@ func (s *Service) sweepDir(ctx context.Context, z *Zone, ez *confine.Fs, conv, d
 			return err
 		}
 		if orphan {
-			unlock := s.paths.Lock(editKey(z, p))
+			unlock, err := s.lockEdit(ctx, z, p)
+			if err != nil {
+				return err
+			}
 			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock.
 			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan && ez.Remove(p) == nil {
 				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
@@ -220,10 +227,38 @@ func (s *Service) orphan(ctx context.Context, z *Zone, conv, p string) (bool, er
 	return !ok || l.ConvID != conv, nil
 }
 
+// verifyRepo verifies r, the repository of z, and repairs it when the check fails, holding
+// the repository's key as every other user of it does; false when it stays damaged or busy
+// (out says so).
+func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Service, z *Zone, r *openRepo, out map[string]any) bool {
+	unlock, err := s.hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	if err != nil {
+		out["status"], out["error"] = "busy", repoProblem(err)
+		return false
+	}
+	defer unlock()
+	verr := r.Verify()
+	if verr == nil {
+		return true
+	}
+	out["problem"] = repoProblem(verr)
+	fix, err := r.Repair()
+	if err == nil {
+		err = r.Verify()
+	}
+	if err != nil {
+		out["status"], out["error"] = "damaged", repoProblem(err)
+		return false
+	}
+	rep.repositoryRepairs++
+	out["status"], out["removed_locks"], out["index_rebuilt"] = "repaired", fix.RemovedLocks, fix.IndexRebuilt
+	return true
+}
+
 // checkRepo verifies the zone's repository and repairs it when the check fails, then
 // commits what an interrupted operation wrote but could not commit ("written but not
 // committed"). A zone whose repository was never created is skipped.
-func (rep *maintenanceReport) checkRepo(s *Service, c Caller, z *Zone) {
+func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Service, c Caller, z *Zone) {
 	if _, err := os.Stat(filepath.Join(z.space, "repo.git")); err != nil {
 		return
 	}
@@ -235,20 +270,10 @@ func (rep *maintenanceReport) checkRepo(s *Service, c Caller, z *Zone) {
 		return
 	}
 	defer r.release()
-	if verr := r.Verify(); verr != nil {
-		out["problem"] = repoProblem(verr)
-		fix, err := r.Repair()
-		if err == nil {
-			err = r.Verify()
-		}
-		if err != nil {
-			out["status"], out["error"] = "damaged", repoProblem(err)
-			return
-		}
-		rep.repositoryRepairs++
-		out["status"], out["removed_locks"], out["index_rebuilt"] = "repaired", fix.RemovedLocks, fix.IndexRebuilt
+	if !rep.verifyRepo(ctx, s, z, r, out) {
+		return
 	}
-	hash, err := s.mutate(c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
+	hash, err := s.mutate(ctx, c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
 		func() (Change, error) { return Change{All: true}, nil })
 	if err != nil {
 		out["status"], out["error"] = "damaged", repoProblem(err)

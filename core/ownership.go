@@ -13,8 +13,8 @@ import (
 //
 //	group     every member writes, moves and deletes it
 //	owner     only the owner writes, moves or deletes it (FILE_OWNER_ONLY, PERMISSION_DENIED)
-//	owner_ro  nobody writes it (FILE_READ_ONLY); only the owner moves, deletes it or
-//	          changes its mode back
+//	owner_ro  nobody writes, moves or deletes it, not even its owner (FILE_READ_ONLY):
+//	          "I publish and protect" (reference §2.10); the owner changes the mode first
 //
 // A file without a record (made by an archive tool, by a command while the default mode was
 // 'group', or before groups were enforced) is open to every member. Every tool that writes into a zone calls checkGroupWrite before
@@ -118,7 +118,7 @@ func allowed(c Caller, o store.Ownership, kind writeKind) bool {
 	case modeOwner:
 		return o.Owner == c.UserID
 	case modeOwnerRO:
-		return kind == writeDelete && o.Owner == c.UserID
+		return false
 	}
 	return false
 }
@@ -135,7 +135,11 @@ func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
 		return Errf(FileOwnerOnly, "Cannot write to file: %s belongs to its owner (mode owner)", o.Path).
 			With("path", o.Path).With("owner", o.Owner).With("mode", o.Mode)
 	case o.Mode == modeOwnerRO && del:
-		return denied(o, FileReadOnly, "Cannot delete or move %s: it is read-only and only its owner may (mode owner_ro)")
+		e := denied(o, FileReadOnly, "Cannot delete or move %s: it is read-only (mode owner_ro)")
+		if o.Owner == c.UserID {
+			e.WithHint("You own it: switch it to mode 'owner' with shed_group(action='set_mode'), then delete or move it")
+		}
+		return e
 	case o.Mode == modeOwnerRO:
 		e := Errf(FileReadOnly, "Cannot write to file: %s is read-only (mode owner_ro)", o.Path).
 			With("path", o.Path).With("owner", o.Owner).With("mode", o.Mode)

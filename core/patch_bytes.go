@@ -46,19 +46,23 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	t, unlock, err := s.patchTarget(ctx, c, z, rel, in.Path, in.Safe, position, "create it with position='end'")
-	defer unlock()
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
+	}
+	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
 	if err != nil {
 		return Result{}, err
+	}
+	defer tx.Close()
+	if !t.exists && position != "start" && position != "end" {
+		return Result{}, needsFile(z, in.Path, position, "create it with position='end'")
 	}
 	if (position == "at" || position == "replace") && in.Offset > t.size {
 		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.size).
 			With("offset", in.Offset).With("file_size", t.size).WithHint("Use an offset between 0 and %d", t.size)
 	}
-	w := write{tool: "Patch bytes", t: t, message: in.Message, mode: in.Mode}
-	if w.message == "" {
-		w.message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
-	}
+	var w write
 	n := int64(len(content))
 	affected := n
 	switch {
@@ -87,7 +91,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 		w.body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
 			io.NewSectionReader(f, off+removed, t.size-off-removed))
 	}
-	hash, err := s.writeFile(ctx, c, z, w)
+	hash, err := tx.writeFile(w)
 	if err != nil {
 		return Result{}, err
 	}

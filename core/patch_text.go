@@ -48,15 +48,19 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	if in.Overwrite {
 		position = "end" // overwriting creates the file like an append does
 	}
-	t, unlock, err := s.patchTarget(ctx, c, z, rel, in.Path, in.Safe, position, "create it with shed_create_file or position='end'")
-	defer unlock()
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
+	}
+	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
 	if err != nil {
 		return Result{}, err
 	}
-	w := write{tool: "Patch", t: t, message: in.Message, mode: in.Mode}
-	if w.message == "" {
-		w.message = fmt.Sprintf("Patch %s: %s", rel, e.position)
+	defer tx.Close()
+	if !t.exists && position != "start" && position != "end" {
+		return Result{}, needsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
 	}
+	var w write
 	affected, matches := 1, 0
 	switch {
 	case in.Overwrite:
@@ -102,7 +106,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 		affected, matches = a, m
 		w.size, w.body = int64(len(out)), strings.NewReader(out)
 	}
-	hash, err := s.writeFile(ctx, c, z, w)
+	hash, err := tx.writeFile(w)
 	if err != nil {
 		return Result{}, err
 	}

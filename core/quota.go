@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -21,29 +22,19 @@ import (
 //
 // A measurement of the disk (Reconcile) writes an absolute usage; done while a write is
 // between its reservation and its settlement, it would erase that write from the count. So
-// each owner has a read-write lock in this process: writers hold it shared from reservation
-// to settlement (commands from their first measurement to their last), Reconcile holds it
+// each owner has a read-write lock (kindQuota): writers hold it shared from reservation to
+// settlement (commands from their first measurement to their last), Reconcile holds it
 // exclusively and thus sees the disk with no write in flight.
 type quota struct {
 	// reconciled remembers the owners whose usage row was checked against the disk in this
 	// process (a first-time owner with files on disk is walked once).
 	reconciled sync.Map
-	// owners holds one *sync.RWMutex per store.Owner.
-	owners sync.Map
 }
 
-// ownerLock is the owner's in-process read-write lock (see quota).
-func (s *Service) ownerLock(o store.Owner) *sync.RWMutex {
-	l, _ := s.quota.owners.LoadOrStore(o, &sync.RWMutex{})
-	return l.(*sync.RWMutex)
-}
-
-// holdOwner takes the owner's lock shared and returns its idempotent release.
-func (s *Service) holdOwner(o store.Owner) func() {
-	l := s.ownerLock(o)
-	l.RLock()
-	var once sync.Once
-	return func() { once.Do(l.RUnlock) }
+// holdOwner takes the owner's quota lock in mode m (writers shared, a measure of the disk
+// exclusively) and returns its idempotent release.
+func (s *Service) holdOwner(ctx context.Context, o store.Owner, m lock.Mode) (func(), error) {
+	return s.hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
 }
 
 // amount is a quantity of usage: bytes, and names (store.Amount).
@@ -101,9 +92,11 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 // the recorded usage is kept, as a measure that misses a folder would understate it.
 // Callers must not hold the owner's lock.
 func (s *Service) Reconcile(ctx context.Context, o store.Owner) (amount, []string, error) {
-	l := s.ownerLock(o)
-	l.Lock()
-	defer l.Unlock()
+	unlock, err := s.holdOwner(ctx, o, lock.Exclusive)
+	if err != nil {
+		return amount{}, nil, err
+	}
+	defer unlock()
 	total, unmeasured, err := s.measureOwner(ctx, o)
 	if err != nil || len(unmeasured) > 0 {
 		return total, unmeasured, err
@@ -162,7 +155,11 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth amoun
 	if err := s.ensureUsage(ctx, z.Owner); err != nil {
 		return nil, quotaErr("Cannot read the quota", err)
 	}
-	r := &Reservation{s: s, owner: z.Owner, release: s.holdOwner(z.Owner)}
+	release, err := s.holdOwner(ctx, z.Owner, lock.Shared)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reservation{s: s, owner: z.Owner, release: release}
 	if growth.Bytes <= 0 && growth.Files <= 0 {
 		return r, nil
 	}

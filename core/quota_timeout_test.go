@@ -24,7 +24,10 @@ func TestSQLiteWriteBehindSlowStatementIsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	unlock := s.lockPath(z, "ledger.db") // the slow statement holds the database's writers
+	unlock, err := s.lockPath(ctx, z, "ledger.db") // the slow statement holds the database's writers
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		in.Query = "INSERT INTO t VALUES (1)"

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -50,21 +49,17 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		return Result{}, Errf(InvalidPath, "Cannot move %s into itself", in.OldPath).With("old_path", in.OldPath).
 			With("new_path", in.NewPath).WithHint("Choose a destination outside the source")
 	}
-	// Both keys, in a fixed order, so two opposite renames cannot deadlock.
-	first, second := oldRel, newRel
-	if second < first {
-		first, second = second, first
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Rename %s -> %s", oldRel, newRel)
 	}
-	defer s.lockPath(z, first)()
-	defer s.lockPath(z, second)()
-
-	src, _, err := z.Fs.LstatIfPossible(oldRel)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Result{}, Errf(FileNotFound, "Source not found: %s", in.OldPath).With("path", in.OldPath).With("zone", z.Label)
-	}
+	tx, err := s.Begin(ctx, c, Edit{Tool: "Rename", Message: message, Steps: []Step{
+		{Zone: z, Path: oldRel, Shown: in.OldPath, Op: OpMoveFrom}, {Zone: z, Path: newRel, Shown: in.NewPath, Op: OpMoveTo}}})
 	if err != nil {
-		return Result{}, writeError(err, z, in.OldPath)
+		return Result{}, err
 	}
+	defer tx.Close()
+	src, dst := tx.Target(0).info, tx.Target(1)
 	// The destination's folders are resolved like the kernel would: a symlinked folder that
 	// leads outside the zone is PATH_ESCAPE before anything moves. (The last component is
 	// never followed: rename replaces a link, it does not write through it.)
@@ -74,72 +69,41 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		}
 	}
 	var replaced amount
-	switch dst, _, err := z.Fs.LstatIfPossible(newRel); {
-	case err == nil && (!in.Overwrite || dst.IsDir()):
+	switch {
+	case dst.exists && (!in.Overwrite || dst.dir):
 		e := Errf(FileExists, "Destination exists: %s", in.NewPath).With("path", in.NewPath).With("zone", z.Label)
-		if dst.IsDir() && in.Overwrite {
+		if dst.dir && in.Overwrite {
 			e.WithHint("overwrite=true replaces files, never folders: delete the folder first with shed_delete")
 		} else {
 			e.WithHint("Choose another new_path, add overwrite=true to replace the file, or shed_delete it first")
 		}
 		return Result{}, e
-	case err == nil && dst.Mode().IsRegular():
-		replaced = amount{Bytes: dst.Size(), Files: 1}
-	case err == nil:
-		replaced = amount{Files: 1} // a link or special file replaced by the move
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return Result{}, writeError(err, z, in.NewPath)
+	case dst.exists:
+		replaced = amount{Bytes: dst.size, Files: 1} // a file, a link or a special file replaced by the move
 	}
-	if !src.IsDir() {
-		if err := s.checkUnlocked(ctx, c, z, oldRel); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := s.checkGroupWrite(ctx, c, z, writeDelete, oldRel); err != nil {
+	if err := tx.Reserve(z, -1, amount{}); err != nil {
 		return Result{}, err
 	}
-	if err := s.checkGroupWrite(ctx, c, z, writeReplace, newRel); err != nil {
-		return Result{}, err
-	}
-	records, err := s.moveGroupRecords(ctx, z, oldRel, newRel)
-	if err != nil {
-		return Result{}, err
-	}
-	r, err := s.reserve(ctx, z, -1, amount{})
-	if err != nil {
-		records(false)
-		return Result{}, err
-	}
-	message := in.Message
-	if message == "" {
-		message = fmt.Sprintf("Rename %s -> %s", oldRel, newRel)
-	}
-	moved := false
-	hash, err := s.mutate(c, z, "Rename", message, func() (Change, error) {
-		if err := r.mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
+	hash, err := tx.Apply(func() (Change, error) {
+		if err := tx.r.mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
 			return Change{}, writeError(err, z, in.NewPath)
 		}
 		if err := z.Fs.Rename(oldRel, newRel); err != nil {
 			return Change{}, writeError(err, z, in.NewPath)
 		}
-		moved = true // the replaced destination, if any, is gone from here on
+		// The replaced destination, if any, is gone from here on.
+		ch := Change{Paths: []string{oldRel, newRel}, Growth: sub(amount{}, replaced)}
 		// A relative symlink moved elsewhere may now point outside the zone: undo.
 		if src.Mode()&fs.ModeSymlink != 0 {
 			if _, err := z.Fs.Confined(newRel); err != nil {
 				_ = z.Fs.Rename(newRel, oldRel)
-				return Change{}, writeError(err, z, in.NewPath).
+				return ch, writeError(err, z, in.NewPath).
 					WithHint("The symlink's target would be outside the zone from its new place; move its target instead")
 			}
 		}
 		syncDirs(z, oldRel, newRel)
-		return Change{Paths: []string{oldRel, newRel}}, nil
+		return ch, nil
 	})
-	if moved {
-		r.Settle(ctx, sub(amount{}, replaced))
-	} else {
-		r.Settle(ctx, amount{})
-	}
-	records(moved && !fileExists(z, oldRel))
 	if err != nil {
 		return Result{}, err
 	}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"time"
 
 	"github.com/fileshed/fileshed/core/vcs"
@@ -91,62 +89,22 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	if err != nil {
 		return Result{}, vcsError(z, in.Path, err).With("version", in.Version)
 	}
-	if err := s.checkUnlocked(ctx, c, z, p); err != nil {
-		return Result{}, err
-	}
-	unlock := s.paths.Lock(fileKey(z, p))
-	defer unlock()
-	old, exists := int64(0), false
-	switch fi, err := z.Fs.Stat(p); {
-	case err == nil && !fi.Mode().IsRegular():
-		return Result{}, Errf(NotAFile, "Cannot restore over a directory: %s", in.Path).With("path", in.Path).
-			WithHint("Rename or delete the folder first (shed_rename / shed_delete)")
-	case err == nil:
-		old, exists = fi.Size(), true
-	case !errors.Is(err, fs.ErrNotExist):
-		return Result{}, pathError(err, z, in.Path)
-	}
-	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
-		return Result{}, err
-	}
-	size := int64(len(data))
-	files := int64(0)
-	if !exists {
-		files = 1
-	}
-	res, err := s.reserve(ctx, z, size, amount{Bytes: size - old, Files: files})
-	if err != nil {
-		return Result{}, err
-	}
-	if !exists { // a deleted file brought back is a new file of the caller's
-		if err := s.recordGroupFiles(ctx, c, z, "", p); err != nil {
-			res.Settle(ctx, amount{})
-			return Result{}, err
-		}
-	}
-	written := false
 	msg := in.Message
 	if msg == "" {
 		msg = fmt.Sprintf("shed_restore: %s from %s", p, in.Version)
 	}
-	hash, err := s.mutate(c, z, "shed_restore", msg, func() (Change, error) {
-		if err := res.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
-			return Change{}, pathError(err, z, in.Path)
-		}
-		if _, err := z.Fs.WriteAtomic(p, bytes.NewReader(data), 0o600); err != nil {
-			return Change{}, pathError(err, z, in.Path)
-		}
-		written = true
-		return Change{Paths: []string{p}}, nil
-	})
-	if !written {
-		res.Settle(ctx, amount{})
-		if !exists {
-			s.dropGroupRecords(ctx, z, p)
-		}
+	// A deleted file brought back is a new file of the caller's.
+	tx, _, err := s.beginWrite(ctx, c, z, p, in.Path, Edit{Tool: "shed_restore", Message: msg})
+	if e, ok := AsError(err); ok && e.Code == NotAFile {
+		return Result{}, Errf(NotAFile, "Cannot restore over a directory: %s", in.Path).With("path", in.Path).
+			WithHint("Rename or delete the folder first (shed_rename / shed_delete)")
+	}
+	if err != nil {
 		return Result{}, err
 	}
-	res.Settle(ctx, amount{Bytes: size - old, Files: files})
+	defer tx.Close()
+	size := int64(len(data))
+	hash, err := tx.writeFile(write{size: size, body: bytes.NewReader(data)})
 	if err != nil {
 		return Result{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core/linktoken"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/valves"
@@ -21,9 +22,8 @@ type Service struct {
 	owui  *owui.Client
 	quota quota
 	repos repos
-	// paths serialises writers of the same file (size read, reservation, write) in this
-	// process; cross-replica exclusion goes through the same interface (DESIGN §9).
-	paths store.Locker
+	// locks is the one seam of every cross-request exclusion (locks.go, DESIGN §9).
+	locks lock.Locker
 	// started tells the leftovers of interrupted writes (older) from running writes;
 	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
@@ -111,7 +111,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: lock.NewLocal(), started: time.Now(),
 		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
 }
 

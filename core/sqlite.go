@@ -262,8 +262,11 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		return s.sqlError(err, d)
 	}
 	z := d.z
-	unlock := s.lockPath(z, d.rel)
-	defer unlock()
+	tx, _, err := s.beginWrite(ctx, c, z, d.rel, d.shown, Edit{Tool: "shed_sqlite", Message: message})
+	if err != nil {
+		return err
+	}
+	defer tx.Close()
 	if err := s.decrypt(d); err != nil {
 		return err
 	}
@@ -272,12 +275,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	if !d.before.exists {
 		files = 1 // a new database (its journals come and go: settled as they are after)
 	}
-	r, err := s.reserve(ctx, z, -1, amount{Files: files})
-	if err != nil {
+	if err := tx.Reserve(z, -1, amount{Files: files}); err != nil {
 		return err
 	}
-	var delta amount
-	defer func() { r.Settle(ctx, delta) }()
 	used, err := s.db.Usage(ctx, z.Owner)
 	if err != nil {
 		return quotaErr("Cannot read the quota", err)
@@ -292,10 +292,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
 	// has to shrink to pass (at least one page: a new database without room stays empty).
 	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner).Bytes-used.Bytes, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
-	created := false
-	_, err = s.mutateFile(c, z, "shed_sqlite", message, func() (Change, error) {
+	_, err = tx.Apply(func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := r.mkdirAll(ctx, z.Fs, dir); err != nil {
+			if err := tx.r.mkdirAll(ctx, z.Fs, dir); err != nil {
 				return Change{}, writeError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
@@ -323,19 +322,15 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		if d.m != nil && closeErr == nil {
 			closeErr = d.m.writeBack(nil) // encrypted zone: the changed copy goes back encrypted
 		}
-		delta = amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
+		delta := amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
 		if err := errors.Join(runErr, closeErr); err != nil {
 			return Change{Growth: delta}, s.sqlError(err, d)
 		}
 		if !d.changed(after) {
 			return Change{Growth: delta}, nil
 		}
-		created = !d.before.exists && after.exists
 		return Change{Paths: []string{d.rel}, Growth: delta}, nil
 	})
-	if err == nil && created {
-		err = s.recordGroupFiles(ctx, c, z, "", d.rel)
-	}
 	return err
 }
 

@@ -111,25 +111,13 @@ func (s *Service) finishCSVOut(ctx context.Context, c Caller, o *csvOut, d *dbFi
 		return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
 	}
 	z := o.z
-	t, unlock, err := s.patchTarget(ctx, c, z, o.rel, o.shown, true, "end", "")
-	defer unlock()
+	tx, _, err := s.beginWrite(ctx, c, z, o.rel, o.shown, Edit{Tool: "shed_sqlite", Message: "shed_sqlite: export " + o.rel})
 	if err != nil {
 		return Result{}, err
 	}
-	kind := writeModify
-	if !t.exists {
-		kind = writeCreate
-	}
-	if err := s.checkGroupWrite(ctx, c, z, kind, o.rel); err != nil {
+	defer tx.Close()
+	if _, err := tx.writeFile(write{size: o.count.n, body: o.tmp}); err != nil {
 		return Result{}, err
-	}
-	if _, err := s.writeFile(ctx, c, z, write{tool: "shed_sqlite", message: "shed_sqlite: export " + o.rel, t: t, size: o.count.n, body: o.tmp}); err != nil {
-		return Result{}, err
-	}
-	if !t.exists {
-		if err := s.recordGroupFiles(ctx, c, z, "", o.rel); err != nil {
-			return Result{}, err
-		}
 	}
 	return Result{Data: map[string]any{"path": d.rel, "query": in.Query, "output_csv": o.rel, "rows_exported": o.rows, "columns": ans.Columns},
 		Message: fmt.Sprintf("Exported %d row(s) to %s", o.rows, o.rel)}, nil

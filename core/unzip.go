@@ -11,7 +11,6 @@ import (
 
 	"github.com/fileshed/fileshed/core/archive"
 	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // UnzipInput is the input of shed_unzip.
@@ -71,24 +70,34 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	if shownDest == "" {
 		shownDest = "."
 	}
-	if z.Versioned && destRel != "" && vcs.Ignored(destRel) {
-		return Result{}, Errf(ProtectedPath, "Cannot extract into a .git folder").With("dest", shownDest).
-			WithHint("Choose a destination outside .git")
-	}
-	// The names: the archive's, and the staging folder while it exists.
-	r, err := s.reserve(ctx, z, -1, amount{Bytes: a.Declared, Files: int64(a.Names) + 1})
+	replacing, err := checkUnzipDest(z, a, destRel, in.Overwrite)
 	if err != nil {
-		return Result{}, err
+		return Result{}, archiveError(err, o.z, o.rel, z)
 	}
-	var u unzipped
 	message := fmt.Sprintf("Extracted %s to %s", o.rel, shownDest)
 	if o.z.Label != z.Label {
 		message = fmt.Sprintf("Extracted %s:%s to %s", o.z.Name, o.rel, shownDest)
 	}
-	hash, err := s.mutate(c, z, "Unzip", message, func() (Change, error) {
-		return s.unzipInto(ctx, c, z, r, a, destRel, in.Overwrite, &u)
+	// The folder gains the archive's entries; the files overwrite replaces are written.
+	steps := []Step{{Zone: z, Path: destRel, Shown: shownDest, Op: OpAdd}}
+	for _, p := range replacing {
+		steps = append(steps, Step{Zone: z, Path: p, Op: OpWrite})
+	}
+	tx, err := s.Begin(ctx, c, Edit{Tool: "Unzip", Message: message, Steps: steps})
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Close()
+	// The names: the archive's, and the staging folder while it exists.
+	if err := tx.Reserve(z, -1, amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
+		return Result{}, err
+	}
+	var u unzipped
+	hash, err := tx.Apply(func() (Change, error) {
+		ch, err := s.unzipInto(ctx, c, z, tx.r, a, destRel, in.Overwrite, &u)
+		ch.Growth = u.delta()
+		return ch, err
 	})
-	r.Settle(ctx, u.delta())
 	if err != nil {
 		return Result{}, archiveError(err, o.z, o.rel, z)
 	}
@@ -112,30 +121,16 @@ func (u *unzipped) delta() amount {
 	return amount{Bytes: u.stats.Bytes - u.replaced, Files: u.names}
 }
 
-// unzipInto checks the destination, extracts a into a staging folder and moves it into
-// destRel; it runs inside mutate (in versioned zones no other writer runs meanwhile).
+// unzipInto extracts a into a staging folder and moves it into destRel; it runs in the
+// transaction's Apply (in versioned zones no other whole-tree change runs meanwhile).
 func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, r *Reservation, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (Change, error) {
-	replacing, err := checkUnzipDest(z, a, destRel, overwrite)
-	if err != nil {
-		return Change{}, err
-	}
-	if err := s.checkGroupWrite(ctx, c, z, writeCreate, destRel); err != nil {
-		return Change{}, err
-	}
-	for _, p := range replacing {
-		if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
-			return Change{}, err
-		}
-		if err := s.checkUnlocked(ctx, c, z, p); err != nil {
-			return Change{}, err
-		}
-	}
 	staging := confine.TempName()
 	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
 		return Change{}, err
 	}
 	defer z.Fs.RemoveAll(staging) // empty after a successful move
 	dest := newStagingDest(z.Fs, staging)
+	var err error
 	u.stats, err = a.Extract(ctx, dest)
 	if werr := dest.wait(); err == nil {
 		err = werr

@@ -2,12 +2,14 @@ package core
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
@@ -37,21 +39,22 @@ type repos struct {
 // openRepo is one open repository with its gate and the number of callers holding it.
 type openRepo struct {
 	*vcs.Repo
-	// gate orders the writers of the space: whole-tree operations (rename, delete, restore,
-	// maintenance, and a command's measures before its run and its commit after) hold it
-	// exclusively from their change to their commit, so a full commit never sweeps a
-	// half-done change under another message; single-file writes (writeFile) hold it
-	// shared, so writes of different files write and fsync in parallel and only their
-	// commits queue on the repository lock.
-	gate sync.RWMutex
-	// turn orders the whole-tree operations with the writing commands of the space: a
+	// The space's gate and turn are locks (locks.go): kindGate orders the writers of the
+	// space — whole-tree operations (rename, delete, restore, maintenance, and a command's
+	// measures before its run and its commit after) hold it exclusively from their change
+	// to their commit, so a full commit never sweeps a half-done change under another
+	// message; single-file writes (writeFile) hold it shared, so writes of different files
+	// write and fsync in parallel and only their commits queue on the repository lock.
+	// kindSpace orders the whole-tree operations with the writing commands of the space: a
 	// command holds it from its measures to its commit, its run included, a whole-tree
 	// operation for its change and commit. Single-file writes never take it: they run
 	// beside a command (exec_beside.go).
-	turn sync.Mutex
+	//
 	// run is the command running in the space without the gate (nil when none); set and
 	// cleared with the gate held exclusively, so a single-file write, which holds it
-	// shared, sees the same run from its change to its commit.
+	// shared, sees the same run from its change to its commit. It is process-local: a
+	// single-file write on another replica is not noted in it (DESIGN §9 keeps the
+	// commands of a space on one replica's Locker turn, the writes beside them are not).
 	run   *besideRun
 	refs  int
 	used  time.Time
@@ -141,17 +144,17 @@ func (rs *repos) close(space string, o *openRepo) {
 
 // flushIndex writes the zone's cached git index to disk, so that the git CLI run by
 // shed_exec sees HEAD's stat cache (commits save it lazily, core/vcs commitWith).
-func (s *Service) flushIndex(z *Zone) error {
+func (s *Service) flushIndex(ctx context.Context, z *Zone) error {
 	r, err := s.repo(z)
 	if err != nil {
 		return err
 	}
 	defer r.release()
-	l, err := lockRepo(r, z)
+	l, unlock, err := s.lockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
-	defer l.Unlock()
+	defer unlock()
 	return l.Flush()
 }
 
@@ -179,7 +182,7 @@ type Change struct {
 // under another message) and commits what fn reports, with the caller as author; message
 // defaults to "tool: path". Empty changes make no commit. It returns the commit hash ("" if
 // none).
-func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+func (s *Service) mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
@@ -189,15 +192,16 @@ func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Cha
 		return "", err
 	}
 	defer r.release()
-	r.turn.Lock()
-	defer r.turn.Unlock()
-	r.gate.Lock()
-	defer r.gate.Unlock()
-	l, err := lockRepo(r, z)
+	unlock, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
 	}
-	defer l.Unlock()
+	defer unlock()
+	l, unlockRepo, err := s.lockRepo(ctx, r, z)
+	if err != nil {
+		return "", err
+	}
+	defer unlockRepo()
 	ch, err := fn()
 	if err != nil {
 		return "", err
@@ -205,11 +209,26 @@ func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Cha
 	return s.commit(l, c, z, tool, message, ch)
 }
 
+// holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
+// the space's turn (it waits for a command running there), then its gate exclusively.
+func (s *Service) holdWhole(ctx context.Context, z *Zone) (func(), error) {
+	turn, err := s.hold(ctx, spaceKey(kindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
+	if err != nil {
+		return nil, err
+	}
+	gate, err := s.hold(ctx, spaceKey(kindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
+	if err != nil {
+		turn()
+		return nil, err
+	}
+	return func() { gate(); turn() }, nil
+}
+
 // mutateFile is mutate for the write of one file whose path is known in advance and that
 // fn reports in Change.Paths (writeFile, shed_sqlite; the caller holds the file's path
 // lock): the gate is held shared and the repository lock only for the commit, and a command
 // running in the zone is no reason to wait: the write is noted for it (besideRun).
-func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
@@ -219,8 +238,11 @@ func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() 
 		return "", err
 	}
 	defer r.release()
-	r.gate.RLock()
-	defer r.gate.RUnlock()
+	gate, err := s.hold(ctx, spaceKey(kindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+	if err != nil {
+		return "", err
+	}
+	defer gate()
 	ch, err := fn()
 	run := r.run
 	run.grew(ch.Growth)
@@ -228,24 +250,30 @@ func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() 
 		return "", err
 	}
 	written := run.identities(z, ch.Paths)
-	l, err := lockRepo(r, z)
+	l, unlock, err := s.lockRepo(context.WithoutCancel(ctx), r, z)
 	if err != nil {
 		return "", err
 	}
-	defer l.Unlock()
+	defer unlock()
 	return run.commit(l, z, ch.Paths, written, func(paths []string) (string, error) {
 		ch.Paths = paths
 		return s.commit(l, c, z, tool, message, ch)
 	})
 }
 
-// lockRepo takes the repository lock of r, the open repository of z.
-func lockRepo(r *openRepo, z *Zone) (*vcs.Locked, error) {
-	l, err := r.Lock()
+// lockRepo takes the repository lock of r, the open repository of z: the Locker's key
+// (the authority across replicas), then the repository's own lock (one host). unlock
+// releases both.
+func (s *Service) lockRepo(ctx context.Context, r *openRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
+	release, err := s.hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
-		return nil, repoErr(z, err)
+		return nil, nil, err
 	}
-	return l, nil
+	if l, err = r.Lock(); err != nil {
+		release()
+		return nil, nil, repoErr(z, err)
+	}
+	return l, func() { l.Unlock(); release() }, nil
 }
 
 // repoErr is the error of z's repository when it cannot be locked or read.

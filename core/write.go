@@ -11,48 +11,55 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 )
 
-// target is what a write is about to replace: the zone-relative path and, when it exists,
-// the size and whether it is reached through a symlink.
+// target is what a step of a write is about to change: the zone-relative path and, when it
+// exists, its size (regular files), whether it is a folder and whether it is (written:
+// reached through) a symlink.
 type target struct {
 	rel     string
 	shown   string // the path as the model gave it (messages)
 	exists  bool
 	size    int64
+	dir     bool
 	symlink bool
+	// info is the entry itself (not followed), for the steps other than OpWrite.
+	info fs.FileInfo
 }
 
-// lockPath serialises the writers of one file of one zone in this process (size read,
-// reservation, write, settle), so the accounted delta is the real one.
-func (s *Service) lockPath(z *Zone, rel string) func() {
-	return s.paths.Lock(z.Fs.Dir() + "\x00" + rel)
+// lockPath serialises the writers of one file of one zone (size read, reservation, write,
+// settle), so the accounted delta is the real one; the wait ends with ctx.
+func (s *Service) lockPath(ctx context.Context, z *Zone, rel string) (func(), error) {
+	return s.hold(ctx, fileKey(z, rel), lock.Exclusive, "another change of "+rel)
+}
+
+// lockEdit serialises the steps of one locked edit of p in z.
+func (s *Service) lockEdit(ctx context.Context, z *Zone, p string) (func(), error) {
+	return s.hold(ctx, editKey(z, p), lock.Exclusive, "another locked-edit step on "+p)
+}
+
+// beginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the
+// change, its one step is set here. The caller closes the transaction.
+func (s *Service) beginWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) (*Tx, target, error) {
+	e.Steps = []Step{{Zone: z, Path: rel, Shown: shown, Op: OpWrite}}
+	tx, err := s.Begin(ctx, c, e)
+	if err != nil {
+		return nil, target{}, err
+	}
+	return tx, tx.Target(0), nil
+}
+
+// needsFile is FILE_NOT_FOUND for a patch at a position other than start/end of a file
+// that does not exist; create says how to make it.
+func needsFile(z *Zone, shown, position, create string) error {
+	return Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
+		WithHint("Position '%s' needs an existing file: %s", position, create)
 }
 
 // statTarget describes the file a write will replace. The zone root and directories are
 // NOT_A_FILE; a parent that is a file is INVALID_PATH; a symlink leaving the zone (even a
 // dangling one) is PATH_ESCAPE. A missing file is not an error (exists=false).
-// patchTarget takes the file's write lock and stats the target of a patch; with safe, a
-// file another conversation holds in a locked edit is refused. A position other than
-// start/end needs an existing file (create says how to make it). The caller releases the
-// lock with unlock, also on error.
-func (s *Service) patchTarget(ctx context.Context, c Caller, z *Zone, rel, shown string, safe bool, position, create string) (t target, unlock func(), err error) {
-	unlock = s.lockPath(z, rel)
-	if t, err = statTarget(z, rel, shown); err != nil {
-		return t, unlock, err
-	}
-	if safe {
-		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-			return t, unlock, err
-		}
-	}
-	if !t.exists && position != "start" && position != "end" {
-		return t, unlock, Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
-			WithHint("Position '%s' needs an existing file: %s", position, create)
-	}
-	return t, unlock, nil
-}
-
 func statTarget(z *Zone, rel, shown string) (target, error) {
 	t := target{rel: rel, shown: shown}
 	if rel == "" {
@@ -107,69 +114,36 @@ func writeError(err error, z *Zone, shown string) *Error {
 
 // write is one whole-file write: the resulting content streamed from body, size bytes long.
 type write struct {
-	tool, message string
-	t             target
-	size          int64
-	body          io.Reader
-	// mode is the ownership mode of a file this write creates in a group zone ("" =
-	// group_default_mode).
-	mode string
+	size int64
+	body io.Reader
 }
 
-// writeFile performs w in zone z for c: the file-size check and the quota reservation of
-// the growth (bytes, and a name for a new file) happen before anything touches the disk; then, inside s.mutate (the commit in
-// versioned zones), missing parents are created (0700) and the content is written
-// atomically (temporary file, fsync, rename, fsync of the directory; new files 0600);
-// finally the reservation is settled with the real delta. It returns the commit id ("" if
-// none). The caller holds s.lockPath for the file.
-func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (string, error) {
-	old, kind := int64(0), writeCreate
-	if w.t.exists {
-		old, kind = w.t.size, writeModify
+// writeFile writes w as the content of the transaction's one file (beginWrite): the
+// file-size check and the quota reservation of the growth (bytes, and a name for a new
+// file) happen before anything touches the disk; then, in the zone's versioning, missing
+// parents are created (0700) and the content is written atomically (temporary file, fsync,
+// rename, fsync of the directory; new files 0600). It returns the commit id ("" if none).
+func (tx *Tx) writeFile(w write) (string, error) {
+	t, z := tx.targets[0], tx.e.Steps[0].Zone
+	old, files := int64(0), int64(1)
+	if t.exists {
+		old, files = t.size, 0
 	}
-	if _, err := s.groupMode(w.mode); err != nil {
+	if err := tx.Reserve(z, w.size, amount{Bytes: w.size - old, Files: files}); err != nil {
 		return "", err
 	}
-	if err := s.checkGroupWrite(ctx, c, z, kind, w.t.rel); err != nil {
-		return "", err
-	}
-	files := int64(0)
-	if !w.t.exists {
-		files = 1
-	}
-	r, err := s.reserve(ctx, z, w.size, amount{Bytes: w.size - old, Files: files})
-	if err != nil {
-		return "", err
-	}
-	if !w.t.exists {
-		if err := s.recordGroupFiles(ctx, c, z, w.mode, w.t.rel); err != nil {
-			r.Settle(ctx, amount{})
-			return "", err
+	return tx.Apply(func() (Change, error) {
+		if err := tx.r.mkdirAll(tx.ctx, z.Fs, path.Dir(t.rel)); err != nil {
+			return Change{}, writeError(err, z, t.shown)
 		}
-	}
-	var delta amount
-	mut := s.mutateFile
-	if w.t.symlink {
-		mut = s.mutate // the content goes to the link's target: a full detection commits it
-	}
-	hash, err := mut(c, z, w.tool, w.message, func() (Change, error) {
-		if err := r.mkdirAll(ctx, z.Fs, path.Dir(w.t.rel)); err != nil {
-			return Change{}, writeError(err, z, w.t.shown)
-		}
-		n, err := z.Fs.WriteAtomic(w.t.rel, w.body, 0o600)
+		n, err := z.Fs.WriteAtomic(t.rel, w.body, 0o600)
 		if err != nil {
-			return Change{}, writeError(err, z, w.t.shown)
+			return Change{}, writeError(err, z, t.shown)
 		}
-		delta = amount{Bytes: n - old, Files: files}
-		ch := changeOf(w.t)
-		ch.Growth = delta
+		ch := changeOf(t)
+		ch.Growth = amount{Bytes: n - old, Files: files}
 		return ch, nil
 	})
-	r.Settle(ctx, delta)
-	if err != nil && !w.t.exists && !fileExists(z, w.t.rel) {
-		s.dropGroupRecords(ctx, z, physicalRel(z, w.t.rel))
-	}
-	return hash, err
 }
 
 // changeOf is the versioning change of a write: the path itself, or a full detection when

@@ -69,23 +69,17 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 	if err != nil {
 		return Result{}, writeError(err, z, in.Src)
 	}
-	if err := s.checkGroupWrite(ctx, c, z, writeCreate, destRel); err != nil {
-		return Result{}, err
-	}
-	defer s.lockPath(z, destRel)()
-	t, err := statTarget(z, destRel, shownDest)
+	tx, t, err := s.beginWrite(ctx, c, z, destRel, shownDest, Edit{Tool: "Zip", Message: "Created ZIP: " + destRel})
 	if err != nil {
 		return Result{}, err
 	}
+	defer tx.Close()
 	if t.exists || t.symlink {
 		return Result{}, Errf(FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
 			WithHint("Choose another dest, or delete the existing file first with shed_delete")
 	}
-	hash, size, err := s.writeZip(ctx, c, z, t, fsys, plan)
+	hash, size, err := writeZip(ctx, tx, t, fsys, plan)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := s.recordGroupFiles(ctx, c, z, "", destRel); err != nil {
 		return Result{}, err
 	}
 	return Result{Data: zipData(in.Src, destRel, plan, size, hash), Message: zipMessage(plan)}, nil
@@ -114,10 +108,10 @@ func zipDest(z *Zone, rel string, in ZipInput) (string, string, error) {
 	return d, d, nil
 }
 
-// writeZip streams the archive of plan into t through writeFile. The reservation is the
-// archive's largest possible size; a producer exceeding it (files grown meanwhile) fails
-// the write rather than overshoot the quota.
-func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
+// writeZip streams the archive of plan into t, the file of tx, through writeFile. The
+// reservation is the archive's largest possible size; a producer exceeding it (files grown
+// meanwhile) fails the write rather than overshoot the quota.
+func writeZip(ctx context.Context, tx *Tx, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
 	limit := plan.MaxSize()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -126,7 +120,7 @@ func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsy
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	hash, err := s.writeFile(ctx, c, z, write{tool: "Zip", message: "Created ZIP: " + t.rel, t: t, size: limit, body: pr})
+	hash, err := tx.writeFile(write{size: limit, body: pr})
 	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
 	// A producer's failure reaches writeFile through the pipe (and is its error); only the
 	// cap deserves its own code.
@@ -137,6 +131,7 @@ func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsy
 	if err != nil {
 		return "", 0, err
 	}
+	z := tx.e.Steps[0].Zone
 	fi, err := z.Fs.Stat(t.rel)
 	if err != nil {
 		return hash, 0, writeError(err, z, t.shown)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/fileshed/fileshed/core/archive"
 	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // archiveLimits are the archive valves as the archive leaf takes them.
@@ -111,23 +110,11 @@ func formatHint(kind, shown string) string {
 	return "Check the file with shed_file_type; a truncated upload must be sent again"
 }
 
-// unzipExclude skips the entries shed_unzip never writes into z: names fileshed reserves
-// for its temporary files and staging folders (the start-up sweep would delete them), and
-// in versioned zones anything inside a .git folder (the zone's repository lives outside
-// it, and a .git/hooks or .git/config arriving in a work tree is the classic way to run
-// code through git).
+// unzipExclude skips the entries shed_unzip never writes into z: its protected paths
+// (protected.go: fileshed's temporary names, which the start-up sweep would delete, and in
+// versioned zones anything inside a .git folder, the classic way to run code through git).
 func unzipExclude(z *Zone) archive.Exclude {
-	return func(p string) string {
-		for c := range strings.SplitSeq(p, "/") {
-			if confine.IsTempName(c) {
-				return "the name is reserved for fileshed's temporary files"
-			}
-		}
-		if z.Versioned && vcs.Ignored(p) {
-			return ".git folders are not extracted in a versioned zone"
-		}
-		return ""
-	}
+	return func(p string) string { return protectedReason(z, p) }
 }
 
 // stagingDest is the archive.Dest of shed_unzip: a staging folder inside the zone, written

@@ -43,6 +43,8 @@ type Zone struct {
 	Owner store.Owner
 	// space is the host directory that holds data/, editzone/ and the git directory.
 	space string
+	// conv is the conversation of an Uploads zone (its folder in space).
+	conv string
 	// group is the resolved group of a group zone (members, for the group tools).
 	group Group
 }
@@ -73,7 +75,7 @@ func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string,
 			return nil, Errf(ZoneReadonly, "Uploads zone is read-only").With("zone", "uploads")
 		}
 		z.Name, z.Label, z.ReadOnly = "Uploads", "uploads", true
-		z.space = filepath.Join(user, "Uploads")
+		z.space, z.conv = filepath.Join(user, "Uploads"), c.ConvID
 		dataDir = filepath.Join(z.space, c.ConvID)
 	case Storage:
 		z.Name, z.Label = "Storage", "storage"

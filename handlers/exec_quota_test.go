@@ -228,9 +228,12 @@ func TestExecParallelCopiesStayUnderQuota(t *testing.T) {
 }
 
 // TestExecParallelAppendsLoseNothing (finding 3): 20 parallel sed -i appends to one file in
-// Storage all land.
+// Storage all land. Enough slots for all of them: they queue on the owner's turn, each
+// within its own timeout, instead of meeting the fair-share limit (a loaded machine made
+// 20 × one command last longer than the 2 s slot wait).
 func TestExecParallelAppendsLoseNothing(t *testing.T) {
-	e := start(t, nil)
+	e := start(t, map[string]string{"FILESHED_EXEC_MAX_PER_USER": "20", "FILESHED_EXEC_MAX_TOTAL": "40",
+		"FILESHED_EXEC_MEMORY_TOTAL_MB": "20480"})
 	e.write(execDir+"log.txt", "start\n")
 	var wg sync.WaitGroup
 	for i := range 20 {
