@@ -454,6 +454,10 @@ func (s *Service) rowCap(in SQLiteInput) int {
 // sqliteQuery is query mode.
 func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Result, error) {
 	stmt, err := sqlq.Single(in.Query)
+	if errors.Is(err, sqlq.ErrEmpty) {
+		return Result{}, Errf(InvalidParameter, "The query holds no SQL statement, only comments, ';' or white space").With("parameter", "query").
+			WithHint("Give one SQL statement, e.g. query=\"SELECT name FROM sqlite_master\"")
+	}
 	if err != nil {
 		return Result{}, Errf(InvalidParameter, "Only one SQL statement per call: %v", err).With("parameter", "query").
 			WithHint("Send each statement in its own shed_sqlite call")
