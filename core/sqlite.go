@@ -363,13 +363,17 @@ func (s *Service) sqlError(err error, d *dbFile) error {
 	case errors.As(err, &se):
 		return s.sqliteCodeError(se, d)
 	}
-	return Errf(DBError, "SQLite error: %s", s.scrub(err.Error(), d)).With("path", shown).Because(err)
+	return Errf(ExecError, "SQLite error: %s", s.scrub(err.Error(), d)).With("path", shown).Because(err).WithHint(sqlHint)
 }
+
+// sqlHint is the hint of an SQL error (EXEC_ERROR, the original's code for every SQLite
+// failure; DB_ERROR is kept for a file that is not a usable database).
+const sqlHint = "Check your SQL syntax and the table names: query=\"SELECT name FROM sqlite_master\" lists them, PRAGMA table_info(t) the columns"
 
 // sqliteCodeError maps SQLite's result codes.
 func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	msg := s.scrub(se.Error(), d)
-	e := Errf(DBError, "SQLite query failed: %s", msg).With("path", d.shown).Because(se)
+	e := Errf(ExecError, "SQLite query failed: %s", msg).With("path", d.shown).Because(se).WithHint(sqlHint)
 	if strings.Contains(msg, "unsafe use of") {
 		// trusted_schema=OFF: a view, trigger or default in the file calls a function
 		// that is not marked innocuous; SQLite refuses it before the authorizer sees it.
@@ -393,7 +397,7 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 			return &c
 		}
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return e.WithHint("The file is not a usable SQLite database: check it with shed_file_type")
+		return Errf(DBError, "Not a usable SQLite database: %s", msg).With("path", d.shown).Because(se)
 	case sqlite3.SQLITE_TOOBIG:
 		return e.WithHint("Values are limited to %d MB: select a part with substr() or length()", sqlq.MaxValueBytes>>20)
 	}
@@ -420,7 +424,7 @@ func csvError(ce *sqlq.CSVError, shown string) *Error {
 		return Errf(InvalidParameter, "%s", ce.Msg).With("csv", shown).
 			WithHint("Fix the option (see shed_help howto='csv_to_sqlite'), or leave it out to detect it")
 	case sqlq.CSVMismatch:
-		return Errf(DBError, "%s", ce.Msg).With("csv", shown).
+		return Errf(ExecError, "%s", ce.Msg).With("csv", shown).
 			WithHint("Use if_exists='replace', or import into a new table and INSERT ... SELECT the columns you need")
 	}
 	e := Errf(CSVParseError, "Failed to parse CSV: %s", ce.Msg).With("csv", shown)
@@ -511,7 +515,8 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 			}
 		}
 	}
-	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.cfg.MaxOutputDefault, Cell: min(sqlCellBytes, s.cfg.MaxOutputDefault), Blob: sqlBlobBytes}
+	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.cfg.MaxOutputDefault, Cell: min(sqlCellBytes, s.cfg.MaxOutputDefault), Blob: sqlBlobBytes,
+		Count: s.cfg.SQLiteRowsMax}
 	var ans *sqlq.Answer
 	var each func([]string, []any) error
 	if out != nil {
@@ -530,18 +535,22 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	}
 	data := map[string]any{"path": d.rel, "query": in.Query}
 	if !ans.ReturnsRows {
-		data["rows_affected"], data["last_insert_id"] = ans.RowsAffected, ans.LastInsertID
+		data["rows_affected"], data["last_row_id"] = ans.RowsAffected, ans.LastInsertID
 		return Result{Data: data, Message: fmt.Sprintf("Query executed successfully (%d row(s) affected)", ans.RowsAffected)}, nil
 	}
 	data["columns"], data["rows"], data["row_count"], data["truncated"] = ans.Columns, ans.Rows, len(ans.Rows), ans.Truncated
 	msg := fmt.Sprintf("Query returned %d row(s)", len(ans.Rows))
 	if ans.Truncated {
-		data["limit_applied"] = lim.Rows
-		msg = fmt.Sprintf("Showing the first %d row(s); more exist. Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
-			len(ans.Rows), s.cfg.SQLiteRowsMax)
+		data["limit_applied"], data["total_rows"], data["total_rows_capped"] = lim.Rows, ans.Total, ans.TotalCapped
+		total := fmt.Sprint(ans.Total)
+		if ans.TotalCapped {
+			total = "at least " + total
+		}
+		msg = fmt.Sprintf("Showing the first %d of %s row(s). Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
+			len(ans.Rows), total, s.cfg.SQLiteRowsMax)
 		if len(ans.Rows) < lim.Rows {
-			msg = fmt.Sprintf("Showing the first %d row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
-				len(ans.Rows), lim.Bytes)
+			msg = fmt.Sprintf("Showing the first %d of %s row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
+				len(ans.Rows), total, lim.Bytes)
 		}
 	}
 	return Result{Data: data, Message: msg}, nil
