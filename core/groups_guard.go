@@ -38,6 +38,9 @@ type execGuard struct {
 	// tracked are the paths of HEAD before the commit, when the files the command
 	// creates are to be recorded (group_default_mode other than 'group').
 	tracked []string
+	// companions are the SQLite companions of the databases the caller may not write
+	// (sqlite_companions.go).
+	companions []guardedCompanion
 }
 
 // guarded is one recorded file and what the caller may do to it.
@@ -71,6 +74,7 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 		}
 		g.files = append(g.files, guarded{rec: o, st: info,
 			mayWrite: allowed(c, o, writeModify), mayDelete: allowed(c, o, writeDelete)})
+		g.noteCompanions(st, g.files[len(g.files)-1])
 	}
 	return g, nil
 }
@@ -181,6 +185,9 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			continue
 		}
 		addReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
+	}
+	if err := g.restoreCompanions(st, data); err != nil && firstErr == nil {
+		firstErr = err
 	}
 	return firstErr
 }

@@ -233,6 +233,16 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	// A lock held by another writer (a shed_exec sqlite3) is waited for up to half the
 	// timeout, so that the answer is "busy", not a timeout.
 	opts := sqlq.Options{BusyMillis: int(min(5*time.Second, s.sqlTimeout()/2).Milliseconds())}
+	z := d.z
+	if d.roErr == nil || z.Kind == GroupZone {
+		// Every writer holds the file's lock; in group zones readers too, so that no
+		// connection of ours is open while the companions are swept.
+		unlock := s.lockPath(z, d.rel)
+		defer unlock()
+	}
+	if err := s.sweepCompanions(ctx, d); err != nil {
+		return err
+	}
 	if d.roErr != nil {
 		if !d.before.exists {
 			return Errf(FileNotFound, "Database not found: %s", d.shown).With("path", d.shown).With("zone", d.z.Label).
@@ -255,9 +265,6 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		}
 		return s.sqlError(err, d)
 	}
-	z := d.z
-	unlock := s.lockPath(z, d.rel)
-	defer unlock()
 	if err := s.decrypt(d); err != nil {
 		return err
 	}
