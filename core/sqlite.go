@@ -52,6 +52,11 @@ const (
 // the quota (max_page_count) and settles the real growth, and commits the file in
 // versioned zones.
 func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result, error) {
+	release, err := s.sqliteSlot(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	if in.ImportCSV != "" && strings.TrimSpace(in.Query) != "" {
 		return Result{}, Errf(InvalidParameter, "Cannot use both 'import_csv' and 'query' parameters").
 			WithHint("Use import_csv for CSV import OR query for SQL execution, not both")
@@ -64,6 +69,17 @@ func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result,
 			WithHint("Provide a SQL query or a CSV file to import")
 	}
 	return s.sqliteQuery(ctx, c, in)
+}
+
+// sqliteSlot takes one of the caller's command slots for a shed_sqlite call: a statement
+// costs CPU and up to sqlite_memory_mb like a command, so the same fair share bounds them
+// (exec_max_per_user, exec_max_total, exec_memory_total_mb; TOO_MANY_COMMANDS).
+func (s *Service) sqliteSlot(ctx context.Context, c Caller) (func(), error) {
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if e, ok := AsError(err); ok && e.Code == TooManyCommands && e.Hint == defaultHint(TooManyCommands) {
+		e.WithHint("Wait a few seconds for your running commands and shed_sqlite calls to finish, then call shed_sqlite again")
+	}
+	return release, err
 }
 
 // dbFile is the database of one call, confined and checked.
@@ -406,7 +422,12 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 		return Errf(DBError, "Not a usable SQLite database: %s", msg).With("path", d.shown).Because(se)
 	case sqlite3.SQLITE_TOOBIG:
-		return e.WithHint("Values are limited to %d MB: select a part with substr() or length()", sqlq.MaxValueBytes>>20)
+		return e.WithHint("Values are limited to %d MB (half of sqlite_memory_mb): select a part with substr() or length()", sqlq.MaxValue()>>20)
+	case sqlite3.SQLITE_NOMEM:
+		mb := s.cfg.SQLiteMemoryMB
+		return Errf(ExecError, "The statement needs more than the %d MB of memory one shed_sqlite call may use", mb).With("path", d.shown).
+			With("limit", "sqlite_memory_mb").With("limit_mb", mb).Because(se).
+			WithHint("Select fewer or smaller values (substr(), length()), add WHERE or LIMIT, or an index for ORDER BY, GROUP BY and DISTINCT: sorting, temporary tables and VACUUM are held in this memory")
 	}
 	return e
 }

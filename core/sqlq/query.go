@@ -150,7 +150,7 @@ func (d *DB) Run(ctx context.Context, stmt string, args []any, lim Limits, each 
 			switch {
 			case a.Total > lim.Count:
 				a.Total, a.TotalCapped = lim.Count, true
-			case a.Total%64 == 0 && !countUntil.IsZero() && time.Now().After(countUntil):
+			case !countUntil.IsZero() && time.Now().After(countUntil):
 				a.TotalCapped = true
 			default:
 				continue // counted, not scanned
