@@ -4,17 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
-
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/fileshed/fileshed/core/sqlq"
 )
@@ -47,10 +40,11 @@ const (
 )
 
 // SQLite answers shed_sqlite: one SQL statement on a database file of the zone, or a CSV
-// import into one of its tables. Guard rails are SQLite's own (core/sqlq); around them
-// this method confines the file, serialises writers of the same file, bounds the file by
-// the quota (max_page_count) and settles the real growth, and commits the file in
-// versioned zones.
+// import into one of its tables. Guard rails are SQLite's own (core/sqlq: authorizer,
+// limits, a heap bound per connection); around them this method takes a command slot,
+// confines the file, serialises writers of the same file (readers too in groups, where the
+// database's stray companions are swept first), bounds the file by the quota
+// (max_page_count) and settles the real growth, and commits the file in versioned zones.
 func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result, error) {
 	release, err := s.sqliteSlot(ctx, c)
 	if err != nil {
@@ -80,156 +74,6 @@ func (s *Service) sqliteSlot(ctx context.Context, c Caller) (func(), error) {
 		e.WithHint("Wait a few seconds for your running commands and shed_sqlite calls to finish, then call shed_sqlite again")
 	}
 	return release, err
-}
-
-// dbFile is the database of one call, confined and checked.
-type dbFile struct {
-	z      *Zone
-	rel    string
-	shown  string
-	host   string
-	before fileState
-	// roErr, when set, opens the database read-only and is the answer to a write.
-	roErr *Error
-	table string // of an import, for messages
-	bulk  bool   // an import: one big transaction
-	// m is the decrypted copy of the database and its journals in an encrypted zone:
-	// host names it, and what a write changed goes back encrypted.
-	m *mirror
-}
-
-// decrypt gives the database of an encrypted zone, with its journals, a decrypted copy
-// that d.host then names. A writer calls it under the file's write lock: a copy taken before
-// would miss what the writer ahead of it commits.
-func (s *Service) decrypt(d *dbFile) error {
-	if !d.z.Fs.Sealed() || d.m != nil {
-		return nil
-	}
-	names := []string{d.rel}
-	for _, j := range journals {
-		names = append(names, d.rel+j)
-	}
-	m, err := s.openMirror(d.z.Fs, names)
-	if err != nil {
-		return err
-	}
-	d.m, d.host = m, filepath.Join(m.dir, filepath.FromSlash(d.rel))
-	d.before = d.state()
-	return nil
-}
-
-// close removes the decrypted copy (if any) and closes the zone.
-func (d *dbFile) close() {
-	if d.m != nil {
-		d.m.remove()
-	}
-	d.z.Close()
-}
-
-// fileState is what a call measures of the database and its journals.
-type fileState struct {
-	exists bool
-	size   int64 // the database file
-	extra  int64 // -wal and -journal
-	mtime  time.Time
-}
-
-// journals are the files SQLite keeps beside a database.
-var journals = []string{"-wal", "-journal", "-shm"}
-
-// sqliteFile resolves and checks the database path: inside the zone, not a symlink, a
-// regular file (or missing), its journals regular files too, and SQLite content.
-func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*dbFile, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
-	if err != nil {
-		return nil, err
-	}
-	d := &dbFile{z: z, rel: rel, shown: in.Path}
-	if err := d.check(); err != nil {
-		z.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
-func (d *dbFile) check() error {
-	z, rel, shown := d.z, d.rel, d.shown
-	if rel == "" {
-		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
-	}
-	if _, err := z.Fs.Confined(rel); err != nil {
-		return writeError(err, z, shown)
-	}
-	for _, suffix := range append([]string{""}, journals...) {
-		fi, _, err := z.Fs.LstatIfPossible(rel + suffix)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil:
-			return writeError(err, z, shown)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return Errf(InvalidPath, "The database %s is a symbolic link", shown+suffix).With("path", shown).With("zone", z.Label).
-				WithHint("Open the database file itself, not a link to it")
-		case fi.IsDir():
-			return Errf(NotAFile, "Path is a directory, not a file: %s", shown+suffix).With("path", shown).With("zone", z.Label)
-		case !fi.Mode().IsRegular():
-			return Errf(NotAFile, "Not a regular file: %s (%s)", shown+suffix, fileKind(fi.Mode())).With("path", shown).With("zone", z.Label).
-				WithHint("A database must be a regular file; see shed_tree")
-		}
-	}
-	d.host = filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
-	d.before = d.state()
-	if d.before.exists && d.before.size > 0 {
-		f, _, err := openRegular(z, rel, shown, func(*Zone, string) error { return nil })
-		if err != nil {
-			return err
-		}
-		head := make([]byte, 16)
-		n, _ := io.ReadFull(f, head)
-		_ = f.Close()
-		if string(head[:n]) != sqliteMagic {
-			return Errf(DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
-				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
-		}
-	}
-	return nil
-}
-
-// notItself refuses a CSV path (param) that is the database or one of its journals.
-func (d *dbFile) notItself(rel, param string) error {
-	for _, suffix := range append([]string{""}, journals...) {
-		if rel == d.rel+suffix {
-			return Errf(InvalidParameter, "'%s' is the database itself: %s", param, rel).With("parameter", param).
-				WithHint("Use another file name for the CSV, e.g. 'export.csv'")
-		}
-	}
-	return nil
-}
-
-// state measures the database and its journals now.
-func (d *dbFile) state() fileState {
-	var st fileState
-	if fi, err := os.Lstat(d.host); err == nil {
-		st.exists, st.size, st.mtime = true, fi.Size(), fi.ModTime()
-	}
-	for _, j := range []string{"-wal", "-journal"} {
-		if fi, err := os.Lstat(d.host + j); err == nil && fi.Mode().IsRegular() {
-			st.extra += fi.Size()
-		}
-	}
-	return st
-}
-
-// exists reports whether a host path exists (without following a final symlink).
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
-// changed reports whether the database file differs from the start of the call.
-func (d *dbFile) changed(now fileState) bool {
-	b := d.before
-	return now.exists != b.exists || now.size != b.size || !now.mtime.Equal(b.mtime)
 }
 
 // sqlTimeout bounds every statement (and an import) of a call.
@@ -353,116 +197,6 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		err = s.recordGroupFiles(ctx, c, z, "", d.rel)
 	}
 	return err
-}
-
-// sqlError maps what sqlq and SQLite answered to the catalogue (messages never carry a
-// host path).
-func (s *Service) sqlError(err error, d *dbFile) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := AsError(err); ok {
-		return err
-	}
-	shown := d.shown
-	var fe *sqlq.ForbiddenError
-	var ce *sqlq.CSVError
-	var se *sqlite.Error
-	switch {
-	case errors.As(err, &fe) && fe.Write && d.roErr != nil:
-		e := *d.roErr
-		e.Details = map[string]any{"path": shown, "operation": fe.What}
-		return &e
-	case errors.As(err, &fe):
-		return Errf(SQLForbidden, "SQL operation '%s' is not allowed", fe.What).With("operation", fe.What).With("path", shown).Because(err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", shown).
-			With("timeout", s.cfg.ExecTimeoutDefault).Because(err).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
-	case errors.Is(err, sqlq.ErrTableExists):
-		return Errf(TableExists, "Table '%s' already exists", d.table).With("table", d.table).With("path", shown)
-	case errors.As(err, &ce):
-		return csvError(ce, shown)
-	case errors.As(err, &se):
-		return s.sqliteCodeError(se, d)
-	}
-	return Errf(ExecError, "SQLite error: %s", s.scrub(err.Error(), d)).With("path", shown).Because(err).WithHint(sqlHint)
-}
-
-// sqlHint is the hint of an SQL error (EXEC_ERROR, the original's code for every SQLite
-// failure; DB_ERROR is kept for a file that is not a usable database).
-const sqlHint = "Check your SQL syntax and the table names: query=\"SELECT name FROM sqlite_master\" lists them, PRAGMA table_info(t) the columns"
-
-// sqliteCodeError maps SQLite's result codes.
-func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
-	msg := s.scrub(se.Error(), d)
-	e := Errf(ExecError, "SQLite query failed: %s", msg).With("path", d.shown).Because(se).WithHint(sqlHint)
-	if strings.Contains(msg, "unsafe use of") {
-		// trusted_schema=OFF: a view, trigger or default in the file calls a function
-		// that is not marked innocuous; SQLite refuses it before the authorizer sees it.
-		return Errf(SQLForbidden, "The database's schema calls a function that is refused here: %s", msg).
-			With("operation", "function in a view or trigger").With("path", d.shown).Because(se).
-			WithHint("Query the tables directly instead of the view or trigger that calls it")
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_FULL:
-		return Errf(QuotaExceeded, "The database would grow past the quota or max_file_size_mb").With("path", d.shown).Because(se).
-			WithHint("Free space with shed_delete (see shed_info action=stats), or delete rows and VACUUM")
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return e.WithHint("Another call or command is writing this database: retry in a moment")
-	case sqlite3.SQLITE_INTERRUPT:
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", d.shown).Because(se).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
-	case sqlite3.SQLITE_READONLY:
-		if d.roErr != nil {
-			c := *d.roErr
-			c.Details = map[string]any{"path": d.shown}
-			return &c
-		}
-	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return Errf(DBError, "Not a usable SQLite database: %s", msg).With("path", d.shown).Because(se)
-	case sqlite3.SQLITE_TOOBIG:
-		return e.WithHint("Values are limited to %d MB (half of sqlite_memory_mb): select a part with substr() or length()", sqlq.MaxValue()>>20)
-	case sqlite3.SQLITE_NOMEM:
-		mb := s.cfg.SQLiteMemoryMB
-		return Errf(ExecError, "The statement needs more than the %d MB of memory one shed_sqlite call may use", mb).With("path", d.shown).
-			With("limit", "sqlite_memory_mb").With("limit_mb", mb).Because(se).
-			WithHint("Select fewer or smaller values (substr(), length()), add WHERE or LIMIT, or an index for ORDER BY, GROUP BY and DISTINCT: sorting, temporary tables and VACUUM are held in this memory")
-	}
-	return e
-}
-
-// scrub removes host paths from a SQLite message.
-func (s *Service) scrub(msg string, d *dbFile) string {
-	if d.m != nil {
-		msg = strings.ReplaceAll(msg, d.m.dir+"/", "")
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.base, "")
-}
-
-// csvError maps an import refusal.
-func csvError(ce *sqlq.CSVError, shown string) *Error {
-	switch ce.Kind {
-	case sqlq.CSVEmpty:
-		return Errf(CSVEmpty, "CSV file is empty (no data rows)").With("csv", shown)
-	case sqlq.CSVTooWide:
-		return Errf(CSVTooWide, "CSV has too many columns (%d)", ce.Columns).With("csv", shown).With("columns", ce.Columns).
-			With("max", sqlq.MaxColumns)
-	case sqlq.CSVBadOption:
-		return Errf(InvalidParameter, "%s", ce.Msg).With("csv", shown).
-			WithHint("Fix the option (see shed_help howto='csv_to_sqlite'), or leave it out to detect it")
-	case sqlq.CSVMismatch:
-		return Errf(ExecError, "%s", ce.Msg).With("csv", shown).
-			WithHint("Use if_exists='replace', or import into a new table and INSERT ... SELECT the columns you need")
-	}
-	e := Errf(CSVParseError, "Failed to parse CSV: %s", ce.Msg).With("csv", shown)
-	if ce.Line > 0 {
-		e.With("line", ce.Line)
-	}
-	if strings.Contains(ce.Msg, "UTF-8") {
-		e.WithHint("Give the file's encoding, e.g. encoding='cp1252' or encoding='latin-1'")
-	}
-	return e
 }
 
 // limitClause tells whether the SQL names its own LIMIT (then the call's default is the

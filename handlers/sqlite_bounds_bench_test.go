@@ -22,8 +22,11 @@ var sqliteHogs = map[string]struct {
 }{
 	"zeroblob8":    {1, "30", zeroblob8},
 	"zeroblob8x20": {20, "30", zeroblob8},
-	"cte30":        {30, "10", "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) FROM c"},
-	"temploop":     {1, "10", "CREATE TEMP TABLE t AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT zeroblob(100000) AS b FROM c"},
+	// Values under the cap of one value (half of sqlite_memory_mb): the call's bound stops them.
+	"zeroblob8of30MB":    {1, "30", strings.ReplaceAll(zeroblob8, "60000000", "30000000")},
+	"zeroblob8of30MBx20": {20, "30", strings.ReplaceAll(zeroblob8, "60000000", "30000000")},
+	"cte30":              {30, "10", "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) FROM c"},
+	"temploop":           {1, "10", "CREATE TEMP TABLE t AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT zeroblob(100000) AS b FROM c"},
 }
 
 var zeroblob8 = "SELECT " + strings.TrimSuffix(strings.Repeat("zeroblob(60000000), ", 8), ", ")
