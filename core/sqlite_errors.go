@@ -83,7 +83,7 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 		mb := s.cfg.SQLiteMemoryMB
 		return Errf(ExecError, "The statement needs more than the %d MB of memory one shed_sqlite call may use", mb).With("path", d.shown).
 			With("limit", "sqlite_memory_mb").With("limit_mb", mb).Because(se).
-			WithHint("Select fewer or smaller values (substr(), length()), add WHERE or LIMIT, or an index for ORDER BY, GROUP BY and DISTINCT: sorting, temporary tables and VACUUM are held in this memory")
+			WithHint("Select fewer or smaller values (substr(), length()), add WHERE or LIMIT, or an index for ORDER BY, GROUP BY and DISTINCT: sorting and temporary tables are held in this memory")
 	}
 	return e
 }

@@ -70,9 +70,9 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	q.Set("_busy_timeout", fmt.Sprint(max(o.BusyMillis, 0)))
 	q.Add("_pragma", "trusted_schema=OFF")
 	q.Add("_pragma", "cell_size_check=ON")
-	// Temporary tables, indexes, sorting and VACUUM's copy stay in memory, where the
-	// connection's bound counts them (heap.go): no temporary file in /var/tmp, which no
-	// quota reaches and which would hold an encrypted zone's rows in plaintext.
+	// Temporary tables, indexes and sorting stay in memory, where the connection's bound
+	// counts them (heap.go): no temporary file in /var/tmp, which no quota reaches and which
+	// would hold an encrypted zone's rows in plaintext.
 	q.Add("_pragma", "temp_store=MEMORY")
 	if !o.ReadOnly && o.JournalMode != "" {
 		q.Set("_journal_mode", strings.ToUpper(o.JournalMode))
