@@ -122,6 +122,15 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, r *Reservati
 	if err := s.checkGroupWrite(ctx, c, z, writeCreate, destRel); err != nil {
 		return Change{}, err
 	}
+	for _, e := range a.Entries { // a new SQLite companion writes its database (sqlite_companions.go)
+		if p := path.Join(destRel, e.Path); e.Path != "" && e.Skip == "" && !e.Dir {
+			if _, ok := companionOf(p); ok {
+				if err := s.checkGroupWrite(ctx, c, z, writeCreate, p); err != nil {
+					return Change{}, err
+				}
+			}
+		}
+	}
 	for _, p := range replacing {
 		if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
 			return Change{}, err
