@@ -1,7 +1,8 @@
 package core
 
 // Codes of shed_sqlite. DB_ERROR, TABLE_EXISTS and the CSV codes are the original's;
-// SQL_FORBIDDEN is ours (FUNCTIONS.md: an authorizer refusal).
+// SQL_FORBIDDEN is ours (FUNCTIONS.md: an authorizer refusal). An SQL statement that fails
+// is EXEC_ERROR, as in the original; DB_ERROR says the file is not a usable database.
 const (
 	DBError       Code = "DB_ERROR"
 	TableExists   Code = "TABLE_EXISTS"
@@ -13,7 +14,7 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		DBError:       "Check your SQL syntax and the table names: query=\"SELECT name FROM sqlite_master\" lists them, PRAGMA table_info(t) the columns",
+		DBError:       "The file is not a usable SQLite database: check it with shed_file_type; to load a CSV use import_csv",
 		TableExists:   "Use if_exists='replace' or if_exists='append'",
 		CSVEmpty:      "The CSV has no data rows: check the file with shed_read, or skip_rows/has_header",
 		CSVParseError: "Give delimiter=, encoding= or skip_rows= explicitly (guide: shed_help(howto='csv_to_sqlite'))",

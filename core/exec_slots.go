@@ -51,6 +51,8 @@ type slotKind struct {
 var (
 	commandSlot = slotKind{again: "call shed_exec again"}
 	pdfSlot     = slotKind{counts: "a PDF read", again: "read the PDF again"}
+	// sqliteCallSlot: a statement costs CPU and up to sqlite_memory_mb like a command.
+	sqliteCallSlot = slotKind{counts: "a shed_sqlite call", again: "call shed_sqlite again"}
 )
 
 // slotLimits are the effective bounds: per user, and in all (memory included).
@@ -133,7 +135,7 @@ func (s *Service) acquireSlot(ctx context.Context, user string, kind slotKind) (
 	hint := fmt.Sprintf("Wait a few seconds for your running commands to finish, then %s (one at a time)", kind.again)
 	if kind.counts != "" {
 		msg += fmt.Sprintf("; %s takes a command slot too", kind.counts)
-		hint = fmt.Sprintf("Your commands and PDF reads share %d slots: wait a few seconds for them to finish, then %s", perUser, kind.again)
+		hint = fmt.Sprintf("Your commands, PDF reads and shed_sqlite calls share %d slots: wait a few seconds for them to finish, then %s", perUser, kind.again)
 	}
 	if mine < perUser {
 		hint = "The server is busy with other users' commands: wait a few seconds and " + kind.again

@@ -45,6 +45,9 @@ type execGuard struct {
 	tracked []string
 	// beside notes the writes of other members during the command.
 	beside *besideRun
+	// companions are the SQLite companions of the databases the caller may not write
+	// (sqlite_companions.go).
+	companions []guardedCompanion
 }
 
 // guarded is one recorded file and what the caller may do to it.
@@ -83,6 +86,7 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 		}
 		g.files = append(g.files, guarded{rec: o, st: info,
 			mayWrite: allowed(c, o, writeModify), mayDelete: allowed(c, o, writeDelete)})
+		g.noteCompanions(st, g.files[len(g.files)-1])
 	}
 	return g, nil
 }
@@ -201,6 +205,9 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			continue
 		}
 		addReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
+	}
+	if err := g.restoreCompanions(st, data); err != nil && firstErr == nil {
+		firstErr = err
 	}
 	return firstErr
 }

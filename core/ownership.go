@@ -19,7 +19,8 @@ import (
 // A file without a record (made by an archive tool, by a command while the default mode was
 // 'group', or before groups were enforced) is open to every member. Every tool that writes into a zone calls checkGroupWrite before
 // it touches a file and recordGroupFiles for the files it creates, so one place decides;
-// outside group zones both are no-ops. shed_exec is checked after the fact by its guard
+// outside group zones both are no-ops. The -wal, -journal and -shm of a database take the
+// database's record (sqlite_companions.go). shed_exec is checked after the fact by its guard
 // (groups_guard.go).
 //
 // The key of a record is the zone-relative path as confine.Clean makes it: "./a.md",
@@ -76,16 +77,16 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 	if z.Kind != GroupZone || rel == "" {
 		return nil
 	}
+	key := physicalRel(z, rel)
+	if kind == writeDelete || kind == writeReplace {
+		key = entryRel(z, rel)
+	}
 	var recs []store.Ownership
 	var err error
 	switch kind {
 	case writeDelete:
-		recs, err = s.db.OwnershipUnder(ctx, z.GroupID, entryRel(z, rel))
+		recs, err = s.db.OwnershipUnder(ctx, z.GroupID, key)
 	default:
-		key := physicalRel(z, rel)
-		if kind == writeReplace {
-			key = entryRel(z, rel)
-		}
 		var o store.Ownership
 		var ok bool
 		if o, ok, err = s.db.Ownership(ctx, z.GroupID, key); ok {
@@ -107,7 +108,7 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 			return e.With("zone", z.Label)
 		}
 	}
-	return nil
+	return s.checkCompanion(ctx, c, z, key) // sqlite_companions.go
 }
 
 // allowed reports whether c may do kind to the file of record o.
@@ -219,6 +220,9 @@ func (s *Service) recordGroupFiles(ctx context.Context, c Caller, z *Zone, mode 
 		return err
 	}
 	for _, rel := range rels {
+		if _, ok := companionOf(rel); ok {
+			continue // a SQLite companion has no record of its own: it takes its database's
+		}
 		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: z.GroupID, Path: physicalRel(z, rel), Owner: c.UserID, Mode: m}); err != nil {
 			return ownershipErr(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/fileshed/fileshed/core/linktoken"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/sqlq"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/valves"
 )
@@ -101,6 +102,10 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", d, err)
 		}
+	}
+	// Before the first SQLite connection: every connection's heap is bounded (sqlq/heap.go).
+	if err := sqlq.SetConnMemory(int64(cfg.SQLiteMemoryMB) << 20); err != nil {
+		return nil, fmt.Errorf("sqlite_memory_mb: %w", err)
 	}
 	db, err := store.Open(filepath.Join(base, "fileshed.sqlite"))
 	if err != nil {

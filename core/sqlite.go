@@ -4,17 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
-
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/fileshed/fileshed/core/sqlq"
 )
@@ -47,11 +40,17 @@ const (
 )
 
 // SQLite answers shed_sqlite: one SQL statement on a database file of the zone, or a CSV
-// import into one of its tables. Guard rails are SQLite's own (core/sqlq); around them
-// this method confines the file, serialises writers of the same file, bounds the file by
-// the quota (max_page_count) and settles the real growth, and commits the file in
-// versioned zones.
+// import into one of its tables. Guard rails are SQLite's own (core/sqlq: authorizer,
+// limits, a heap bound per connection); around them this method takes a command slot,
+// confines the file, serialises writers of the same file (readers too in groups, where the
+// database's stray companions are swept first), bounds the file by the quota
+// (max_page_count) and settles the real growth, and commits the file in versioned zones.
 func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result, error) {
+	release, err := s.sqliteSlot(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	if in.ImportCSV != "" && strings.TrimSpace(in.Query) != "" {
 		return Result{}, Errf(InvalidParameter, "Cannot use both 'import_csv' and 'query' parameters").
 			WithHint("Use import_csv for CSV import OR query for SQL execution, not both")
@@ -66,160 +65,11 @@ func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result,
 	return s.sqliteQuery(ctx, c, in)
 }
 
-// dbFile is the database of one call, confined and checked.
-type dbFile struct {
-	z      *Zone
-	rel    string
-	shown  string
-	host   string
-	before fileState
-	// roErr, when set, opens the database read-only and is the answer to a write.
-	roErr *Error
-	table string // of an import, for messages
-	bulk  bool   // an import: one big transaction
-	// m is the decrypted copy of the database and its journals in an encrypted zone:
-	// host names it, and what a write changed goes back encrypted.
-	m *mirror
-}
-
-// decrypt gives the database of an encrypted zone, with its journals, a decrypted copy
-// that d.host then names. A writer calls it under the file's write lock: a copy taken before
-// would miss what the writer ahead of it commits.
-func (s *Service) decrypt(d *dbFile) error {
-	if !d.z.Fs.Sealed() || d.m != nil {
-		return nil
-	}
-	names := []string{d.rel}
-	for _, j := range journals {
-		names = append(names, d.rel+j)
-	}
-	m, err := s.openMirror(d.z.Fs, names)
-	if err != nil {
-		return err
-	}
-	d.m, d.host = m, filepath.Join(m.dir, filepath.FromSlash(d.rel))
-	d.before = d.state()
-	return nil
-}
-
-// close removes the decrypted copy (if any) and closes the zone.
-func (d *dbFile) close() {
-	if d.m != nil {
-		d.m.remove()
-	}
-	d.z.Close()
-}
-
-// fileState is what a call measures of the database and its journals.
-type fileState struct {
-	exists bool
-	size   int64 // the database file
-	extra  int64 // -wal and -journal
-	names  int64 // the database and its journals that exist (the file quota)
-	mtime  time.Time
-}
-
-// journals are the files SQLite keeps beside a database.
-var journals = []string{"-wal", "-journal", "-shm"}
-
-// sqliteFile resolves and checks the database path: inside the zone, not a symlink, a
-// regular file (or missing), its journals regular files too, and SQLite content.
-func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*dbFile, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
-	if err != nil {
-		return nil, err
-	}
-	d := &dbFile{z: z, rel: rel, shown: in.Path}
-	if err := d.check(); err != nil {
-		z.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
-func (d *dbFile) check() error {
-	z, rel, shown := d.z, d.rel, d.shown
-	if rel == "" {
-		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
-	}
-	if _, err := z.Fs.Confined(rel); err != nil {
-		return writeError(err, z, shown)
-	}
-	for _, suffix := range append([]string{""}, journals...) {
-		fi, _, err := z.Fs.LstatIfPossible(rel + suffix)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil:
-			return writeError(err, z, shown)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return Errf(InvalidPath, "The database %s is a symbolic link", shown+suffix).With("path", shown).With("zone", z.Label).
-				WithHint("Open the database file itself, not a link to it")
-		case fi.IsDir():
-			return Errf(NotAFile, "Path is a directory, not a file: %s", shown+suffix).With("path", shown).With("zone", z.Label)
-		case !fi.Mode().IsRegular():
-			return Errf(NotAFile, "Not a regular file: %s (%s)", shown+suffix, fileKind(fi.Mode())).With("path", shown).With("zone", z.Label).
-				WithHint("A database must be a regular file; see shed_tree")
-		}
-	}
-	d.host = filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
-	d.before = d.state()
-	if d.before.exists && d.before.size > 0 {
-		f, _, err := openRegular(z, rel, shown, func(*Zone, string) error { return nil })
-		if err != nil {
-			return err
-		}
-		head := make([]byte, 16)
-		n, _ := io.ReadFull(f, head)
-		_ = f.Close()
-		if string(head[:n]) != sqliteMagic {
-			return Errf(DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
-				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
-		}
-	}
-	return nil
-}
-
-// notItself refuses a CSV path (param) that is the database or one of its journals.
-func (d *dbFile) notItself(rel, param string) error {
-	for _, suffix := range append([]string{""}, journals...) {
-		if rel == d.rel+suffix {
-			return Errf(InvalidParameter, "'%s' is the database itself: %s", param, rel).With("parameter", param).
-				WithHint("Use another file name for the CSV, e.g. 'export.csv'")
-		}
-	}
-	return nil
-}
-
-// state measures the database and its journals now.
-func (d *dbFile) state() fileState {
-	var st fileState
-	if fi, err := os.Lstat(d.host); err == nil {
-		st.exists, st.size, st.mtime, st.names = true, fi.Size(), fi.ModTime(), 1
-	}
-	for _, j := range journals {
-		fi, err := os.Lstat(d.host + j)
-		if err != nil {
-			continue
-		}
-		st.names++
-		if j != "-shm" && fi.Mode().IsRegular() {
-			st.extra += fi.Size()
-		}
-	}
-	return st
-}
-
-// exists reports whether a host path exists (without following a final symlink).
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
-// changed reports whether the database file differs from the start of the call.
-func (d *dbFile) changed(now fileState) bool {
-	b := d.before
-	return now.exists != b.exists || now.size != b.size || !now.mtime.Equal(b.mtime)
+// sqliteSlot takes one of the caller's command slots for a shed_sqlite call: a statement
+// costs CPU and up to sqlite_memory_mb like a command, so the same fair share bounds them
+// (exec_max_per_user, exec_max_total, exec_memory_total_mb; TOO_MANY_COMMANDS).
+func (s *Service) sqliteSlot(ctx context.Context, c Caller) (func(), error) {
+	return s.acquireSlot(ctx, c.UserID, sqliteCallSlot)
 }
 
 // sqlTimeout bounds every statement (and an import) of a call.
@@ -239,6 +89,28 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	// A lock held by another writer (a shed_exec sqlite3) is waited for up to half the
 	// timeout, so that the answer is "busy", not a timeout.
 	opts := sqlq.Options{BusyMillis: int(min(5*time.Second, s.sqlTimeout()/2).Milliseconds())}
+	z := d.z
+	// Every writer goes through the write transaction (it holds the file's lock); in group
+	// zones readers hold the lock too, so that no connection of ours is open while the
+	// companions are swept.
+	var tx *Tx
+	switch {
+	case d.roErr == nil:
+		var err error
+		if tx, _, err = s.beginWrite(ctx, c, z, d.rel, d.shown, Edit{Tool: "shed_sqlite", Message: message}); err != nil {
+			return err
+		}
+		defer tx.Close()
+	case z.Kind == GroupZone:
+		unlock, err := s.lockPath(ctx, z, d.rel)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	if err := s.sweepCompanions(ctx, d); err != nil {
+		return err
+	}
 	if d.roErr != nil {
 		if !d.before.exists {
 			return Errf(FileNotFound, "Database not found: %s", d.shown).With("path", d.shown).With("zone", d.z.Label).
@@ -261,12 +133,6 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		}
 		return s.sqlError(err, d)
 	}
-	z := d.z
-	tx, _, err := s.beginWrite(ctx, c, z, d.rel, d.shown, Edit{Tool: "shed_sqlite", Message: message})
-	if err != nil {
-		return err
-	}
-	defer tx.Close()
 	if err := s.decrypt(d); err != nil {
 		return err
 	}
@@ -334,107 +200,6 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	return err
 }
 
-// sqlError maps what sqlq and SQLite answered to the catalogue (messages never carry a
-// host path).
-func (s *Service) sqlError(err error, d *dbFile) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := AsError(err); ok {
-		return err
-	}
-	shown := d.shown
-	var fe *sqlq.ForbiddenError
-	var ce *sqlq.CSVError
-	var se *sqlite.Error
-	switch {
-	case errors.As(err, &fe) && fe.Write && d.roErr != nil:
-		e := *d.roErr
-		e.Details = map[string]any{"path": shown, "operation": fe.What}
-		return &e
-	case errors.As(err, &fe):
-		return Errf(SQLForbidden, "SQL operation '%s' is not allowed", fe.What).With("operation", fe.What).With("path", shown).Because(err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", shown).
-			With("timeout", s.cfg.ExecTimeoutDefault).Because(err).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
-	case errors.Is(err, sqlq.ErrTableExists):
-		return Errf(TableExists, "Table '%s' already exists", d.table).With("table", d.table).With("path", shown)
-	case errors.As(err, &ce):
-		return csvError(ce, shown)
-	case errors.As(err, &se):
-		return s.sqliteCodeError(se, d)
-	}
-	return Errf(DBError, "SQLite error: %s", s.scrub(err.Error(), d)).With("path", shown).Because(err)
-}
-
-// sqliteCodeError maps SQLite's result codes.
-func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
-	msg := s.scrub(se.Error(), d)
-	e := Errf(DBError, "SQLite query failed: %s", msg).With("path", d.shown).Because(se)
-	if strings.Contains(msg, "unsafe use of") {
-		// trusted_schema=OFF: a view, trigger or default in the file calls a function
-		// that is not marked innocuous; SQLite refuses it before the authorizer sees it.
-		return Errf(SQLForbidden, "The database's schema calls a function that is refused here: %s", msg).
-			With("operation", "function in a view or trigger").With("path", d.shown).Because(se).
-			WithHint("Query the tables directly instead of the view or trigger that calls it")
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_FULL:
-		return Errf(QuotaExceeded, "The database would grow past the quota or max_file_size_mb").With("path", d.shown).Because(se).
-			WithHint("Free space with shed_delete (see shed_info action=stats), or delete rows and VACUUM")
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return e.WithHint("Another call or command is writing this database: retry in a moment")
-	case sqlite3.SQLITE_INTERRUPT:
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", d.shown).Because(se).
-			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
-	case sqlite3.SQLITE_READONLY:
-		if d.roErr != nil {
-			c := *d.roErr
-			c.Details = map[string]any{"path": d.shown}
-			return &c
-		}
-	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return e.WithHint("The file is not a usable SQLite database: check it with shed_file_type")
-	case sqlite3.SQLITE_TOOBIG:
-		return e.WithHint("Values are limited to %d MB: select a part with substr() or length()", sqlq.MaxValueBytes>>20)
-	}
-	return e
-}
-
-// scrub removes host paths from a SQLite message.
-func (s *Service) scrub(msg string, d *dbFile) string {
-	if d.m != nil {
-		msg = strings.ReplaceAll(msg, d.m.dir+"/", "")
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.base, "")
-}
-
-// csvError maps an import refusal.
-func csvError(ce *sqlq.CSVError, shown string) *Error {
-	switch ce.Kind {
-	case sqlq.CSVEmpty:
-		return Errf(CSVEmpty, "CSV file is empty (no data rows)").With("csv", shown)
-	case sqlq.CSVTooWide:
-		return Errf(CSVTooWide, "CSV has too many columns (%d)", ce.Columns).With("csv", shown).With("columns", ce.Columns).
-			With("max", sqlq.MaxColumns)
-	case sqlq.CSVBadOption:
-		return Errf(InvalidParameter, "%s", ce.Msg).With("csv", shown).
-			WithHint("Fix the option (see shed_help howto='csv_to_sqlite'), or leave it out to detect it")
-	case sqlq.CSVMismatch:
-		return Errf(DBError, "%s", ce.Msg).With("csv", shown).
-			WithHint("Use if_exists='replace', or import into a new table and INSERT ... SELECT the columns you need")
-	}
-	e := Errf(CSVParseError, "Failed to parse CSV: %s", ce.Msg).With("csv", shown)
-	if ce.Line > 0 {
-		e.With("line", ce.Line)
-	}
-	if strings.Contains(ce.Msg, "UTF-8") {
-		e.WithHint("Give the file's encoding, e.g. encoding='cp1252' or encoding='latin-1'")
-	}
-	return e
-}
-
 // limitClause tells whether the SQL names its own LIMIT (then the call's default is the
 // maximum, as the original answered all rows of such a query).
 var limitClause = regexp.MustCompile(`(?i)\bLIMIT\s+\d+`)
@@ -456,6 +221,10 @@ func (s *Service) rowCap(in SQLiteInput) int {
 // sqliteQuery is query mode.
 func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Result, error) {
 	stmt, err := sqlq.Single(in.Query)
+	if errors.Is(err, sqlq.ErrEmpty) {
+		return Result{}, Errf(InvalidParameter, "The query holds no SQL statement, only comments, ';' or white space").With("parameter", "query").
+			WithHint("Give one SQL statement, e.g. query=\"SELECT name FROM sqlite_master\"")
+	}
 	if err != nil {
 		return Result{}, Errf(InvalidParameter, "Only one SQL statement per call: %v", err).With("parameter", "query").
 			WithHint("Send each statement in its own shed_sqlite call")
@@ -509,7 +278,8 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 			}
 		}
 	}
-	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.cfg.MaxOutputDefault, Cell: min(sqlCellBytes, s.cfg.MaxOutputDefault), Blob: sqlBlobBytes}
+	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.cfg.MaxOutputDefault, Cell: min(sqlCellBytes, s.cfg.MaxOutputDefault), Blob: sqlBlobBytes,
+		Count: s.cfg.SQLiteRowsMax}
 	var ans *sqlq.Answer
 	var each func([]string, []any) error
 	if out != nil {
@@ -528,18 +298,22 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	}
 	data := map[string]any{"path": d.rel, "query": in.Query}
 	if !ans.ReturnsRows {
-		data["rows_affected"], data["last_insert_id"] = ans.RowsAffected, ans.LastInsertID
+		data["rows_affected"], data["last_row_id"] = ans.RowsAffected, ans.LastInsertID
 		return Result{Data: data, Message: fmt.Sprintf("Query executed successfully (%d row(s) affected)", ans.RowsAffected)}, nil
 	}
 	data["columns"], data["rows"], data["row_count"], data["truncated"] = ans.Columns, ans.Rows, len(ans.Rows), ans.Truncated
 	msg := fmt.Sprintf("Query returned %d row(s)", len(ans.Rows))
 	if ans.Truncated {
-		data["limit_applied"] = lim.Rows
-		msg = fmt.Sprintf("Showing the first %d row(s); more exist. Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
-			len(ans.Rows), s.cfg.SQLiteRowsMax)
+		data["limit_applied"], data["total_rows"], data["total_rows_capped"] = lim.Rows, ans.Total, ans.TotalCapped
+		total := fmt.Sprint(ans.Total)
+		if ans.TotalCapped {
+			total = "at least " + total
+		}
+		msg = fmt.Sprintf("Showing the first %d of %s row(s). Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
+			len(ans.Rows), total, s.cfg.SQLiteRowsMax)
 		if len(ans.Rows) < lim.Rows {
-			msg = fmt.Sprintf("Showing the first %d row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
-				len(ans.Rows), lim.Bytes)
+			msg = fmt.Sprintf("Showing the first %d of %s row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
+				len(ans.Rows), total, lim.Bytes)
 		}
 	}
 	return Result{Data: data, Message: msg}, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/fileshed/fileshed/core/sqlq"
 )
@@ -14,10 +15,15 @@ import (
 // csvOut is the CSV export of a query: every row goes to a temporary file outside the
 // zones while the statement runs (bounded by max_file_size_mb), then the file is written
 // into the zone through the one atomic write path (quota, lock, ownership, commit).
+//
+// Why the work dir and not os.TempDir: the rows of an encrypted database are plaintext,
+// and encryption.work_dir is where plaintext may be (a tmpfs the operator chose); its
+// private "m-" folders are swept at start, so a kill -9 leaves nothing behind for good.
 type csvOut struct {
 	z      *Zone
 	rel    string
 	shown  string
+	dir    string // the private folder of the work dir holding tmp
 	tmp    *os.File
 	w      *csv.Writer
 	count  *countingWriter
@@ -52,14 +58,22 @@ func (s *Service) newCSVOut(ctx context.Context, c Caller, z *Zone, p string) (*
 	if _, err := statTarget(z, rel, p); err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp("", "fileshed-csv-*")
+	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
+	}
+	dir, err := os.MkdirTemp(s.workDir(), "m-csv-") // "m-": swept at start (sweepWorkDir)
 	if err != nil {
+		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
+	}
+	tmp, err := os.OpenFile(filepath.Join(dir, "export.csv"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
 	}
 	cw := &countingWriter{f: tmp, max: int64(s.cfg.MaxFileSizeMB) << 20}
 	w := csv.NewWriter(cw)
 	w.UseCRLF = true
-	return &csvOut{z: z, rel: rel, shown: p, tmp: tmp, w: w, count: cw}, nil
+	return &csvOut{z: z, rel: rel, shown: p, dir: dir, tmp: tmp, w: w, count: cw}, nil
 }
 
 // row writes the header once, then one row (RFC 4180: CRLF, quotes doubled).
@@ -87,10 +101,10 @@ func (o *csvOut) tooLarge(err error) error {
 	return err
 }
 
-// discard removes the temporary file.
+// discard removes the temporary file and its folder.
 func (o *csvOut) discard() {
 	_ = o.tmp.Close()
-	_ = os.Remove(o.tmp.Name())
+	_ = os.RemoveAll(o.dir)
 }
 
 // finishCSVOut writes the export into the zone.

@@ -80,8 +80,16 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	}
 	// The folder gains the archive's entries; the files overwrite replaces are written.
 	steps := []Step{{Zone: z, Path: destRel, Shown: shownDest, Op: OpAdd}}
+	written := map[string]bool{}
 	for _, p := range replacing {
-		steps = append(steps, Step{Zone: z, Path: p, Op: OpWrite})
+		steps, written[p] = append(steps, Step{Zone: z, Path: p, Op: OpWrite}), true
+	}
+	for _, e := range a.Entries { // a new SQLite companion writes its database (sqlite_companions.go)
+		if p := path.Join(destRel, e.Path); e.Path != "" && e.Skip == "" && !e.Dir && !written[p] {
+			if _, ok := companionOf(p); ok {
+				steps, written[p] = append(steps, Step{Zone: z, Path: p, Op: OpWrite}), true
+			}
+		}
 	}
 	tx, err := s.Begin(ctx, c, Edit{Tool: "Unzip", Message: message, Steps: steps})
 	if err != nil {

@@ -15,7 +15,7 @@ func TestSQLiteGroupOwnership(t *testing.T) {
 	wantOK(t, db("bob", map[string]any{"query": "INSERT INTO t VALUES (1)"})) // mode group: members write
 	wantOK(t, g.as("alice", "shed_group_set_mode", map[string]any{"group": "team", "path": "g.db", "mode": "owner"}))
 	r := db("bob", map[string]any{"query": "INSERT INTO t VALUES (2)"})
-	if r.Success || r.Error == "" || r.Error == "DB_ERROR" {
+	if r.Success || r.Error == "" || r.Error == "EXEC_ERROR" {
 		t.Fatalf("bob wrote alice's owner-mode database: %s", r.raw)
 	}
 	refusal := r.Error

@@ -48,7 +48,7 @@ func TestSQLiteHostileStatements(t *testing.T) {
 	}
 	for q, op := range cases {
 		r := sq(e, "app.db", map[string]any{"query": q})
-		if r.Error != "SQL_FORBIDDEN" && !(q == "DETACH DATABASE main" && r.Error == "DB_ERROR") {
+		if r.Error != "SQL_FORBIDDEN" && !(q == "DETACH DATABASE main" && r.Error == "EXEC_ERROR") {
 			t.Errorf("%s: want SQL_FORBIDDEN, got %s", q, r.raw)
 			continue
 		}
@@ -146,13 +146,16 @@ func TestSQLiteRunaway(t *testing.T) {
 	if r.Data["truncated"] != true || len(r.raw) > 200_000 {
 		t.Fatalf("not capped: %d bytes, truncated %v", len(r.raw), r.Data["truncated"])
 	}
+	if r.Data["total_rows_capped"] != true { // counting 10 GB of rows stops in time
+		t.Fatalf("count not capped: %v", r.Data["total_rows"])
+	}
 	if grown := int64(after.HeapInuse) - int64(before.HeapInuse); grown > 256<<20 {
 		t.Fatalf("heap grew by %d MB", grown>>20)
 	}
 	r = sq(e, "app.db", map[string]any{"query": "SELECT zeroblob(2e9)"})
-	wantError(t, r, "DB_ERROR")
+	wantError(t, r, "EXEC_ERROR")
 	r = sq(e, "app.db", map[string]any{"query": "SELECT length(zeroblob(100000000))"})
-	wantError(t, r, "DB_ERROR")
+	wantError(t, r, "EXEC_ERROR")
 	if !strings.Contains(r.Message, "too big") {
 		t.Fatalf("message: %s", r.Message)
 	}
@@ -243,7 +246,7 @@ func TestSQLiteBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name) VALUES ('x')"})
-	wantError(t, r, "DB_ERROR")
+	wantError(t, r, "EXEC_ERROR")
 	if !strings.Contains(r.Hint, "retry") {
 		t.Fatalf("hint: %s", r.raw)
 	}

@@ -105,7 +105,7 @@ func TestSQLiteImportIfExists(t *testing.T) {
 	if got := col(t, e, "d.db", "SELECT count(*) FROM t"); got[0] != 4.0 {
 		t.Fatalf("after append: %v", got)
 	}
-	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "wide.csv", "table": "t", "if_exists": "append"}), "DB_ERROR")
+	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "wide.csv", "table": "t", "if_exists": "append"}), "EXEC_ERROR")
 	wantOK(t, sq(e, "d.db", map[string]any{"import_csv": "wide.csv", "table": "t", "if_exists": "replace"}))
 	if got := col(t, e, "d.db", "SELECT count(*) FROM t"); got[0] != 1.0 {
 		t.Fatalf("after replace: %v", got)
@@ -135,9 +135,9 @@ func TestSQLiteImportIfExists(t *testing.T) {
 func TestSQLiteImportHostile(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "4000"})
 	e.write(zoneDir+"empty.csv", "")
-	e.write(zoneDir+"header.csv", "a,b\n")
+	e.write(zoneDir+"blank.csv", "\n\n\n")
 	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "empty.csv", "table": "t"}), "CSV_EMPTY")
-	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "header.csv", "table": "t"}), "CSV_EMPTY")
+	wantError(t, sq(e, "d.db", map[string]any{"import_csv": "blank.csv", "table": "t"}), "CSV_EMPTY")
 
 	e.write(zoneDir+"wide.csv", strings.Repeat("c,", 99_999)+"c\n"+strings.Repeat("1,", 99_999)+"1\n")
 	r := sq(e, "d.db", map[string]any{"import_csv": "wide.csv", "table": "t"})

@@ -41,7 +41,7 @@ func TestSQLiteQuery(t *testing.T) {
 	seedDB(t, e, 50)
 	r := sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name, score) VALUES (?, ?)", "params": []any{"x", 2.5}})
 	wantOK(t, r)
-	if r.Data["rows_affected"] != 1.0 || r.Data["last_insert_id"] != 51.0 {
+	if r.Data["rows_affected"] != 1.0 || r.Data["last_row_id"] != 51.0 {
 		t.Fatalf("insert: %s", r.raw)
 	}
 	r = sq(e, "app.db", map[string]any{"query": "SELECT id, name FROM t WHERE id <= :n ORDER BY id", "params": map[string]any{":n": 3}})
@@ -113,7 +113,7 @@ func TestSQLiteErrors(t *testing.T) {
 	wantError(t, sq(e, "app.db", nil), "MISSING_PARAMETER")
 	wantError(t, sq(e, "app.db", map[string]any{"query": "SELECT 1", "import_csv": "x.csv"}), "INVALID_PARAMETER")
 	r := sq(e, "app.db", map[string]any{"query": "SELECT * FROM nope"})
-	wantError(t, r, "DB_ERROR")
+	wantError(t, r, "EXEC_ERROR")
 	if !strings.Contains(r.Message, "no such table: nope") {
 		t.Fatalf("message: %s", r.Message)
 	}

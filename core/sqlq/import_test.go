@@ -98,7 +98,7 @@ func TestPickEncoding(t *testing.T) {
 
 func TestHeaderNames(t *testing.T) {
 	got := headerNames([]string{" Prix (€) ", "", "2024", "a", "A", "été"})
-	want := []string{"Prix", "col_2", "c_2024", "a", "A_2", "été"}
+	want := []string{"Prix", "col_2", "_2024", "a", "A_2", "été"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("headerNames = %v, want %v", got, want)
 	}

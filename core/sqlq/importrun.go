@@ -314,8 +314,15 @@ func infer(ctx context.Context, open func() (io.ReadCloser, error), o ImportOpti
 			return nil, ctx.Err()
 		}
 	}
-	if rows == 0 {
+	if rows == 0 && (!o.HasHeader || bad > 0) {
 		return nil, emptyOrBroken(p, bad)
+	}
+	if rows == 0 {
+		// A header alone is a schema (as the original): the empty table with its columns,
+		// TEXT since no value says otherwise.
+		for i := range p.types {
+			p.types[i] = typeText
+		}
 	}
 	p.rep.SkippedLines = nil
 	return p, nil
@@ -341,11 +348,12 @@ func widen(types []colType, rec []string, nums numbers) {
 var nonIdent = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 
 // sanitize makes a header cell a plain identifier (letters, digits, "_"): runs of other
-// characters become "_".
+// characters become "_", and a name starting with a digit gets a leading "_" (as the
+// original: "2nd" is "_2nd").
 func sanitize(h string) string {
 	s := strings.Trim(nonIdent.ReplaceAllString(strings.TrimSpace(h), "_"), "_")
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
-		s = "c_" + s
+		s = "_" + s
 	}
 	return s
 }

@@ -27,10 +27,6 @@ type Options struct {
 	BusyMillis int
 }
 
-// MaxValueBytes is the largest string or BLOB a statement may build or read
-// (SQLITE_LIMIT_LENGTH): zeroblob(2e9) fails instead of allocating.
-const MaxValueBytes = 64 << 20
-
 // MaxColumns is SQLite's column limit (SQLITE_MAX_COLUMN), the widest table or CSV.
 const MaxColumns = 2000
 
@@ -74,6 +70,10 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	q.Set("_busy_timeout", fmt.Sprint(max(o.BusyMillis, 0)))
 	q.Add("_pragma", "trusted_schema=OFF")
 	q.Add("_pragma", "cell_size_check=ON")
+	// Temporary tables, indexes and sorting stay in memory, where the connection's bound
+	// counts them (heap.go): no temporary file in /var/tmp, which no quota reaches and which
+	// would hold an encrypted zone's rows in plaintext.
+	q.Add("_pragma", "temp_store=MEMORY")
 	if !o.ReadOnly && o.JournalMode != "" {
 		q.Set("_journal_mode", strings.ToUpper(o.JournalMode))
 	}
@@ -108,7 +108,8 @@ func (d *DB) setup(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	for id, v := range map[int]int{sqlite3.SQLITE_LIMIT_ATTACHED: 0, sqlite3.SQLITE_LIMIT_LENGTH: MaxValueBytes,
+	// SQLITE_LIMIT_LENGTH: zeroblob(2e9) fails before it allocates (MaxValue).
+	for id, v := range map[int]int{sqlite3.SQLITE_LIMIT_ATTACHED: 0, sqlite3.SQLITE_LIMIT_LENGTH: MaxValue(),
 		sqlite3.SQLITE_LIMIT_SQL_LENGTH: 1 << 20, sqlite3.SQLITE_LIMIT_COLUMN: MaxColumns} {
 		if _, err := sqlite.Limit(d.conn, id, v); err != nil {
 			return err

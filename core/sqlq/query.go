@@ -24,6 +24,10 @@ type Limits struct {
 	Cell int
 	// Blob is the most bytes of one BLOB shown as hex.
 	Blob int
+	// Count is the most rows counted for Answer.Total once the answer is truncated. The
+	// count also stops halfway between the truncation and the context's deadline, so that
+	// counting never turns an answer into a timeout.
+	Count int
 }
 
 // Answer is what a statement did.
@@ -33,7 +37,12 @@ type Answer struct {
 	// ReturnsRows is false for statements without result columns (writes, DDL).
 	ReturnsRows bool
 	// Truncated is true when rows were left out (Rows or Bytes reached).
-	Truncated    bool
+	Truncated bool
+	// Total is how many rows the statement returned, counted when Truncated (the rest is
+	// read and discarded); TotalCapped says the count stopped before the end (at
+	// Limits.Count, or for time).
+	Total        int
+	TotalCapped  bool
 	RowsAffected int64
 	LastInsertID int64
 }
@@ -103,10 +112,10 @@ func (d *DB) columns(stmt string) ([]string, error) {
 }
 
 // Run executes one statement (see Single) with args. A statement with result columns is
-// read row by row: rows beyond lim are not kept (the statement is stopped there, never
-// read to the end); each row is also given to each when not nil, before the caps (the
-// full result, for a CSV export) — then reading continues to the end. Others are executed
-// and report rows affected and the last insert id.
+// read row by row: rows beyond lim are not kept, only counted up to lim.Count (then the
+// statement is stopped, never read to the end); each row is also given to each when not
+// nil, before the caps (the full result, for a CSV export) — then reading continues to
+// the end. Others are executed and report rows affected and the last insert id.
 func (d *DB) Run(ctx context.Context, stmt string, args []any, lim Limits, each func(cols []string, row []any) error) (*Answer, error) {
 	cols, err := d.columns(stmt)
 	if err != nil {
@@ -134,7 +143,20 @@ func (d *DB) Run(ctx context.Context, stmt string, args []any, lim Limits, each 
 		ptrs[i] = &vals[i]
 	}
 	used := 0
+	var countUntil time.Time // zero: no deadline
 	for rows.Next() {
+		a.Total++
+		if a.Truncated && each == nil {
+			switch {
+			case a.Total > lim.Count:
+				a.Total, a.TotalCapped = lim.Count, true
+			case !countUntil.IsZero() && time.Now().After(countUntil):
+				a.TotalCapped = true
+			default:
+				continue // counted, not scanned
+			}
+			break
+		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
@@ -148,8 +170,8 @@ func (d *DB) Run(ctx context.Context, stmt string, args []any, lim Limits, each 
 		}
 		if len(a.Rows) >= lim.Rows || used >= lim.Bytes {
 			a.Truncated = true
-			if each == nil {
-				break
+			if dl, ok := ctx.Deadline(); ok {
+				countUntil = time.Now().Add(time.Until(dl) / 2)
 			}
 			continue
 		}

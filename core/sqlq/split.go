@@ -11,17 +11,28 @@ import (
 // ErrMultiple is returned for a query holding more than one statement.
 var ErrMultiple = errors.New("more than one SQL statement")
 
+// ErrEmpty is returned for a query holding no statement: only white space, comments and
+// semicolons (SQLite would prepare no statement from it).
+var ErrEmpty = errors.New("no SQL statement (only comments, ';' or white space)")
+
 // errTooManySemicolons refuses a query whose first statement cannot be found within
 // maxSemicolons candidate ends (bounds the work of the split).
 var errTooManySemicolons = errors.New("too many ';' before the end of the first statement")
 
 const maxSemicolons = 1000
 
-// Single returns the one statement of query, without what follows it when that is only
-// white space, comments and semicolons; a second statement is ErrMultiple. SQLite's own
+// Single returns the one statement of query, without a leading byte-order mark and
+// without what follows the statement when that is only white space, comments and
+// semicolons; a second statement is ErrMultiple, none at all ErrEmpty. SQLite's own
 // sqlite3_complete tells where the first statement ends (so semicolons inside strings,
 // identifiers, comments and trigger bodies do not count).
 func Single(query string) (string, error) {
+	// Why the BOM goes: editors and some clients put one before the text; SQLite reads it
+	// as part of a name, and a query holding nothing else prepared no statement at all.
+	query = strings.TrimPrefix(query, "\ufeff")
+	if blank(query) {
+		return "", ErrEmpty
+	}
 	if !strings.Contains(query, ";") {
 		return query, nil
 	}

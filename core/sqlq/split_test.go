@@ -30,6 +30,14 @@ func TestSingle(t *testing.T) {
 			t.Errorf("Single(%q): %v, want ErrMultiple", q, err)
 		}
 	}
+	for _, q := range []string{";", " ;; ", "-- c", "/* c */ ;", "\ufeff", "\ufeff -- x\n;"} {
+		if _, err := sqlq.Single(q); !errors.Is(err, sqlq.ErrEmpty) {
+			t.Errorf("Single(%q): %v, want ErrEmpty", q, err)
+		}
+	}
+	if got, err := sqlq.Single("\ufeffSELECT 1"); err != nil || got != "SELECT 1" {
+		t.Errorf("BOM + SELECT 1 = %q, %v", got, err)
+	}
 	// Many semicolons inside one string literal: bounded work, refused.
 	if _, err := sqlq.Single("SELECT '" + strings.Repeat(";", 5000) + "'"); err == nil {
 		t.Error("5000 semicolons in a literal: want a refusal")

@@ -74,6 +74,8 @@ type Config struct {
 	SQLiteRowsDefault int `yaml:"sqlite_rows_default" min:"1" max:"1000000"`
 	// SQLiteRowsMax is the most rows a shed_sqlite query answers (limit=0 asks for this many).
 	SQLiteRowsMax int `yaml:"sqlite_rows_max" min:"1" max:"1000000"`
+	// SQLiteMemoryMB bounds the SQLite heap of one connection (one shed_sqlite call), in MB.
+	SQLiteMemoryMB int `yaml:"sqlite_memory_mb" min:"16" max:"65536"`
 	// LinkTTLHoursDefault is a download link's lifetime when the call gives none, in hours.
 	LinkTTLHoursDefault int `yaml:"link_ttl_hours_default" min:"1" max:"87600"`
 	// LinkTTLHoursMax is the longest lifetime a download link may ask for, in hours.

@@ -1,0 +1,167 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// dbFile is the database of one call, confined and checked.
+type dbFile struct {
+	z      *Zone
+	rel    string
+	shown  string
+	host   string
+	before fileState
+	// roErr, when set, opens the database read-only and is the answer to a write.
+	roErr *Error
+	table string // of an import, for messages
+	bulk  bool   // an import: one big transaction
+	// m is the decrypted copy of the database and its journals in an encrypted zone:
+	// host names it, and what a write changed goes back encrypted.
+	m *mirror
+}
+
+// decrypt gives the database of an encrypted zone, with its journals, a decrypted copy
+// that d.host then names. A writer calls it under the file's write lock: a copy taken before
+// would miss what the writer ahead of it commits.
+func (s *Service) decrypt(d *dbFile) error {
+	if !d.z.Fs.Sealed() || d.m != nil {
+		return nil
+	}
+	names := []string{d.rel}
+	for _, j := range journals {
+		names = append(names, d.rel+j)
+	}
+	m, err := s.openMirror(d.z.Fs, names)
+	if err != nil {
+		return err
+	}
+	d.m, d.host = m, filepath.Join(m.dir, filepath.FromSlash(d.rel))
+	d.before = d.state()
+	return nil
+}
+
+// close removes the decrypted copy (if any) and closes the zone.
+func (d *dbFile) close() {
+	if d.m != nil {
+		d.m.remove()
+	}
+	d.z.Close()
+}
+
+// fileState is what a call measures of the database and its journals.
+type fileState struct {
+	exists bool
+	size   int64 // the database file
+	extra  int64 // -wal and -journal
+	names  int64 // the database and its journals that exist (the file quota)
+	mtime  time.Time
+}
+
+// journals are the files SQLite keeps beside a database.
+var journals = []string{"-wal", "-journal", "-shm"}
+
+// sqliteFile resolves and checks the database path: inside the zone, not a symlink, a
+// regular file (or missing), its journals regular files too, and SQLite content.
+func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*dbFile, error) {
+	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	d := &dbFile{z: z, rel: rel, shown: in.Path}
+	if err := d.check(); err != nil {
+		z.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *dbFile) check() error {
+	z, rel, shown := d.z, d.rel, d.shown
+	if rel == "" {
+		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
+	}
+	if _, err := z.Fs.Confined(rel); err != nil {
+		return writeError(err, z, shown)
+	}
+	for _, suffix := range append([]string{""}, journals...) {
+		fi, _, err := z.Fs.LstatIfPossible(rel + suffix)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return writeError(err, z, shown)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return Errf(InvalidPath, "The database %s is a symbolic link", shown+suffix).With("path", shown).With("zone", z.Label).
+				WithHint("Open the database file itself, not a link to it")
+		case fi.IsDir():
+			return Errf(NotAFile, "Path is a directory, not a file: %s", shown+suffix).With("path", shown).With("zone", z.Label)
+		case !fi.Mode().IsRegular():
+			return Errf(NotAFile, "Not a regular file: %s (%s)", shown+suffix, fileKind(fi.Mode())).With("path", shown).With("zone", z.Label).
+				WithHint("A database must be a regular file; see shed_tree")
+		}
+	}
+	d.host = filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
+	d.before = d.state()
+	if d.before.exists && d.before.size > 0 {
+		f, _, err := openRegular(z, rel, shown, func(*Zone, string) error { return nil })
+		if err != nil {
+			return err
+		}
+		head := make([]byte, 16)
+		n, _ := io.ReadFull(f, head)
+		_ = f.Close()
+		if string(head[:n]) != sqliteMagic {
+			return Errf(DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
+				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
+		}
+	}
+	return nil
+}
+
+// notItself refuses a CSV path (param) that is the database or one of its journals.
+func (d *dbFile) notItself(rel, param string) error {
+	for _, suffix := range append([]string{""}, journals...) {
+		if rel == d.rel+suffix {
+			return Errf(InvalidParameter, "'%s' is the database itself: %s", param, rel).With("parameter", param).
+				WithHint("Use another file name for the CSV, e.g. 'export.csv'")
+		}
+	}
+	return nil
+}
+
+// state measures the database and its journals now.
+func (d *dbFile) state() fileState {
+	var st fileState
+	if fi, err := os.Lstat(d.host); err == nil {
+		st.exists, st.size, st.mtime, st.names = true, fi.Size(), fi.ModTime(), 1
+	}
+	for _, j := range journals {
+		fi, err := os.Lstat(d.host + j)
+		if err != nil {
+			continue
+		}
+		st.names++
+		if j != "-shm" && fi.Mode().IsRegular() {
+			st.extra += fi.Size()
+		}
+	}
+	return st
+}
+
+// exists reports whether a host path exists (without following a final symlink).
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// changed reports whether the database file differs from the start of the call.
+func (d *dbFile) changed(now fileState) bool {
+	b := d.before
+	return now.exists != b.exists || now.size != b.size || !now.mtime.Equal(b.mtime)
+}
