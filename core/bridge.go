@@ -266,13 +266,3 @@ func bridgeTarget(dst *Zone, destRel string, in BridgeArgs, dir bool) (bool, int
 	}
 	return false, 0, nil
 }
-
-// destExists is FILE_EXISTS for a bridge's destination.
-func destExists(dst *Zone, dest string, folder, overwrite bool) *Error {
-	e := Errf(FileExists, "Destination exists: %s", dest).With("path", dest).With("zone", dst.Label).
-		WithHint("Use overwrite=true to replace the existing file, or choose another dest")
-	if folder || overwrite {
-		e.WithHint("overwrite=true replaces a file by a file, never a folder: choose another dest or shed_delete it first")
-	}
-	return e
-}

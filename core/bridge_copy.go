@@ -207,3 +207,13 @@ func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int
 	}
 	return n, nil
 }
+
+// destExists is FILE_EXISTS for a bridge's destination.
+func destExists(dst *Zone, dest string, folder, overwrite bool) *Error {
+	e := Errf(FileExists, "Destination exists: %s", dest).With("path", dest).With("zone", dst.Label).
+		WithHint("Use overwrite=true to replace the existing file, or choose another dest")
+	if folder || overwrite {
+		e.WithHint("overwrite=true replaces a file by a file, never a folder: choose another dest or shed_delete it first")
+	}
+	return e
+}

@@ -335,22 +335,3 @@ func (s *Service) sealedDirs(userID string) []sealedDir {
 	}
 	return dirs
 }
-
-// sealZone applies the user's key to a Storage or Uploads zone: active encrypts what is
-// written and decrypts what is read; disabled only decrypts (files sealed before).
-func (s *Service) sealZone(ctx context.Context, userID string, fsys *confine.Fs) error {
-	u := s.userKey(ctx, userID)
-	switch {
-	case u.state == "":
-		return nil
-	case u.err != nil && u.state == "active":
-		return u.err
-	case u.err != nil:
-		fsys.RefuseSealed() // disabled and no usable key: plain files read, a stray sealed one is refused
-	case u.state == "active":
-		fsys.Seal(u.key)
-	default:
-		fsys.ReadSealed(u.key)
-	}
-	return nil
-}

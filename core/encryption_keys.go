@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/crypt"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -210,4 +211,23 @@ func (s *Service) AdminRotateMasterKey(ctx context.Context, old string) (Rotatio
 		s.forgetUserKey(row.UserID)
 	}
 	return rep, nil
+}
+
+// sealZone applies the user's key to a Storage or Uploads zone: active encrypts what is
+// written and decrypts what is read; disabled only decrypts (files sealed before).
+func (s *Service) sealZone(ctx context.Context, userID string, fsys *confine.Fs) error {
+	u := s.userKey(ctx, userID)
+	switch {
+	case u.state == "":
+		return nil
+	case u.err != nil && u.state == "active":
+		return u.err
+	case u.err != nil:
+		fsys.RefuseSealed() // disabled and no usable key: plain files read, a stray sealed one is refused
+	case u.state == "active":
+		fsys.Seal(u.key)
+	default:
+		fsys.ReadSealed(u.key)
+	}
+	return nil
 }

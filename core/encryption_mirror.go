@@ -327,43 +327,6 @@ var operandOnly = map[string]bool{
 	"dos2unix": true, "unix2dos": true, "shuf": true, "tee": true,
 }
 
-// mirrorNames is what the mirror of command p needs: its files (operands, output files)
-// when cmd reads only those and each is a regular file or does not exist yet; nil (the whole
-// zone) otherwise: no operand (the command works on its folder), a folder, or a symlink.
-func mirrorNames(z *Zone, cmd string, p *execPlan) []string {
-	if !operandOnly[cmd] || len(p.operands) == 0 {
-		return nil
-	}
-	for _, a := range p.in.Args {
-		// Lists of file names read from a file (wc, du and sort --files0-from, file -f,
-		// strings @FILE): the names inside are not operands.
-		if strings.HasPrefix(a, "--files0-from") || strings.HasPrefix(a, "--files-from") ||
-			cmd == "file" && strings.HasPrefix(a, "-f") || cmd == "strings" && strings.HasPrefix(a, "@") {
-			return nil
-		}
-	}
-	names := []string{}
-	for _, op := range p.operands {
-		if op == "" {
-			return nil // the zone root
-		}
-		fi, _, err := z.Fs.Raw().LstatIfPossible(op)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil, !fi.Mode().IsRegular():
-			return nil
-		}
-		names = append(names, op)
-	}
-	for _, out := range []string{p.stdoutFile, p.stderrFile} {
-		if out != "" {
-			names = append(names, out) // its folder must exist in the copy
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names) // the policy may confine an argument twice
-}
-
 // remove deletes the plaintext copy.
 func (m *mirror) remove() {
 	if m.fs != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,21 +206,6 @@ func execResult(data map[string]any, err error) (Result, error) {
 	return Result{Data: data, Message: msg}, nil
 }
 
-// revertedLocked is the reason of a data.reverted entry put back for a locked edit.
-const revertedLocked = "locked by another conversation"
-
-// reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
-// back after the command (the lock guard, and the ownership guard in group zones).
-func reverted(data map[string]any) []map[string]any {
-	r, _ := data["reverted"].([]map[string]any)
-	return r
-}
-
-// addReverted appends one entry to data.reverted.
-func addReverted(data map[string]any, entry map[string]any) {
-	data["reverted"] = append(reverted(data), entry)
-}
-
 // runIn runs in inside dir, a directory of zone z other than its root (the editzone copy
 // of shed_lockedit_exec): the same policy, limits and data as shed_exec, with dir as the
 // working directory and the only writable tree; paths are confined to dir. It neither
@@ -299,4 +286,41 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 		e.WithHint("%s", v.Hint)
 	}
 	return e
+}
+
+// mirrorNames is what the mirror of command p needs: its files (operands, output files)
+// when cmd reads only those and each is a regular file or does not exist yet; nil (the whole
+// zone) otherwise: no operand (the command works on its folder), a folder, or a symlink.
+func mirrorNames(z *Zone, cmd string, p *execPlan) []string {
+	if !operandOnly[cmd] || len(p.operands) == 0 {
+		return nil
+	}
+	for _, a := range p.in.Args {
+		// Lists of file names read from a file (wc, du and sort --files0-from, file -f,
+		// strings @FILE): the names inside are not operands.
+		if strings.HasPrefix(a, "--files0-from") || strings.HasPrefix(a, "--files-from") ||
+			cmd == "file" && strings.HasPrefix(a, "-f") || cmd == "strings" && strings.HasPrefix(a, "@") {
+			return nil
+		}
+	}
+	names := []string{}
+	for _, op := range p.operands {
+		if op == "" {
+			return nil // the zone root
+		}
+		fi, _, err := z.Fs.Raw().LstatIfPossible(op)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil, !fi.Mode().IsRegular():
+			return nil
+		}
+		names = append(names, op)
+	}
+	for _, out := range []string{p.stdoutFile, p.stderrFile} {
+		if out != "" {
+			names = append(names, out) // its folder must exist in the copy
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names) // the policy may confine an argument twice
 }

@@ -2,11 +2,7 @@ package core
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/lock"
 )
@@ -39,19 +35,6 @@ import (
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
 	left, err := s.remainingQuota(ctx, z)
 	return min(left.Bytes, int64(s.cfg.MaxFileSizeMB)<<20), err
-}
-
-// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
-func (s *Service) remainingQuota(ctx context.Context, z *Zone) (amount, error) {
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return amount{}, quotaErr("Cannot read the quota", err)
-	}
-	used, err := s.db.Usage(ctx, z.Owner)
-	if err != nil {
-		return amount{}, quotaErr("Cannot read the quota", err)
-	}
-	left := sub(s.limit(z.Owner), used)
-	return amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
 }
 
 // execQuota is the usage measurement around one command that may write.
@@ -178,49 +161,3 @@ func (q *execQuota) overQuota(cmd string, peak amount, rb rolledBack) *Error {
 
 // finish releases the owner's lock.
 func (q *execQuota) finish() { q.release() }
-
-// entry is one name of a zone snapshot.
-type entry struct {
-	size  int64 // regular files
-	dir   bool
-	other bool // neither a regular file nor a directory (symlink, FIFO, ...)
-	ctime time.Time
-}
-
-// snapshot is a zone's names and the total size of its regular files.
-type snapshot struct {
-	entries map[string]entry
-	total   int64
-}
-
-// usage is what the snapshot holds against the quota: its bytes and its names.
-func (s snapshot) usage() amount { return amount{Bytes: s.total, Files: int64(len(s.entries))} }
-
-// takeSnapshot walks root without following symbolic links (walk.go: one folder open at a
-// time, so no depth of tree defeats it): names are read with getdents and only regular
-// files are stat'ed, relative to their folder (fstatat), so no path is resolved twice.
-// Names that vanish during the walk (a command still running) are skipped; a folder it
-// cannot read is an error (the measure must be whole).
-func takeSnapshot(root string) (snapshot, error) {
-	s := snapshot{entries: map[string]entry{}}
-	w := treeWalk{visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
-		switch {
-		case e.typ&fs.ModeDir != 0:
-			s.entries[rel] = entry{dir: true}
-			return true, nil
-		case e.typ.IsRegular():
-			var st unix.Stat_t
-			if err := unix.Fstatat(dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
-				return false, nil
-			} else if err != nil {
-				return false, &fs.PathError{Op: "stat", Path: rel, Err: err}
-			}
-			s.entries[rel] = entry{size: st.Size, ctime: time.Unix(st.Ctim.Unix())}
-			s.total += st.Size
-		default:
-			s.entries[rel] = entry{other: true}
-		}
-		return false, nil
-	}}
-	return s, w.run(context.Background(), root)
-}

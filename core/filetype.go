@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"unicode/utf8"
-
-	"github.com/gabriel-vasile/mimetype"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/textcap"
@@ -105,9 +102,6 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	return Result{Data: data, Message: msg}, nil
 }
 
-// sqliteMagic starts every SQLite database file.
-const sqliteMagic = "SQLite format 3\x00"
-
 // magic names the content by the original's signature table, else "Text file (UTF-8)" when
 // the first 1024 bytes are UTF-8 (a character cut at byte 1024 does not count against it).
 func magic(sample []byte) string {
@@ -151,21 +145,4 @@ func textEncoding(sample []byte) string {
 		return "utf-8"
 	}
 	return "unknown (not UTF-8)"
-}
-
-// detectMIME is the content's media type without parameters ("text/plain").
-func detectMIME(sample []byte) string {
-	m, _, _ := strings.Cut(mimetype.Detect(sample).String(), ";")
-	return m
-}
-
-// humanSize renders a size as the original's file_type does: "1.50 MB", "2.0 KB", "12 B".
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"slices"
 
@@ -89,52 +88,6 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 		g.noteCompanions(st, g.files[len(g.files)-1])
 	}
 	return g, nil
-}
-
-// statter lstats many files of a zone cheaply: each folder is opened once (inside the
-// zone's root, so never outside it), then every file is one fstatat. Why not
-// confine.Fs.LstatIfPossible: it walks the path from the root for each file, which made
-// the guard of a 10,000-file zone several times slower. Use a new statter after a command:
-// an open folder follows its folder if the command moved it.
-type statter struct {
-	root *os.Root
-	dirs map[string]*os.File // nil: the folder cannot be opened
-}
-
-func newStatter(z *Zone) (*statter, error) {
-	root, err := os.OpenRoot(z.Fs.Dir())
-	if err != nil {
-		return nil, err
-	}
-	return &statter{root: root, dirs: map[string]*os.File{}}, nil
-}
-
-// lstat describes rel without following a final symlink; false when it does not exist.
-func (st *statter) lstat(rel string) (unix.Stat_t, bool) {
-	dir, name := path.Split(rel)
-	d, seen := st.dirs[dir]
-	if !seen {
-		open := dir
-		if open == "" {
-			open = "."
-		}
-		d, _ = st.root.Open(open) // nil on error: every file below is missing
-		st.dirs[dir] = d
-	}
-	var info unix.Stat_t
-	if d == nil || unix.Fstatat(int(d.Fd()), name, &info, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return info, false
-	}
-	return info, true
-}
-
-func (st *statter) close() {
-	for _, d := range st.dirs {
-		if d != nil {
-			_ = d.Close()
-		}
-	}
-	_ = st.root.Close()
 }
 
 // change adds the guard to the command's change (the change itself outside group zones).
@@ -246,12 +199,6 @@ func (g *execGuard) check(sr *statter, f guarded, dirs map[string]bool) string {
 	return "modified"
 }
 
-// sameEntry reports whether two stats describe the same unchanged file.
-func sameEntry(a, b unix.Stat_t) bool {
-	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Nlink == b.Nlink && a.Size == b.Size &&
-		a.Mtim == b.Mtim && a.Ctim == b.Ctim
-}
-
 // realDirs reports whether dir and each of its ancestors is a real folder (not a link,
 // not missing), memoised in seen.
 func realDirs(z *Zone, dir string, seen map[string]bool) bool {
@@ -353,4 +300,46 @@ func ancestors(p string) []string {
 		out = append([]string{d}, out...)
 	}
 	return out
+}
+
+// guardedCompanion is a companion of a protected database as it was before a command.
+type guardedCompanion struct {
+	rel     string
+	rec     store.Ownership
+	st      unix.Stat_t
+	existed bool
+}
+
+// noteCompanions records, before a command, the companions of f's database when the
+// caller may not write it.
+func (g *execGuard) noteCompanions(st *statter, f guarded) {
+	if f.mayWrite {
+		return
+	}
+	for _, j := range journals {
+		info, ok := st.lstat(f.rec.Path + j)
+		g.companions = append(g.companions, guardedCompanion{rel: f.rec.Path + j, rec: f.rec, st: info, existed: ok})
+	}
+}
+
+// restoreCompanions removes, after a command, every companion of a protected database that
+// the command created or changed (one it deleted is what the next open would remove), and
+// reports them in data["reverted"].
+func (g *execGuard) restoreCompanions(st *statter, data map[string]any) error {
+	for _, cp := range g.companions {
+		now, ok := st.lstat(cp.rel)
+		if !ok || (cp.existed && sameEntry(now, cp.st)) {
+			continue
+		}
+		if err := g.z.Fs.RemoveAll(cp.rel); err != nil {
+			return Errf(ExecutionError, "A file the command wrote beside the protected database %s could not be removed: %s", cp.rec.Path, cp.rel).
+				With("path", cp.rel).Because(err).WithHint("Run shed_info(action='maintenance'), then retry")
+		}
+		reason := "created beside the protected SQLite database " + cp.rec.Path
+		if cp.existed {
+			reason = "changed beside the protected SQLite database " + cp.rec.Path
+		}
+		addReverted(data, map[string]any{"path": cp.rel, "reason": reason, "owner": cp.rec.Owner, "mode": cp.rec.Mode})
+	}
+	return nil
 }

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"path"
-	"path/filepath"
-	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/core/store"
 )
 
 // Locked edits (reference §2.7, §5.9-§5.13): shed_lockedit_open records a lock in the state
@@ -26,43 +22,6 @@ type LockeditPathArgs struct {
 	ZoneArgs
 	Path string `json:"path" required:"true"`
 }
-
-// lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
-// acquire, do not block other writers, and are released by shed_maintenance.
-func (s *Service) lockMaxAge() time.Duration {
-	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
-}
-
-// editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
-func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
-	ez, err := confine.New(filepath.Join(z.space, "editzone", conv))
-	if err != nil {
-		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
-	}
-	ez.ShareSeal(z.Fs) // the working copy of an encrypted file is encrypted too
-	return ez, nil
-}
-
-// lockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
-// holder's name (group zones must not disclose who edits what beyond the conversation).
-func lockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
-	return e.With("locked_by_conversation", l.ConvID).With("since", l.Since.UTC().Format(time.RFC3339)).
-		With("locked_at", l.Since.UTC().Format(time.RFC3339)).
-		With("expires_at", l.Since.Add(maxAge).UTC().Format(time.RFC3339))
-}
-
-// fileLocked is the FILE_LOCKED error for a lock held by someone else.
-func (s *Service) fileLocked(z *Zone, p string, l store.Lock) *Error {
-	return lockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
-}
-
-// lockErr wraps a state-database failure on locks.
-func lockErr(p string, err error) *Error {
-	return Errf(LockError, "Cannot read or record the lock on %s", p).With("path", p).Because(err)
-}
-
-// heldBy reports whether l belongs to the caller (same user and conversation).
-func heldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
 
 // requireHolder checks that the caller holds the lock on p: another user's lock is
 // NOT_LOCK_OWNER, another conversation's FILE_LOCKED, no lock NOT_IN_EDIT_MODE (with a
@@ -112,17 +71,6 @@ func workingCopy(z *Zone, ez *confine.Fs, p string) (fs.FileInfo, error) {
 		return nil, notInEditMode(z, p)
 	}
 	return fi, nil
-}
-
-// removeWorkingCopy deletes a working copy and its now-empty parent folders (never the
-// editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
-func removeWorkingCopy(ez *confine.Fs, p string) {
-	_ = ez.Remove(p)
-	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
-		if ez.Remove(d) != nil {
-			return
-		}
-	}
 }
 
 // edit is one locked-edit step in progress: the zone, the caller's editzone, the clean path,

@@ -2,7 +2,12 @@ package core
 
 import (
 	"context"
+	"path"
+	"path/filepath"
 	"time"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // checkUnlocked is what every other writer calls before changing a file (patch, delete,
@@ -43,4 +48,52 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 		}
 	}
 	return nil
+}
+
+// lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
+// acquire, do not block other writers, and are released by shed_maintenance.
+func (s *Service) lockMaxAge() time.Duration {
+	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
+}
+
+// editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
+func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
+	ez, err := confine.New(filepath.Join(z.space, "editzone", conv))
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
+	}
+	ez.ShareSeal(z.Fs) // the working copy of an encrypted file is encrypted too
+	return ez, nil
+}
+
+// lockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
+// holder's name (group zones must not disclose who edits what beyond the conversation).
+func lockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
+	return e.With("locked_by_conversation", l.ConvID).With("since", l.Since.UTC().Format(time.RFC3339)).
+		With("locked_at", l.Since.UTC().Format(time.RFC3339)).
+		With("expires_at", l.Since.Add(maxAge).UTC().Format(time.RFC3339))
+}
+
+// fileLocked is the FILE_LOCKED error for a lock held by someone else.
+func (s *Service) fileLocked(z *Zone, p string, l store.Lock) *Error {
+	return lockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
+}
+
+// lockErr wraps a state-database failure on locks.
+func lockErr(p string, err error) *Error {
+	return Errf(LockError, "Cannot read or record the lock on %s", p).With("path", p).Because(err)
+}
+
+// heldBy reports whether l belongs to the caller (same user and conversation).
+func heldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
+
+// removeWorkingCopy deletes a working copy and its now-empty parent folders (never the
+// editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
+func removeWorkingCopy(ez *confine.Fs, p string) {
+	_ = ez.Remove(p)
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if ez.Remove(d) != nil {
+			return
+		}
+	}
 }

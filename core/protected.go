@@ -94,3 +94,18 @@ func sweepProtected(z *Zone, before, after snapshot, data map[string]any) bool {
 
 // revertedProtected is the reason of a data.reverted entry removed for a protected path.
 const revertedProtected = "protected path: .git folders and fileshed's temporary names are not kept here"
+
+// revertedLocked is the reason of a data.reverted entry put back for a locked edit.
+const revertedLocked = "locked by another conversation"
+
+// reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
+// back after the command (the lock guard, and the ownership guard in group zones).
+func reverted(data map[string]any) []map[string]any {
+	r, _ := data["reverted"].([]map[string]any)
+	return r
+}
+
+// addReverted appends one entry to data.reverted.
+func addReverted(data map[string]any, entry map[string]any) {
+	data["reverted"] = append(reverted(data), entry)
+}

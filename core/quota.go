@@ -248,3 +248,16 @@ func quotaErr(what string, err error) *Error {
 	}
 	return Errf(InternalError, "%s", what).Because(err)
 }
+
+// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
+func (s *Service) remainingQuota(ctx context.Context, z *Zone) (amount, error) {
+	if err := s.ensureUsage(ctx, z.Owner); err != nil {
+		return amount{}, quotaErr("Cannot read the quota", err)
+	}
+	used, err := s.db.Usage(ctx, z.Owner)
+	if err != nil {
+		return amount{}, quotaErr("Cannot read the quota", err)
+	}
+	left := sub(s.limit(z.Owner), used)
+	return amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
+}

@@ -308,14 +308,3 @@ func (c *capBuf) Write(p []byte) (int, error) {
 	c.buf = append(c.buf, p...)
 	return len(p), nil
 }
-
-// clipText cuts s to at most n bytes on a character boundary.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}

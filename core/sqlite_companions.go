@@ -13,51 +13,8 @@ import (
 	"github.com/fileshed/fileshed/core/store"
 )
 
-// SQLite's companion files are the database. SQLite keeps X-wal (the write-ahead log),
-// X-journal (the rollback journal) and X-shm (the index of the log) beside a database X,
-// and whoever opens X next applies what they hold: a log's frames are read as pages of X
-// (and copied into X at the next checkpoint), a "hot" journal is rolled back into X. So in
-// a group zone a member who may not write X must not create or change its companions
-// either: checkGroupWrite applies X's record to them (every tool, unzip's entries), the
-// shed_exec guard removes those a command made, and a companion that still reached the
-// folder (planted while X was open to every member, or left by a crash) is removed before
-// shed_sqlite opens a protected X.
-
-// companionOf returns the database whose companion rel is (zone-relative, clean).
-func companionOf(rel string) (string, bool) {
-	for _, j := range journals {
-		if db, ok := strings.CutSuffix(rel, j); ok && db != "" && !strings.HasSuffix(db, "/") {
-			return db, true
-		}
-	}
-	return "", false
-}
-
-// checkCompanion refuses kind on key (the ownership key of a path) when it is a companion
-// of a database that c may not write. nil when key is no companion, or its database has no
-// record.
-func (s *Service) checkCompanion(ctx context.Context, c Caller, z *Zone, key string) error {
-	db, ok := companionOf(key)
-	if !ok {
-		return nil
-	}
-	o, found, err := s.db.Ownership(ctx, z.GroupID, physicalRel(z, db))
-	if err != nil {
-		return ownershipErr(err)
-	}
-	if !found || !fileExists(z, o.Path) {
-		return nil
-	}
-	// Creating, changing, moving or deleting a companion changes what the database holds:
-	// it is a write of the database, whatever the kind of the operation on the file.
-	e := refusal(c, o, writeModify)
-	if e == nil {
-		return nil
-	}
-	e.Message = key + " is part of the SQLite database " + o.Path + ". " + e.Message
-	return e.With("path", key).With("database", o.Path).With("zone", z.Label).
-		WithHint("SQLite applies %s to %s: only who may write the database may write it (through shed_sqlite)", key, o.Path)
-}
+// The sqlite family's side of the companion rule (companions.go): a stray companion of a
+// protected database is removed before shed_sqlite opens it.
 
 // protectedDB is the record of the database d when it is protected (mode owner or
 // owner_ro in a group zone).
@@ -148,46 +105,4 @@ func heldByOthers(paths ...string) bool {
 		}
 	}
 	return false
-}
-
-// guardedCompanion is a companion of a protected database as it was before a command.
-type guardedCompanion struct {
-	rel     string
-	rec     store.Ownership
-	st      unix.Stat_t
-	existed bool
-}
-
-// noteCompanions records, before a command, the companions of f's database when the
-// caller may not write it.
-func (g *execGuard) noteCompanions(st *statter, f guarded) {
-	if f.mayWrite {
-		return
-	}
-	for _, j := range journals {
-		info, ok := st.lstat(f.rec.Path + j)
-		g.companions = append(g.companions, guardedCompanion{rel: f.rec.Path + j, rec: f.rec, st: info, existed: ok})
-	}
-}
-
-// restoreCompanions removes, after a command, every companion of a protected database that
-// the command created or changed (one it deleted is what the next open would remove), and
-// reports them in data["reverted"].
-func (g *execGuard) restoreCompanions(st *statter, data map[string]any) error {
-	for _, cp := range g.companions {
-		now, ok := st.lstat(cp.rel)
-		if !ok || (cp.existed && sameEntry(now, cp.st)) {
-			continue
-		}
-		if err := g.z.Fs.RemoveAll(cp.rel); err != nil {
-			return Errf(ExecutionError, "A file the command wrote beside the protected database %s could not be removed: %s", cp.rec.Path, cp.rel).
-				With("path", cp.rel).Because(err).WithHint("Run shed_info(action='maintenance'), then retry")
-		}
-		reason := "created beside the protected SQLite database " + cp.rec.Path
-		if cp.existed {
-			reason = "changed beside the protected SQLite database " + cp.rec.Path
-		}
-		addReverted(data, map[string]any{"path": cp.rel, "reason": reason, "owner": cp.rec.Owner, "mode": cp.rec.Mode})
-	}
-	return nil
 }

@@ -63,9 +63,6 @@ type fileState struct {
 	mtime  time.Time
 }
 
-// journals are the files SQLite keeps beside a database.
-var journals = []string{"-wal", "-journal", "-shm"}
-
 // sqliteFile resolves and checks the database path: inside the zone, not a symlink, a
 // regular file (or missing), its journals regular files too, and SQLite content.
 func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*dbFile, error) {

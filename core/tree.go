@@ -11,13 +11,6 @@ import (
 	"strings"
 )
 
-// ZoneArgs are the arguments shared by every zone-scoped tool.
-type ZoneArgs struct {
-	Zone            string `json:"zone" required:"true" enum:"uploads,storage,documents,group" doc:"Zone: uploads (read-only chat files), storage (free workshop), documents (versioned), group (shared; needs group)"`
-	Group           string `json:"group,omitempty" doc:"Group id or exact name, only with zone='group'"`
-	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
-}
-
 // TreeInput is the input of shed_tree.
 type TreeInput struct {
 	ZoneArgs
@@ -149,12 +142,4 @@ func shortSize(n int64) string {
 		return fmt.Sprintf("%.1fK", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%dB", n)
-}
-
-// pathNotFound maps a stat/open failure on a user path to the catalogue.
-func pathNotFound(err error, z *Zone, p string) *Error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return Errf(FileNotFound, "Path not found: %s", p).With("path", p).With("zone", z.Label)
-	}
-	return pathError(err, z, p)
 }

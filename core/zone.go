@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,4 +180,19 @@ func (s *Service) zonePath(ctx context.Context, c Caller, args ZoneArgs, p strin
 		return nil, "", err
 	}
 	return z, rel, nil
+}
+
+// ZoneArgs are the arguments shared by every zone-scoped tool.
+type ZoneArgs struct {
+	Zone            string `json:"zone" required:"true" enum:"uploads,storage,documents,group" doc:"Zone: uploads (read-only chat files), storage (free workshop), documents (versioned), group (shared; needs group)"`
+	Group           string `json:"group,omitempty" doc:"Group id or exact name, only with zone='group'"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+}
+
+// pathNotFound maps a stat/open failure on a user path to the catalogue.
+func pathNotFound(err error, z *Zone, p string) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errf(FileNotFound, "Path not found: %s", p).With("path", p).With("zone", z.Label)
+	}
+	return pathError(err, z, p)
 }
