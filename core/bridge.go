@@ -165,7 +165,7 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 		vrel = srcRel
 	}
 	hash, err := tx.Apply(func() (Change, error) {
-		if err := tx.r.mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
+		if err := tx.Reservation().mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
 			return Change{}, writeError(err, dst, in.Dest)
 		}
 		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)

@@ -139,7 +139,7 @@ func (s *Service) runCopy(ctx context.Context, c Caller, job *copyJob, tool, mes
 	hash, err := tx.Apply(func() (Change, error) {
 		ch := Change{Paths: dsts}
 		for i, it := range job.items {
-			n, err := copyOne(ctx, tx.r, job.from, job.to, it)
+			n, err := copyOne(ctx, tx.Reservation(), job.from, job.to, it)
 			if err != nil {
 				return ch, err
 			}

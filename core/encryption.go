@@ -29,7 +29,7 @@ var encryptedZones = []string{"storage", "uploads"}
 // EncryptionSetup creates the caller's data key: from now on every file written to Storage
 // and Uploads is encrypted; migrate encrypts the files written before.
 func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error) {
-	if s.keys.master == nil {
+	if !s.encryptionAvailable() {
 		return Result{}, Errf(EncryptionUnavailable, "Encryption at rest is not available on this server")
 	}
 	unlock, err := s.keyChange(ctx, c.UserID)
@@ -82,7 +82,7 @@ func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error
 	case u.state != "":
 		status = u.state
 	}
-	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.keys.master != nil}
+	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.encryptionAvailable()}
 	msg := "Encryption is not enabled"
 	if u.key != nil {
 		n, err := s.sealWalk(ctx, c.UserID, u.key, nil)

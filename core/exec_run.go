@@ -195,9 +195,7 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 		}
 		spec.Stderr = errSink
 	}
-	s.running.Add(1)
-	res, runErr := sandbox.Run(ctx, spec)
-	s.running.Add(-1)
+	res, runErr := s.runSandboxed(ctx, spec)
 	// The call's own deadline (an encrypted zone's timeout also covers its copies) ends the
 	// command like its timeout.
 	res.TimedOut = res.TimedOut || errors.Is(ctx.Err(), context.DeadlineExceeded)

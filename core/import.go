@@ -219,7 +219,7 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 	defer body.Close()
 	var out map[string]any
 	_, err = tx.Apply(func() (Change, error) {
-		m := &metered{ctx: ctx, r: tx.r, body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
+		m := &metered{ctx: ctx, r: tx.Reservation(), body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
 		tmp := path.Join(dir, confine.TempName())
 		n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
 		if err != nil {

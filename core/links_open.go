@@ -180,7 +180,10 @@ func (s *Service) UseLink(ctx context.Context, l store.Link) error {
 // configured (groups known only from the creator's requests) nobody can answer, and the
 // link is served until it expires: README "Download links" says so.
 func (s *Service) linkZone(ctx context.Context, l store.Link) (*Zone, error) {
-	c := Caller{UserID: l.Owner, ConvID: l.ConvID, token: s.cfg.OpenWebUI.AdminAPIKey}
+	c, err := NewCaller(l.Owner, "", "", "", l.ConvID, nil, s.cfg.OpenWebUI.AdminAPIKey)
+	if err != nil {
+		return nil, ErrLinkGone
+	}
 	z, err := s.resolveZone(ctx, c, l.Zone, l.GroupID, false)
 	if e, ok := AsError(err); ok && e.Code == GroupNotAvailable {
 		c.Groups = []string{l.GroupID}

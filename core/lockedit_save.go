@@ -59,7 +59,7 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 			return Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if err := tx.r.mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+		if err := tx.Reservation().mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
 			return Change{}, pathError(err, z, p)
 		}
 		n, err := z.Fs.WriteAtomic(p, src, 0o600)

@@ -103,9 +103,7 @@ func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, 
 	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
 		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20,
 		CPUSeconds: int64(s.cfg.ExecCPULimitSeconds), Mode: sandbox.Mode(s.cfg.ExecSandbox), Stdout: out}
-	s.running.Add(1)
-	res, err := sandbox.Run(ctx, spec)
-	s.running.Add(-1)
+	res, err := s.runSandboxed(ctx, spec)
 	if errors.Is(err, sandbox.ErrSandboxUnavailable) {
 		return res, Errf(SandboxUnavailable, "Cannot read PDFs: exec_sandbox is 'required' and this kernel has no Landlock").
 			With("command", cmd)

@@ -85,7 +85,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		return Result{}, err
 	}
 	hash, err := tx.Apply(func() (Change, error) {
-		if err := tx.r.mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
+		if err := tx.Reservation().mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
 			return Change{}, writeError(err, z, in.NewPath)
 		}
 		if err := z.Fs.Rename(oldRel, newRel); err != nil {

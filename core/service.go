@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/fileshed/fileshed/core/linktoken"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/sqlq"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/valves"
@@ -132,8 +134,28 @@ func (s *Service) Close() error {
 	return err
 }
 
-// RunningCommands is how many commands (shed_exec, shed_lockedit_exec) run now.
+// RunningCommands is how many commands (shed_exec, shed_lockedit_exec, PDF reading) run now.
 func (s *Service) RunningCommands() int64 { return s.running.Load() }
+
+// runSandboxed runs spec in the sandbox, counted in RunningCommands while it runs.
+func (s *Service) runSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	return sandbox.Run(ctx, spec)
+}
+
+// encryptionAvailable reports whether the server has a master key (encryption at rest can
+// be set up).
+func (s *Service) encryptionAvailable() bool { return s.keys.master != nil }
+
+// DB is the state database (ownership, locks, links, usage, audit, keys).
+func (s *Service) DB() *store.DB { return s.db }
+
+// Base is the absolute storage directory.
+func (s *Service) Base() string { return s.base }
+
+// OpenWebUI is the Open WebUI client, nil when no openwebui.url is configured.
+func (s *Service) OpenWebUI() *owui.Client { return s.owui }
 
 // Config returns the effective configuration (read-only by convention).
 func (s *Service) Config() *valves.Config { return s.cfg }

@@ -160,7 +160,7 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner).Bytes-used.Bytes, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
 	_, err = tx.Apply(func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := tx.r.mkdirAll(ctx, z.Fs, dir); err != nil {
+			if err := tx.Reservation().mkdirAll(ctx, z.Fs, dir); err != nil {
 				return Change{}, writeError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file

@@ -254,6 +254,10 @@ func walkNames(z *Zone, dir string, fn func(rel string) error) error {
 	return nil
 }
 
+// Reservation is what Reserve reserved (nil before): a change that makes folders counts
+// them with its mkdirAll, and a download of unknown size grows it as the bytes come.
+func (tx *Tx) Reservation() *Reservation { return tx.r }
+
 // Target is step i's path as it was when Begin took its lock.
 func (tx *Tx) Target(i int) target { return tx.targets[i] }
 

@@ -102,7 +102,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	}
 	var u unzipped
 	hash, err := tx.Apply(func() (Change, error) {
-		ch, err := s.unzipInto(ctx, c, z, tx.r, a, destRel, in.Overwrite, &u)
+		ch, err := s.unzipInto(ctx, c, z, tx.Reservation(), a, destRel, in.Overwrite, &u)
 		ch.Growth = u.delta()
 		return ch, err
 	})

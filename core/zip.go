@@ -78,7 +78,7 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 		return Result{}, Errf(FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
 			WithHint("Choose another dest, or delete the existing file first with shed_delete")
 	}
-	hash, size, err := writeZip(ctx, tx, t, fsys, plan)
+	hash, size, err := writeZip(ctx, tx, z, t, fsys, plan)
 	if err != nil {
 		return Result{}, err
 	}
@@ -108,10 +108,10 @@ func zipDest(z *Zone, rel string, in ZipInput) (string, string, error) {
 	return d, d, nil
 }
 
-// writeZip streams the archive of plan into t, the file of tx, through writeFile. The
+// writeZip streams the archive of plan into t, the file of tx in z, through writeFile. The
 // reservation is the archive's largest possible size; a producer exceeding it (files grown
 // meanwhile) fails the write rather than overshoot the quota.
-func writeZip(ctx context.Context, tx *Tx, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
+func writeZip(ctx context.Context, tx *Tx, z *Zone, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
 	limit := plan.MaxSize()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -131,7 +131,6 @@ func writeZip(ctx context.Context, tx *Tx, t target, fsys fs.FS, plan *archive.P
 	if err != nil {
 		return "", 0, err
 	}
-	z := tx.e.Steps[0].Zone
 	fi, err := z.Fs.Stat(t.rel)
 	if err != nil {
 		return hash, 0, writeError(err, z, t.shown)
