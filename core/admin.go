@@ -103,8 +103,8 @@ type OwnerReport struct {
 }
 
 // ownerReport is o's line with its recorded usage used.
-func (s *Service) ownerReport(o store.Owner, used amount) OwnerReport {
-	l := s.limit(o)
+func (s *Service) ownerReport(o store.Owner, used Amount) OwnerReport {
+	l := s.Limit(o)
 	return OwnerReport{Kind: o.Kind, ID: o.ID, Used: used.Bytes, Limit: l.Bytes, UsedFiles: used.Files, LimitFiles: l.Files}
 }
 

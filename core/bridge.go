@@ -75,12 +75,12 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 				WithHint("Call %s(src='report.pdf', dest='reports/report.pdf')", b.tool)
 		}
 	}
-	src, err := s.resolveZone(ctx, c, b.from, "", false)
+	src, err := s.ResolveZone(ctx, c, b.from, "", false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer src.Close()
-	dst, err := s.resolveZone(ctx, c, b.to, "", true)
+	dst, err := s.ResolveZone(ctx, c, b.to, "", true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -132,19 +132,19 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if err != nil {
 		return Result{}, err
 	}
-	exists, replaced, err := bridgeTarget(dst, destRel, in, tree.dir)
+	exists, replaced, err := bridgeTarget(dst, destRel, in, tree.Dir)
 	if err != nil {
 		return Result{}, err
 	}
 	// Names: a copy adds those it writes; a rename carries every name along (one owner on
 	// both sides), but a whole upload folder was a zone root, never counted, and becomes a
 	// folder; a move that recodes is a copy, then the source's removal.
-	names := tree.copied
+	names := tree.Copied
 	if b.move {
-		if !recodes(b.move, src, dst) {
-			names = tree.names
+		if !Recodes(b.move, src, dst) {
+			names = tree.Names
 		}
-		names -= tree.names
+		names -= tree.Names
 		if whole {
 			names++
 		}
@@ -152,9 +152,9 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 	if exists {
 		names-- // the file replaced
 	}
-	growth := amount{Bytes: -replaced, Files: names}
+	growth := Amount{Bytes: -replaced, Files: names}
 	if !b.move {
-		growth.Bytes = tree.size - replaced
+		growth.Bytes = tree.Size - replaced
 	}
 	if err := tx.Reserve(dst, -1, growth); err != nil {
 		return Result{}, err
@@ -165,14 +165,14 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 		vrel = srcRel
 	}
 	hash, err := tx.Apply(func() (Change, error) {
-		if err := tx.Reservation().mkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
-			return Change{}, writeError(err, dst, in.Dest)
+		if err := tx.Reservation().MkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
+			return Change{}, WriteError(err, dst, in.Dest)
 		}
-		n, err := carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
+		n, err := Carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
 		if err != nil {
 			return Change{}, err
 		}
-		ch := Change{Paths: []string{vrel}, Growth: amount{Bytes: -replaced, Files: names}}
+		ch := Change{Paths: []string{vrel}, Growth: Amount{Bytes: -replaced, Files: names}}
 		if !b.move {
 			ch.Growth.Bytes = n - replaced
 		}
@@ -182,11 +182,11 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 		return Result{}, err
 	}
 	kind := "file"
-	if tree.dir {
+	if tree.Dir {
 		kind = "folder"
 	}
 	data := map[string]any{"src": shownSrc, "dest": destRel, "src_zone": src.Name, "dest_zone": dst.Name,
-		"type": kind, "files": len(tree.files), "bytes": tree.size, "replaced": exists}
+		"type": kind, "files": len(tree.Files), "bytes": tree.Size, "replaced": exists}
 	if hash != "" {
 		data["commit"] = hash
 	}
@@ -195,7 +195,7 @@ func (s *Service) bridge(ctx context.Context, c Caller, b bridge, in BridgeArgs,
 
 // bridgeSource describes the source: FILE_NOT_FOUND (with a word about shed_import for
 // Uploads) when missing, else its scanned tree.
-func bridgeSource(src *Zone, srcRel, shown string) (treeInfo, error) {
+func bridgeSource(src *Zone, srcRel, shown string) (TreeInfo, error) {
 	fi, _, err := src.Fs.LstatIfPossible(srcRel)
 	if errors.Is(err, fs.ErrNotExist) {
 		e := Errf(FileNotFound, "File not found in %s: %s", src.Name, shown).With("path", shown).With("zone", src.Label).
@@ -203,18 +203,18 @@ func bridgeSource(src *Zone, srcRel, shown string) (treeInfo, error) {
 		if src.Kind == Uploads {
 			e.WithHint("Did you call shed_import first? Files must be imported before moving (shed_tree(zone='uploads') lists them)")
 		}
-		return treeInfo{}, e
+		return TreeInfo{}, e
 	}
 	if err != nil {
-		return treeInfo{}, writeError(err, src, shown)
+		return TreeInfo{}, WriteError(err, src, shown)
 	}
-	return scanTree(src, srcRel, fi)
+	return ScanTree(src, srcRel, fi)
 }
 
 // uploadsParent is the Uploads zone src seen from the folder holding every conversation's
 // uploads, so that the conversation's own folder can be moved. The caller closes it.
 func uploadsParent(src *Zone) (*Zone, error) {
-	up, err := confine.New(src.space)
+	up, err := confine.New(src.Space)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
 	}
@@ -250,19 +250,19 @@ func bridgeDest(z *Zone, dest, srcRel string, allowZone bool) (string, error) {
 func bridgeTarget(dst *Zone, destRel string, in BridgeArgs, dir bool) (bool, int64, error) {
 	if d := path.Dir(destRel); d != "." {
 		if _, err := dst.Fs.Confined(d); err != nil {
-			return false, 0, writeError(err, dst, in.Dest)
+			return false, 0, WriteError(err, dst, in.Dest)
 		}
 	}
 	fi, _, err := dst.Fs.LstatIfPossible(destRel)
 	switch {
 	case err == nil && (!in.Overwrite || dir || !fi.Mode().IsRegular()):
-		return false, 0, destExists(dst, in.Dest, dir || fi.IsDir(), in.Overwrite)
+		return false, 0, DestExists(dst, in.Dest, dir || fi.IsDir(), in.Overwrite)
 	case err == nil:
 		return true, fi.Size(), nil
 	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, confine.ErrNotDir):
-		return false, 0, parentNotDir(dst, in.Dest)
+		return false, 0, ParentNotDir(dst, in.Dest)
 	case !errors.Is(err, fs.ErrNotExist):
-		return false, 0, writeError(err, dst, in.Dest)
+		return false, 0, WriteError(err, dst, in.Dest)
 	}
 	return false, 0, nil
 }

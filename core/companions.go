@@ -16,8 +16,8 @@ import (
 // shed_sqlite opens a protected X.
 
 // companionOf returns the database whose companion rel is (zone-relative, clean).
-func companionOf(rel string) (string, bool) {
-	for _, j := range journals {
+func CompanionOf(rel string) (string, bool) {
+	for _, j := range Journals {
 		if db, ok := strings.CutSuffix(rel, j); ok && db != "" && !strings.HasSuffix(db, "/") {
 			return db, true
 		}
@@ -29,20 +29,20 @@ func companionOf(rel string) (string, bool) {
 // of a database that c may not write. nil when key is no companion, or its database has no
 // record.
 func (s *Service) checkCompanion(ctx context.Context, c Caller, z *Zone, key string) error {
-	db, ok := companionOf(key)
+	db, ok := CompanionOf(key)
 	if !ok {
 		return nil
 	}
-	o, found, err := s.db.Ownership(ctx, z.GroupID, physicalRel(z, db))
+	o, found, err := s.db.Ownership(ctx, z.GroupID, PhysicalRel(z, db))
 	if err != nil {
-		return ownershipErr(err)
+		return OwnershipErr(err)
 	}
-	if !found || !fileExists(z, o.Path) {
+	if !found || !EntryExists(z, o.Path) {
 		return nil
 	}
 	// Creating, changing, moving or deleting a companion changes what the database holds:
 	// it is a write of the database, whatever the kind of the operation on the file.
-	e := refusal(c, o, writeModify)
+	e := refusal(c, o, WriteModify)
 	if e == nil {
 		return nil
 	}
@@ -52,4 +52,4 @@ func (s *Service) checkCompanion(ctx context.Context, c Caller, z *Zone, key str
 }
 
 // journals are the files SQLite keeps beside a database.
-var journals = []string{"-wal", "-journal", "-shm"}
+var Journals = []string{"-wal", "-journal", "-shm"}

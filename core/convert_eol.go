@@ -21,7 +21,7 @@ var eolFormats = map[string]string{"unix": "unix", "lf": "unix", "dos": "dos", "
 // atomically, with the growth reserved against the quota (the original did neither).
 // Files with NUL bytes are refused: converting a binary blindly corrupts it.
 func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) (Result, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -42,7 +42,7 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Convert EOL", Message: fmt.Sprintf("Convert EOL to %s: %s", target, rel)})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Convert EOL", Message: fmt.Sprintf("Convert EOL to %s: %s", target, rel)})
 	if e, ok := AsError(err); ok && e.Code == NotAFile {
 		return Result{}, Errf(InvalidFormat, "Cannot convert directory: %s", in.Path).With("path", in.Path).
 			WithHint("Give a text file; list a folder with shed_tree")
@@ -51,7 +51,7 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 		return Result{}, err
 	}
 	defer tx.Close()
-	if !t.exists {
+	if !t.Exists {
 		return Result{}, Errf(FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label)
 	}
 	text, err := s.readText(ctx, z, t)
@@ -81,7 +81,7 @@ func (s *Service) ConvertEOL(ctx context.Context, c Caller, in ConvertEOLInput) 
 		return Result{Data: map[string]any{"path": rel, "format": original, "changed": false},
 			Message: fmt.Sprintf("File already in %s format", target)}, nil
 	}
-	hash, err := tx.writeFile(write{size: int64(len(out)), body: strings.NewReader(out)})
+	hash, err := tx.WriteFile(Write{Size: int64(len(out)), Body: strings.NewReader(out)})
 	if err != nil {
 		return Result{}, err
 	}

@@ -22,7 +22,7 @@ type DeleteInput struct {
 // (reference §5.7). Uploads allows it (to clean imports). The bytes removed are counted
 // while deleting and given back to the quota.
 func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,11 +46,11 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 		return Result{}, err
 	}
 	defer tx.Close()
-	fi := tx.Target(0).info
-	if err := tx.Reserve(z, -1, amount{}); err != nil {
+	fi := tx.Target(0).Info
+	if err := tx.Reserve(z, -1, Amount{}); err != nil {
 		return Result{}, err
 	}
-	var freed amount
+	var freed Amount
 	exact := true
 	hash, err := tx.Apply(func() (Change, error) {
 		var err error
@@ -60,9 +60,9 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 			// UTF-8, made by a command): remove the rest in one go and re-measure the usage.
 			exact, err = false, z.Fs.RemoveAll(rel)
 		}
-		ch := Change{Paths: []string{rel}, Growth: sub(amount{}, freed)}
+		ch := Change{Paths: []string{rel}, Growth: Sub(Amount{}, freed)}
 		if err != nil {
-			return ch, writeError(err, z, in.Path)
+			return ch, WriteError(err, z, in.Path)
 		}
 		return ch, nil
 	})
@@ -86,18 +86,18 @@ func (s *Service) Delete(ctx context.Context, c Caller, in DeleteInput) (Result,
 // it, depth first, and returns the bytes of the regular files and the names it removed,
 // counted as they go (so the quota is given back exactly what was freed, even when it
 // stops half-way).
-func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (amount, error) {
+func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (Amount, error) {
 	if fi.IsDir() {
 		d, err := z.Open(rel)
 		if err != nil {
-			return amount{}, err
+			return Amount{}, err
 		}
 		entries, err := d.Readdir(-1)
 		_ = d.Close()
 		if err != nil {
-			return amount{}, err
+			return Amount{}, err
 		}
-		var freed amount
+		var freed Amount
 		for _, e := range entries {
 			// Why: Clean would read a name such as `..\x` (made by a command) as a path and
 			// name another file; such names are left to RemoveAll, which never parses them.
@@ -118,10 +118,10 @@ func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (amount, error) {
 		return freed, nil
 	}
 	if err := z.Remove(rel); err != nil {
-		return amount{}, err
+		return Amount{}, err
 	}
 	if fi.Mode().IsRegular() {
-		return amount{Bytes: fi.Size(), Files: 1}, nil
+		return Amount{Bytes: fi.Size(), Files: 1}, nil
 	}
-	return amount{Files: 1}, nil
+	return Amount{Files: 1}, nil
 }

@@ -29,7 +29,7 @@ var encryptedZones = []string{"storage", "uploads"}
 // EncryptionSetup creates the caller's data key: from now on every file written to Storage
 // and Uploads is encrypted; migrate encrypts the files written before.
 func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error) {
-	if !s.encryptionAvailable() {
+	if !s.EncryptionAvailable() {
 		return Result{}, Errf(EncryptionUnavailable, "Encryption at rest is not available on this server")
 	}
 	unlock, err := s.keyChange(ctx, c.UserID)
@@ -37,28 +37,28 @@ func (s *Service) EncryptionSetup(ctx context.Context, c Caller) (Result, error)
 		return Result{}, err
 	}
 	defer unlock()
-	u := s.userKey(ctx, c.UserID)
+	u := s.UserKey(ctx, c.UserID)
 	switch {
-	case u.err != nil:
-		return Result{}, u.err
-	case u.state == "active":
+	case u.Err != nil:
+		return Result{}, u.Err
+	case u.State == "active":
 		return Result{}, Errf(EncryptionAlreadyEnabled, "Encryption is already set up for your account")
-	case u.state == "disabled":
+	case u.State == "disabled":
 		// The key was kept by disable: take it up again (files it sealed stay readable).
-		if err := s.db.SetUserKeyState(ctx, c.UserID, "active"); err != nil {
+		if err := s.DB().SetUserKeyState(ctx, c.UserID, "active"); err != nil {
 			return Result{}, Errf(InternalError, "Cannot enable encryption").Because(err)
 		}
 	default:
-		added, err := s.newUserKey(ctx, c.UserID)
+		added, err := s.NewUserKey(ctx, c.UserID)
 		if err != nil {
 			return Result{}, err
 		}
 		if !added { // a concurrent setup won
-			s.forgetUserKey(c.UserID)
+			s.ForgetUserKey(c.UserID)
 			return Result{}, Errf(EncryptionAlreadyEnabled, "Encryption is already set up for your account")
 		}
 	}
-	s.forgetUserKey(c.UserID)
+	s.ForgetUserKey(c.UserID)
 	return Result{Data: map[string]any{"status": "active", "zones": encryptedZones,
 		"next": "shed_encryption(action='migrate') encrypts the files you already have"},
 		Message: "Encryption enabled: new files in storage and uploads are encrypted"}, nil
@@ -74,18 +74,18 @@ type sealedCount struct {
 
 // EncryptionStatus reports whether the caller's files are encrypted, and how many are.
 func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error) {
-	u := s.userKey(ctx, c.UserID)
+	u := s.UserKey(ctx, c.UserID)
 	status := "not_enabled"
 	switch {
-	case u.err != nil:
+	case u.Err != nil:
 		status = "key_unavailable"
-	case u.state != "":
-		status = u.state
+	case u.State != "":
+		status = u.State
 	}
-	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.encryptionAvailable()}
+	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.EncryptionAvailable()}
 	msg := "Encryption is not enabled"
-	if u.key != nil {
-		n, err := s.sealWalk(ctx, c.UserID, u.key, nil)
+	if u.Key != nil {
+		n, err := s.sealWalk(ctx, c.UserID, u.Key, nil)
 		if err != nil {
 			return Result{}, err
 		}
@@ -94,8 +94,8 @@ func (s *Service) EncryptionStatus(ctx context.Context, c Caller) (Result, error
 			data["errors"] = n.Errors
 		}
 		msg = "Encryption is " + status
-	} else if u.err != nil {
-		msg = u.err.Error()
+	} else if u.Err != nil {
+		msg = u.Err.Error()
 	}
 	return Result{Data: data, Message: msg}, nil
 }
@@ -113,7 +113,7 @@ func (s *Service) EncryptionMigrate(ctx context.Context, c Caller) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	n, err := s.sealWalk(ctx, c.UserID, u.key, migrateFile)
+	n, err := s.sealWalk(ctx, c.UserID, u.Key, migrateFile)
 	if err != nil {
 		return Result{}, err
 	}
@@ -136,7 +136,7 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 	if err != nil {
 		return Result{}, err
 	}
-	locks, err := s.db.LocksByUser(ctx, c.UserID)
+	locks, err := s.DB().LocksByUser(ctx, c.UserID)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot read your locks").Because(err)
 	}
@@ -147,15 +147,15 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 				WithHint("Save or cancel the locked edit first (shed_lockedit), then disable again")
 		}
 	}
-	n, err := s.sealWalk(ctx, c.UserID, u.key, unsealFile)
+	n, err := s.sealWalk(ctx, c.UserID, u.Key, unsealFile)
 	if err != nil {
 		return Result{}, err
 	}
 	if len(n.Errors) == 0 {
-		if err := s.db.SetUserKeyState(ctx, c.UserID, "disabled"); err != nil {
+		if err := s.DB().SetUserKeyState(ctx, c.UserID, "disabled"); err != nil {
 			return Result{}, Errf(InternalError, "Cannot disable encryption").Because(err)
 		}
-		s.forgetUserKey(c.UserID)
+		s.ForgetUserKey(c.UserID)
 	}
 	return Result{Data: n, Message: countMessage("Decrypted", n)}, nil
 }
@@ -170,16 +170,16 @@ func (s *Service) EncryptionDisable(ctx context.Context, c Caller, a EncryptionA
 // read ciphertext (issue 24). Callers must not hold the owner's lock (ensureUsage would
 // deadlock under it).
 func (s *Service) keyChange(ctx context.Context, userID string) (func(), error) {
-	return s.holdOwner(ctx, store.Owner{Kind: "user", ID: userID}, lock.Exclusive)
+	return s.HoldOwner(ctx, store.Owner{Kind: "user", ID: userID}, lock.Exclusive)
 }
 
 // activeKey is the caller's key when encryption is active.
-func (s *Service) activeKey(ctx context.Context, c Caller) (userKey, error) {
-	u := s.userKey(ctx, c.UserID)
+func (s *Service) activeKey(ctx context.Context, c Caller) (UserKey, error) {
+	u := s.UserKey(ctx, c.UserID)
 	switch {
-	case u.err != nil:
-		return u, u.err
-	case u.state != "active":
+	case u.Err != nil:
+		return u, u.Err
+	case u.State != "active":
 		return u, Errf(EncryptionNotEnabled, "Encryption is not enabled for your account")
 	}
 	return u, nil
@@ -325,7 +325,7 @@ type sealedDir struct{ dir, name string }
 // sealedDirs are the user's directories that encryption covers: Storage's data and each
 // conversation's Uploads.
 func (s *Service) sealedDirs(userID string) []sealedDir {
-	u := filepath.Join(s.base, "users", userID)
+	u := filepath.Join(s.Base(), "users", userID)
 	dirs := []sealedDir{{filepath.Join(u, "Storage", "data"), "Storage"}}
 	convs, _ := os.ReadDir(filepath.Join(u, "Uploads"))
 	for _, c := range convs {

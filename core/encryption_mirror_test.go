@@ -36,7 +36,7 @@ func TestMirrorNames(t *testing.T) {
 	must(os.WriteFile(filepath.Join(data, "a.txt"), []byte("a"), 0o600))
 	must(os.WriteFile(filepath.Join(data, "d", "b.txt"), []byte("b"), 0o600))
 	must(os.Symlink("a.txt", filepath.Join(data, "link")))
-	z, err := s.resolveZone(ctx, c, "storage", "", false)
+	z, err := s.ResolveZone(ctx, c, "storage", "", false)
 	must(err)
 	defer z.Close()
 	if !z.Fs.Sealed() {
@@ -112,7 +112,7 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 	if _, err := s.EncryptionSetup(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	z, err := s.resolveZone(ctx, c, "storage", "", false)
+	z, err := s.ResolveZone(ctx, c, "storage", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,39 +123,39 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		}
 	}
 	copies := func() []string {
-		m, _ := filepath.Glob(filepath.Join(s.workDir(), "m-*"))
+		m, _ := filepath.Glob(filepath.Join(s.WorkDir(), "m-*"))
 		return m
 	}
 	for _, n := range []int64{0, 5, 40} {
-		_, err := s.openMirrorWithin(newCountdown(n), z.Fs, nil)
+		_, err := s.OpenMirrorWithin(newCountdown(n), z.Fs, nil)
 		if !isCode(err, Timeout) || len(copies()) != 0 {
 			t.Fatalf("copy cut after %d checks: %v, copies left %v", n, err, copies())
 		}
 	}
 	for _, n := range []int64{0, 1, 9, 50, 1 << 20} {
-		m, err := s.openMirrorWithin(ctx, z.Fs, nil)
+		m, err := s.OpenMirrorWithin(ctx, z.Fs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// 20 new files of 7 bytes, old00-04 grown to 15 bytes, old05-09 removed.
 		for i := range 20 {
-			if err := os.WriteFile(filepath.Join(m.dir, fmt.Sprintf("new%02d.txt", i)), []byte("created"), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(m.Dir, fmt.Sprintf("new%02d.txt", i)), []byte("created"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i := range 5 {
-			if err := os.WriteFile(filepath.Join(m.dir, fmt.Sprintf("old%02d.txt", i)), []byte("0123456789grown"), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(m.Dir, fmt.Sprintf("old%02d.txt", i)), []byte("0123456789grown"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Remove(filepath.Join(m.dir, fmt.Sprintf("old%02d.txt", i+5))); err != nil {
+			if err := os.Remove(filepath.Join(m.Dir, fmt.Sprintf("old%02d.txt", i+5))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		m.ctx = newCountdown(n)
-		if err := m.writeBack(nil); err != nil {
+		if err := m.WriteBack(nil); err != nil {
 			t.Fatal(err)
 		}
-		m.remove()
+		m.Remove()
 		saved, growth, files := 0, int64(0), int64(0)
 		for i := range 20 {
 			switch b, err := afero.ReadFile(z.Fs, fmt.Sprintf("new%02d.txt", i)); {
@@ -177,8 +177,8 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 				saved, growth, files = saved+1, growth-10, files-1
 			}
 		}
-		if m.notSaved != 30-saved || m.unsaved != (amount{Bytes: 20*7 + 5*5 - 5*10 - growth, Files: 20 - 5 - files}) {
-			t.Fatalf("cut after %d checks: %d saved, notSaved %d, unsaved %+v (growth saved %d bytes, %d files)", n, saved, m.notSaved, m.unsaved, growth, files)
+		if m.NotSaved != 30-saved || m.Unsaved != (Amount{Bytes: 20*7 + 5*5 - 5*10 - growth, Files: 20 - 5 - files}) {
+			t.Fatalf("cut after %d checks: %d saved, notSaved %d, unsaved %+v (growth saved %d bytes, %d files)", n, saved, m.NotSaved, m.Unsaved, growth, files)
 		}
 		t.Logf("cut after %d checks: %d of 30 changes saved", n, saved)
 		// Back to the start for the next case.

@@ -35,7 +35,7 @@ type ExecInput struct {
 // (exec_write.go: single-file writes of others go on beside it); the owner's usage is
 // updated from what it changed.
 func (s *Service) Exec(ctx context.Context, c Caller, in ExecInput) (Result, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
+	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -61,43 +61,43 @@ func (s *Service) execMirrored(ctx context.Context, c Caller, z *Zone, in ExecIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
+	release, err := s.AcquireSlot(ctx, c.UserID, CommandSlot)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
-	turn, err := s.ownerTurn(ctx, z, commandSlot)
+	turn, err := s.OwnerTurn(ctx, z, CommandSlot)
 	if err != nil {
 		return Result{}, err
 	}
 	defer turn()
-	m, err := s.openMirrorWithin(ctx, z.Fs, mirrorNames(z, in.Cmd, p))
+	m, err := s.OpenMirrorWithin(ctx, z.Fs, mirrorNames(z, in.Cmd, p))
 	if err != nil {
 		return Result{}, s.cutShort(err, p)
 	}
-	defer m.remove()
+	defer m.Remove()
 	mz := *z
-	mz.Fs, mz.space = m.fs, m.root // the lock guard's copies stay in the mirror too
+	mz.Fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the mirror too
 	res, err := s.execZone(ctx, c, &mz, in, true)
 	data, _ := res.Data.(map[string]any)
-	werr := m.writeBack(data)
-	if m.unsaved != (amount{}) {
+	werr := m.WriteBack(data)
+	if m.Unsaved != (Amount{}) {
 		// The command's measure (on the copy) counted changes the deadline kept out of the
 		// zone: take them back out of the usage.
-		_ = s.db.Adjust(context.WithoutCancel(ctx), z.Owner, sub(amount{}, m.unsaved))
+		_ = s.DB().Adjust(context.WithoutCancel(ctx), z.Owner, Sub(Amount{}, m.Unsaved))
 	}
 	if werr != nil && err == nil {
 		return Result{}, werr
 	}
-	if m.notSaved > 0 {
+	if m.NotSaved > 0 {
 		e, ok := AsError(err)
 		if !ok { // the command ended in time, its changes did not all go back
 			sec := int(p.timeout / time.Second)
 			e = Errf(Timeout, "%s ran, but its timeout (%ds) ended before its changes were all saved", in.Cmd, sec).
 				With("command", in.Cmd).With("timeout", sec).
-				WithHint("Every file saved is whole, the others are unchanged: call again with a larger timeout (max %d), or change fewer files per call", s.cfg.ExecTimeoutMax)
+				WithHint("Every file saved is whole, the others are unchanged: call again with a larger timeout (max %d), or change fewer files per call", s.Config().ExecTimeoutMax)
 		}
-		return Result{}, e.With("changes_not_saved", m.notSaved)
+		return Result{}, e.With("changes_not_saved", m.NotSaved)
 	}
 	if err != nil {
 		return Result{}, s.cutShort(err, p)
@@ -115,7 +115,7 @@ func (s *Service) cutShort(err error, p *execPlan) error {
 	sec := int(p.timeout / time.Second)
 	return Errf(Timeout, "Command timeout after %ds, before %s started: decrypting the files it needs took longer", sec, p.in.Cmd).
 		With("command", p.in.Cmd).With("timeout", sec).Because(err).
-		WithHint("Name the files the command needs (e.g. cat a.txt: only they are decrypted), or call again with a larger timeout (max %d)", s.cfg.ExecTimeoutMax)
+		WithHint("Name the files the command needs (e.g. cat a.txt: only they are decrypted), or call again with a larger timeout (max %d)", s.Config().ExecTimeoutMax)
 }
 
 // execZone is Exec in the resolved zone z; serialised says the caller (execMirrored)
@@ -130,14 +130,14 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 		return Result{}, err
 	}
 	if in.Cmd == "git" {
-		if err := s.flushIndex(ctx, z); err != nil {
+		if err := s.FlushIndex(ctx, z); err != nil {
 			return Result{}, err
 		}
 	}
 	// The slot comes first: a user's commands waiting for their turn count against their
 	// share too, so one user never holds more than exec_max_per_user calls in the server.
 	if !serialised {
-		release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
+		release, err := s.AcquireSlot(ctx, c.UserID, CommandSlot)
 		if err != nil {
 			return Result{}, err
 		}
@@ -153,7 +153,7 @@ func (s *Service) execZone(ctx context.Context, c Caller, z *Zone, in ExecInput,
 	// turn is bounded by the command's timeout.
 	if !serialised {
 		wait, stop := context.WithTimeout(ctx, p.timeout)
-		turn, err := s.ownerTurn(wait, z, commandSlot)
+		turn, err := s.OwnerTurn(wait, z, CommandSlot)
 		stop()
 		if err != nil {
 			return Result{}, err
@@ -182,7 +182,7 @@ func (s *Service) afterCommand(guard *lockGuard) []func(data map[string]any) {
 	return []func(map[string]any){
 		func(data map[string]any) {
 			for _, p := range guard.restore() {
-				addReverted(data, map[string]any{"path": p, "reason": revertedLocked})
+				AddReverted(data, map[string]any{"path": p, "reason": RevertedLocked})
 			}
 		},
 	}
@@ -195,8 +195,8 @@ func execResult(data map[string]any, err error) (Result, error) {
 	}
 	msg := fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])
 	var locked []string
-	for _, r := range reverted(data) {
-		if r["reason"] == revertedLocked {
+	for _, r := range Reverted(data) {
+		if r["reason"] == RevertedLocked {
 			locked = append(locked, r["path"].(string))
 		}
 	}
@@ -211,7 +211,7 @@ func execResult(data map[string]any, err error) (Result, error) {
 // working directory and the only writable tree; paths are confined to dir. It neither
 // commits nor counts usage (the copy is outside the zone's data until saved), but the
 // quota watchdog stops a command that writes more than the owner's remaining quota.
-func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
+func (s *Service) RunIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
 	if in.Cmd == "git" {
 		return nil, Errf(CommandForbidden, "git is not available in an edit copy").With("command", "git").
 			WithHint("Use git with shed_exec in zone='documents'")
@@ -220,7 +220,7 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.acquireSlot(ctx, c.UserID, commandSlot)
+	release, err := s.AcquireSlot(ctx, c.UserID, CommandSlot)
 	if err != nil {
 		return nil, err
 	}
@@ -230,22 +230,22 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 	}
 	// The copy's folder is not in the quota until saved, but its disk is: the watchdog
 	// holds it to the owner's remaining quota as in the zone.
-	left, err := s.remainingQuota(ctx, z)
+	left, err := s.RemainingQuota(ctx, z)
 	if err != nil {
 		return nil, err
 	}
-	before, err := takeSnapshot(dir.Dir())
+	before, err := TakeSnapshot(dir.Dir())
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot measure the edit copy").Because(err)
 	}
 	runCtx, kill := context.WithCancel(ctx)
 	defer kill()
-	w := watchGrowth(dir.Dir(), before.usage(), left, func() amount { return amount{} }, kill)
+	w := watchGrowth(dir.Dir(), before.Usage(), left, func() Amount { return Amount{} }, kill)
 	data, err := s.run(runCtx, z, dir, p)
 	w.halt()
 	if w.killed.Load() {
 		return nil, Errf(QuotaExceeded, "Quota exceeded: %s wrote more than the quota has left (%s, %d files and folders) and was stopped",
-			in.Cmd, humanMB(left.Bytes), left.Files).
+			in.Cmd, HumanMB(left.Bytes), left.Files).
 			With("command", in.Cmd).With("remaining", left.Bytes).With("remaining_files", left.Files).
 			WithHint("The working copy may be partly changed: shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start over")
 	}
@@ -253,7 +253,7 @@ func (s *Service) runIn(ctx context.Context, c Caller, z *Zone, dir *confine.Fs,
 }
 
 // violation maps a policy refusal to the catalogue; its texts never hold host paths.
-func violation(v *sandbox.Violation, z *Zone) *Error {
+func Violation(v *sandbox.Violation, z *Zone) *Error {
 	var e *Error
 	switch v.Kind {
 	case sandbox.CommandForbidden:
@@ -262,25 +262,25 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 		}
 		e = Errf(CommandForbidden, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.ArgumentRequired:
-		e = Errf(ArgumentRequired, "%s", v.Reason).With("argument", shorten(v.Arg))
+		e = Errf(ArgumentRequired, "%s", v.Reason).With("argument", Shorten(v.Arg))
 	case sandbox.CommandNotFound:
 		if h := notFoundHint(v.Arg); h != nil {
 			return h
 		}
 		e = Errf(CommandNotFound, "%s", v.Reason).With("command", v.Arg)
 	case sandbox.InvalidPath:
-		e = Errf(InvalidPath, "%s", v.Reason).With("path", shorten(v.Arg)).With("zone", z.Label)
+		e = Errf(InvalidPath, "%s", v.Reason).With("path", Shorten(v.Arg)).With("zone", z.Label)
 	case sandbox.PathEscape:
 		if pe, ok := AsError(v.Err); ok {
 			return pe // the zone's own path rules (PATH_STARTS_WITH_ZONE, INVALID_PATH)
 		}
-		e = pathError(v.Err, z, shorten(v.Arg))
+		e = PathError(v.Err, z, Shorten(v.Arg))
 		if e.Code == InternalError || e.Code == FileNotFound {
-			e = Errf(PathEscape, "%s", v.Reason).With("path", shorten(v.Arg)).With("zone", z.Label)
+			e = Errf(PathEscape, "%s", v.Reason).With("path", Shorten(v.Arg)).With("zone", z.Label)
 		}
 		return e
 	default:
-		e = Errf(ArgumentForbidden, "%s", v.Reason).With("argument", shorten(v.Arg))
+		e = Errf(ArgumentForbidden, "%s", v.Reason).With("argument", Shorten(v.Arg))
 	}
 	if v.Hint != "" {
 		e.WithHint("%s", v.Hint)
@@ -292,7 +292,7 @@ func violation(v *sandbox.Violation, z *Zone) *Error {
 // when cmd reads only those and each is a regular file or does not exist yet; nil (the whole
 // zone) otherwise: no operand (the command works on its folder), a folder, or a symlink.
 func mirrorNames(z *Zone, cmd string, p *execPlan) []string {
-	if !operandOnly[cmd] || len(p.operands) == 0 {
+	if !OperandOnly[cmd] || len(p.operands) == 0 {
 		return nil
 	}
 	for _, a := range p.in.Args {

@@ -27,7 +27,7 @@ func (s *Service) AllowedCommands(_ context.Context, _ Caller) (Result, error) {
 		return map[string]any{"available": a, "missing": m}
 	}
 	rw := split(sandbox.ReadWrite)
-	mode := s.cfg.NetworkMode
+	mode := s.Config().NetworkMode
 	installed := func(n string) bool { return slices.Contains(available, n) }
 	network := map[string]any{
 		"mode": mode,

@@ -32,8 +32,8 @@ func BenchmarkExecQuotaWalk(b *testing.B) {
 	})
 	b.Run("snapshot", func(b *testing.B) {
 		for b.Loop() {
-			if s, err := takeSnapshot(dir); err != nil || len(s.entries) != 10_100 {
-				b.Fatal(err, len(s.entries))
+			if s, err := TakeSnapshot(dir); err != nil || len(s.Entries) != 10_100 {
+				b.Fatal(err, len(s.Entries))
 			}
 		}
 	})

@@ -42,34 +42,34 @@ import (
 
 // besideRun is the note of one command running in a versioned zone: the writes committed
 // beside it. A nil *besideRun (no command running, or an unversioned zone) does nothing.
-type besideRun struct {
+type BesideRun struct {
 	// bytes and files are what the writes beside the command added to the zone.
 	bytes, files atomic.Int64
 	// writes are the files they wrote, by zone-relative path, the last write of each;
 	// written and read under the repository lock.
-	writes map[string]besideWrite
+	Writes map[string]BesideWrite
 }
 
 // besideWrite is what the command must know of one file written beside it.
-type besideWrite struct {
+type BesideWrite struct {
 	// st is the file as the write committed it (contested: unknown).
-	st unix.Stat_t
+	St unix.Stat_t
 	// rev is the commit holding the version to put back when the command changed the file:
 	// the write's own commit, or HEAD before it when contested; "" when there is none (the
 	// file is removed instead).
 	rev       string
-	contested bool
+	Contested bool
 }
 
 // version names the content a file is put back to: HEAD's (the zero value), or a fixed
 // commit's (rev "" for none: there was no commit then).
-type version struct {
-	rev   string
-	fixed bool
+type Version struct {
+	Rev   string
+	Fixed bool
 }
 
 // version is the version to put a file written beside the command back to.
-func (w besideWrite) version() version { return version{rev: w.rev, fixed: true} }
+func (w BesideWrite) Version() Version { return Version{Rev: w.rev, Fixed: true} }
 
 // ident is a file's identity for the checks of a write beside a command (ok false: absent).
 type ident struct {
@@ -82,19 +82,19 @@ type ident struct {
 func unchanged(written, now map[string]ident, p string) bool {
 	a, okA := written[p]
 	b, okB := now[p]
-	return okA && okB && a.ok == b.ok && (!a.ok || sameEntry(a.st, b.st))
+	return okA && okB && a.ok == b.ok && (!a.ok || SameEntry(a.st, b.st))
 }
 
 // grown is what the writes beside the command added so far.
-func (r *besideRun) grown() amount {
+func (r *BesideRun) Grown() Amount {
 	if r == nil {
-		return amount{}
+		return Amount{}
 	}
-	return amount{Bytes: r.bytes.Load(), Files: r.files.Load()}
+	return Amount{Bytes: r.bytes.Load(), Files: r.files.Load()}
 }
 
 // grew counts the growth of a write beside the command.
-func (r *besideRun) grew(n amount) {
+func (r *BesideRun) grew(n Amount) {
 	if r != nil {
 		r.bytes.Add(n.Bytes)
 		r.files.Add(n.Files)
@@ -103,18 +103,18 @@ func (r *besideRun) grew(n amount) {
 
 // identities takes the identity of each path (nil when no command runs; empty when the zone
 // cannot be opened: every path then counts as changed).
-func (r *besideRun) identities(z *Zone, paths []string) map[string]ident {
+func (r *BesideRun) identities(z *Zone, paths []string) map[string]ident {
 	if r == nil {
 		return nil
 	}
-	st, err := newStatter(z)
+	st, err := NewStatter(z)
 	if err != nil {
 		return map[string]ident{}
 	}
-	defer st.close()
+	defer st.Close()
 	out := make(map[string]ident, len(paths))
 	for _, p := range paths {
-		s, ok := st.lstat(p)
+		s, ok := st.Lstat(p)
 		out[p] = ident{s, ok}
 	}
 	return out
@@ -125,7 +125,7 @@ func (r *besideRun) identities(z *Zone, paths []string) map[string]ident {
 // command, with its identity and the commit, or as contested when the command changed it
 // before or during the commit (the version to put back is then the one before the write).
 // Without a command running it is commit(paths).
-func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[string]ident, commit func([]string) (string, error)) (string, error) {
+func (r *BesideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[string]ident, commit func([]string) (string, error)) (string, error) {
 	if r == nil {
 		return commit(paths)
 	}
@@ -156,7 +156,7 @@ func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 	now = r.identities(z, keep)
 	for _, p := range keep {
 		if unchanged(written, now, p) {
-			r.writes[p] = besideWrite{st: now[p].st, rev: head}
+			r.Writes[p] = BesideWrite{St: now[p].st, rev: head}
 		} else {
 			r.contest(p, before)
 		}
@@ -166,49 +166,49 @@ func (r *besideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 
 // contest notes p as contested; before is HEAD before the write's commit. The version to
 // put back is the one an earlier contested write kept, else before's.
-func (r *besideRun) contest(p, before string) {
+func (r *BesideRun) contest(p, before string) {
 	rev := before
-	if earlier := r.writes[p]; earlier.contested {
+	if earlier := r.Writes[p]; earlier.Contested {
 		rev = earlier.rev
 	}
-	r.writes[p] = besideWrite{rev: rev, contested: true}
+	r.Writes[p] = BesideWrite{rev: rev, Contested: true}
 }
 
 // touched is what the command must know of a file written beside it, with whether the file
 // is now as that write left it (intact: the file is the write's, not the command's). ok is
 // false for a file no write touched.
-func (r *besideRun) touched(st *statter, p string) (w besideWrite, intact, ok bool) {
+func (r *BesideRun) Touched(st *Statter, p string) (w BesideWrite, intact, ok bool) {
 	if r == nil {
-		return besideWrite{}, false, false
+		return BesideWrite{}, false, false
 	}
-	if w, ok = r.writes[p]; !ok {
+	if w, ok = r.Writes[p]; !ok {
 		return w, false, false
 	}
-	now, exists := st.lstat(p)
-	return w, !w.contested && exists && sameEntry(now, w.st), true
+	now, exists := st.Lstat(p)
+	return w, !w.Contested && exists && SameEntry(now, w.St), true
 }
 
 // leftAsWritten reports whether p was written beside the command and is still as that
 // write left it.
-func (r *besideRun) leftAsWritten(z *Zone, p string) bool {
+func (r *BesideRun) LeftAsWritten(z *Zone, p string) bool {
 	if r == nil {
 		return false
 	}
-	st, err := newStatter(z)
+	st, err := NewStatter(z)
 	if err != nil {
 		return false
 	}
-	defer st.close()
-	_, intact, _ := r.touched(st, p)
+	defer st.Close()
+	_, intact, _ := r.Touched(st, p)
 	return intact
 }
 
 // holds reports whether a file written beside the command lies in folder dir.
-func (r *besideRun) holds(dir string) bool {
+func (r *BesideRun) Holds(dir string) bool {
 	if r == nil {
 		return false
 	}
-	for p := range r.writes {
+	for p := range r.Writes {
 		if strings.HasPrefix(p, dir+"/") {
 			return true
 		}
@@ -217,12 +217,12 @@ func (r *besideRun) holds(dir string) bool {
 }
 
 // paths lists the files written beside the command.
-func (r *besideRun) paths() []string {
+func (r *BesideRun) Paths() []string {
 	if r == nil {
 		return nil
 	}
-	out := make([]string, 0, len(r.writes))
-	for p := range r.writes {
+	out := make([]string, 0, len(r.Writes))
+	for p := range r.Writes {
 		out = append(out, p)
 	}
 	return out

@@ -20,7 +20,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 	s, base := testService(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
 	ctx := context.Background()
 	alice, bob := Caller{UserID: "alice", ConvID: "c"}, Caller{UserID: "bob", ConvID: "c"}
-	z, err := s.resolveZone(ctx, bob, "group", "team", true)
+	z, err := s.ResolveZone(ctx, bob, "group", "team", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"before.md", "during.md", "kept.md"} {
-		if err := s.recordGroupFiles(ctx, bob, z, "owner", p); err != nil {
+		if err := s.RecordGroupFiles(ctx, bob, z, "owner", p); err != nil {
 			t.Fatal(err)
 		}
 		write(p, "v1\n")
 	}
-	if _, err := s.mutate(ctx, bob, z, "t", "", func() (Change, error) {
+	if _, err := s.Mutate(ctx, bob, z, "t", "", func() (Change, error) {
 		return Change{Paths: []string{"before.md", "during.md", "kept.md"}}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -51,12 +51,12 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.release()
-	run := &besideRun{writes: map[string]besideWrite{}}
+	defer r.Release()
+	run := &BesideRun{Writes: map[string]BesideWrite{}}
 	guard.beside = run
 	// beside is one write of bob's; meddle is what alice's command does before the commit,
 	// inCommit while it is read.
@@ -64,14 +64,14 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		write(p, content)
 		written := run.identities(z, []string{p})
 		meddle()
-		l, unlock, err := s.lockRepo(ctx, r, z)
+		l, unlock, err := s.LockRepo(ctx, r, z)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer unlock()
 		hash, err := run.commit(l, z, []string{p}, written, func(paths []string) (string, error) {
 			inCommit()
-			return s.commit(l, bob, z, "t", "", Change{Paths: paths})
+			return s.Commit(l, bob, z, "t", "", Change{Paths: paths})
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -79,21 +79,21 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		return hash
 	}
 	none := func() {}
-	if h := beside("kept.md", "v2\n", none, none); h == "" || run.writes["kept.md"].contested {
-		t.Fatalf("a clean write: commit %q, note %+v", h, run.writes["kept.md"])
+	if h := beside("kept.md", "v2\n", none, none); h == "" || run.Writes["kept.md"].Contested {
+		t.Fatalf("a clean write: commit %q, note %+v", h, run.Writes["kept.md"])
 	}
-	if h := beside("before.md", "v2\n", func() { command("before.md", "pwned\n") }, none); h != "" || !run.writes["before.md"].contested {
-		t.Fatalf("changed before its commit: commit %q, note %+v", h, run.writes["before.md"])
+	if h := beside("before.md", "v2\n", func() { command("before.md", "pwned\n") }, none); h != "" || !run.Writes["before.md"].Contested {
+		t.Fatalf("changed before its commit: commit %q, note %+v", h, run.Writes["before.md"])
 	}
-	if h := beside("during.md", "v2\n", none, func() { command("during.md", "pwned\n") }); h == "" || !run.writes["during.md"].contested {
-		t.Fatalf("changed during its commit: commit %q, note %+v", h, run.writes["during.md"])
+	if h := beside("during.md", "v2\n", none, func() { command("during.md", "pwned\n") }); h == "" || !run.Writes["during.md"].Contested {
+		t.Fatalf("changed during its commit: commit %q, note %+v", h, run.Writes["during.md"])
 	}
-	if err := s.recordGroupFiles(ctx, bob, z, "owner", "new.md"); err != nil {
+	if err := s.RecordGroupFiles(ctx, bob, z, "owner", "new.md"); err != nil {
 		t.Fatal(err)
 	}
 	beside("new.md", "n1\n", func() { command("new.md", "pwned\n") }, none)
 
-	l, unlock, err := s.lockRepo(ctx, r, z)
+	l, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range reverted(data) {
+	for _, e := range Reverted(data) {
 		got = append(got, e["path"].(string))
 		if e["reason"] != "changed while another member was writing it" {
 			t.Errorf("%s: reason %q", e["path"], e["reason"])

@@ -67,15 +67,15 @@ func (s *sink) abort() {
 func (s *Service) finishSink(k *sink, z *Zone, name, param string, data map[string]any, limit int64) error {
 	r := k.finish()
 	switch {
-	case r.over && limit >= int64(s.cfg.MaxFileSizeMB)<<20:
-		return Errf(FileTooLarge, "%s would be larger than max_file_size_mb (%d MB): not written", param, s.cfg.MaxFileSizeMB).
+	case r.over && limit >= int64(s.Config().MaxFileSizeMB)<<20:
+		return Errf(FileTooLarge, "%s would be larger than max_file_size_mb (%d MB): not written", param, s.Config().MaxFileSizeMB).
 			With("path", name).With("limit", limit)
 	case r.over:
-		return Errf(QuotaExceeded, "%s would exceed the remaining quota (%s): not written", param, humanMB(limit)).
+		return Errf(QuotaExceeded, "%s would exceed the remaining quota (%s): not written", param, HumanMB(limit)).
 			With("path", name).With("remaining", limit).
 			WithHint("Free space with shed_delete (see shed_info(action='stats')), or limit the output (e.g. head -c)")
 	case r.err != nil:
-		return pathError(r.err, z, name)
+		return PathError(r.err, z, name)
 	}
 	data[param] = name
 	data[param+"_size"] = r.n

@@ -22,7 +22,7 @@ func forbiddenHint(cmd string, z *Zone) *Error {
 		if len(fields) > 1 && !strings.ContainsAny(cmd, "|<>;&") {
 			example = fmt.Sprintf("cmd='%s', args=['%s']", fields[0], strings.Join(fields[1:], "', '"))
 		}
-		return Errf(CommandForbidden, "cmd must be one program name, not a command line: %q", shorten(cmd)).With("command", shorten(cmd)).
+		return Errf(CommandForbidden, "cmd must be one program name, not a command line: %q", Shorten(cmd)).With("command", Shorten(cmd)).
 			WithHint("There is no shell: put the program in cmd and each argument in args, e.g. %s. Pipes and "+
 				"redirections do not exist: save output with stdout_file and run the next command on that file", example)
 	}

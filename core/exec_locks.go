@@ -35,18 +35,18 @@ type lockGuard struct {
 	// beside notes the single-file writes beside the command (exec_beside.go): a locked
 	// file its holder wrote meanwhile is theirs, not the command's (when the command changed
 	// it again, the copy from before the command is what is put back).
-	beside *besideRun
+	beside *BesideRun
 }
 
 // othersLocks are the unexpired locks of zone z not held by c, by path.
 func (s *Service) othersLocks(ctx context.Context, c Caller, z *Zone) (map[string]store.Lock, error) {
-	all, err := s.db.AllLocks(ctx)
+	all, err := s.DB().AllLocks(ctx)
 	if err != nil {
-		return nil, lockErr(".", err)
+		return nil, LockErr(".", err)
 	}
-	key, m := zoneKey(z), map[string]store.Lock{}
+	key, m := ZoneKey(z), map[string]store.Lock{}
 	for _, l := range all {
-		if l.ZoneKey == key && !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
+		if l.ZoneKey == key && !HeldBy(l, c) && time.Since(l.Since) <= s.LockMaxAge() {
 			m[l.Path] = l
 		}
 	}
@@ -61,7 +61,7 @@ func (s *Service) guardLocks(ctx context.Context, c Caller, z *Zone, operands []
 	}
 	// Copies left by a crash: the owner's writing commands run one at a time, so no other
 	// guard of this zone is in use now.
-	if old, _ := filepath.Glob(filepath.Join(z.space, guardPrefix+"*")); len(old) > 0 {
+	if old, _ := filepath.Glob(filepath.Join(z.Space, guardPrefix+"*")); len(old) > 0 {
 		for _, d := range old {
 			_ = os.RemoveAll(d)
 		}
@@ -72,11 +72,11 @@ func (s *Service) guardLocks(ctx context.Context, c Caller, z *Zone, operands []
 	}
 	for _, op := range operands {
 		if l, ok := locks[op]; ok {
-			return nil, s.fileLocked(z, op, l).
+			return nil, s.FileLocked(z, op, l).
 				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", op)
 		}
 	}
-	g := &lockGuard{z: z, dir: filepath.Join(z.space, guardPrefix+rand.Text()), copies: map[string]string{}}
+	g := &lockGuard{z: z, dir: filepath.Join(z.Space, guardPrefix+rand.Text()), copies: map[string]string{}}
 	if err := os.Mkdir(g.dir, 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot protect the locked files").Because(err)
 	}
@@ -126,7 +126,7 @@ func (g *lockGuard) restore() []string {
 	var reverted []string
 	for _, p := range slices.Sorted(maps.Keys(g.copies)) {
 		cp := g.copies[p]
-		if sameContent(g.z, p, cp) || g.beside.leftAsWritten(g.z, p) {
+		if sameContent(g.z, p, cp) || g.beside.LeftAsWritten(g.z, p) {
 			continue
 		}
 		if fi, _, err := g.z.Fs.LstatIfPossible(p); err == nil && fi.IsDir() {

@@ -33,8 +33,8 @@ import (
 // fileLimit is the largest file a command may write: the owner's remaining quota,
 // at most max_file_size_mb.
 func (s *Service) fileLimit(ctx context.Context, z *Zone) (int64, error) {
-	left, err := s.remainingQuota(ctx, z)
-	return min(left.Bytes, int64(s.cfg.MaxFileSizeMB)<<20), err
+	left, err := s.RemainingQuota(ctx, z)
+	return min(left.Bytes, int64(s.Config().MaxFileSizeMB)<<20), err
 }
 
 // execQuota is the usage measurement around one command that may write.
@@ -44,12 +44,12 @@ type execQuota struct {
 	z   *Zone
 	// limit and used are the owner's quota and recorded usage (reservations of writes in
 	// flight included) when the command started, then when it ended (measureAfter).
-	limit, used amount
-	before      snapshot
+	limit, used Amount
+	before      Snapshot
 	// beside notes the single-file writes beside the command (versioned zones), others the
 	// bytes they added, read by measureAfter.
-	beside *besideRun
-	others amount
+	beside *BesideRun
+	others Amount
 	// start is when the command started (rollback restores what changed since).
 	start time.Time
 	// release lets go of the owner's lock, held shared from before the first measurement to
@@ -62,24 +62,24 @@ type execQuota struct {
 // reconciled first if needed, then its lock is held shared until finish. Call it before
 // s.mutate, and finish after.
 func (s *Service) startExecQuota(ctx context.Context, z *Zone) (*execQuota, error) {
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, quotaErr("Cannot read the quota", err)
+	if err := s.EnsureUsage(ctx, z.Owner); err != nil {
+		return nil, QuotaErr("Cannot read the quota", err)
 	}
-	release, err := s.holdOwner(ctx, z.Owner, lock.Shared)
+	release, err := s.HoldOwner(ctx, z.Owner, lock.Shared)
 	if err != nil {
 		return nil, err
 	}
-	return &execQuota{s: s, ctx: ctx, z: z, limit: s.limit(z.Owner), release: release}, nil
+	return &execQuota{s: s, ctx: ctx, z: z, limit: s.Limit(z.Owner), release: release}, nil
 }
 
 // measureBefore reads the owner's usage and takes the zone's snapshot; in a versioned zone
 // it runs with the zone's gate held exclusively (execWrite), so no write is half done.
 func (q *execQuota) measureBefore() error {
-	used, err := q.s.db.Usage(q.ctx, q.z.Owner)
+	used, err := q.s.DB().Usage(q.ctx, q.z.Owner)
 	if err != nil {
-		return quotaErr("Cannot read the quota", err)
+		return QuotaErr("Cannot read the quota", err)
 	}
-	if q.before, err = takeSnapshot(q.z.Fs.Dir()); err != nil {
+	if q.before, err = TakeSnapshot(q.z.Fs.Dir()); err != nil {
 		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)
 	}
 	q.used, q.start = used, time.Now()
@@ -91,58 +91,58 @@ func (q *execQuota) measureBefore() error {
 func (q *execQuota) measureAfter() error {
 	// The command ran: its settlement happens even when the call's time is up (an encrypted
 	// zone's deadline bounds the whole call, issue 24 item 13).
-	used, err := q.s.db.Usage(context.WithoutCancel(q.ctx), q.z.Owner)
+	used, err := q.s.DB().Usage(context.WithoutCancel(q.ctx), q.z.Owner)
 	if err != nil {
-		return quotaErr("Cannot read the quota", err)
+		return QuotaErr("Cannot read the quota", err)
 	}
-	q.used, q.others = used, q.beside.grown()
+	q.used, q.others = used, q.beside.Grown()
 	return nil
 }
 
 // growth is what the command added to the zone when it holds now: the writes beside it
 // count their own.
-func (q *execQuota) growth(now amount) amount { return sub(sub(now, q.before.usage()), q.others) }
+func (q *execQuota) growth(now Amount) Amount { return Sub(Sub(now, q.before.Usage()), q.others) }
 
 // over reports whether the zone as measured now puts the owner over the quota, in bytes or
 // in names: only growth counts (a command that shrinks an owner already over quota is never
 // refused).
-func (q *execQuota) over(now snapshot) bool {
-	return q.overBytes(now.usage()) || q.overFiles(now.usage())
+func (q *execQuota) over(now Snapshot) bool {
+	return q.overBytes(now.Usage()) || q.overFiles(now.Usage())
 }
 
 // overBytes and overFiles report whether a zone holding now puts the owner over one limit.
-func (q *execQuota) overBytes(now amount) bool {
+func (q *execQuota) overBytes(now Amount) bool {
 	growth := q.growth(now).Bytes
 	return growth > 0 && q.used.Bytes+growth > q.limit.Bytes
 }
 
-func (q *execQuota) overFiles(now amount) bool {
+func (q *execQuota) overFiles(now Amount) bool {
 	growth := q.growth(now).Files
 	return growth > 0 && q.used.Files+growth > q.limit.Files
 }
 
 // settle records in the owner's usage the command's growth, from a measure of the zone
 // taken after the command (or its rollback).
-func (q *execQuota) settle(after snapshot) {
-	if d := q.growth(after.usage()); d != (amount{}) {
+func (q *execQuota) settle(after Snapshot) {
+	if d := q.growth(after.Usage()); d != (Amount{}) {
 		// Why ignore the error: the command already ran; drift is repaired by
 		// shed_maintenance's reconcile.
-		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
+		_ = q.s.DB().Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
 
 // adjust counts the growth from one snapshot of the zone to a later one.
-func (q *execQuota) adjust(from, to snapshot) {
-	if d := sub(to.usage(), from.usage()); d != (amount{}) {
+func (q *execQuota) adjust(from, to Snapshot) {
+	if d := Sub(to.Usage(), from.Usage()); d != (Amount{}) {
 		// Why ignore the error: the command already ran; drift is repaired by
 		// shed_maintenance's reconcile.
-		_ = q.s.db.Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
+		_ = q.s.DB().Adjust(context.WithoutCancel(q.ctx), q.z.Owner, d)
 	}
 }
 
 // overQuota is the answer of a command rolled back for going over the quota; peak is the
 // largest zone measured while it ran.
-func (q *execQuota) overQuota(cmd string, peak amount, rb rolledBack) *Error {
+func (q *execQuota) overQuota(cmd string, peak Amount, rb rolledBack) *Error {
 	if q.overFiles(peak) && !q.overBytes(peak) {
 		growth := q.growth(peak).Files
 		return Errf(QuotaExceeded, "File quota exceeded: %s added %d files and folders to the %s zone with %d left; its changes were undone",
@@ -153,7 +153,7 @@ func (q *execQuota) overQuota(cmd string, peak amount, rb rolledBack) *Error {
 	}
 	growth := q.growth(peak).Bytes
 	return Errf(QuotaExceeded, "Quota exceeded: %s grew the %s zone by %s with %s free; its changes were undone",
-		cmd, q.z.Name, humanMB(growth), humanMB(max(0, q.limit.Bytes-q.used.Bytes))).
+		cmd, q.z.Name, HumanMB(growth), HumanMB(max(0, q.limit.Bytes-q.used.Bytes))).
 		With("command", cmd).With("used", q.used.Bytes).With("limit", q.limit.Bytes).With("growth", growth).
 		With("rolled_back", rb.details(q.z.Versioned)).
 		WithHint("Free space with shed_delete (see shed_info(action='stats')), or write less (e.g. extract only the files you need)")

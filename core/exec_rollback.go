@@ -54,9 +54,9 @@ func (rb rolledBack) details(versioned bool) map[string]any {
 
 // undo removes what the command created and, in Storage, cuts grown files back; it
 // returns the files a versioned zone must put back (restoreVersions), each with its version.
-func (q *execQuota) undo(after snapshot) (rb rolledBack, restore map[string]version) {
+func (q *execQuota) undo(after Snapshot) (rb rolledBack, restore map[string]Version) {
 	z, before := q.z, q.before
-	restore = map[string]version{}
+	restore = map[string]Version{}
 	// Names are used as the command wrote them (a backslash or an NFD name is one name
 	// here, which the path rules of z.Fs would rewrite): os.Root keeps them in the zone.
 	root, err := os.OpenRoot(z.Fs.Dir())
@@ -66,55 +66,55 @@ func (q *execQuota) undo(after snapshot) (rb rolledBack, restore map[string]vers
 	defer root.Close()
 	beside := map[string]bool{}
 	if q.beside != nil {
-		st, err := newStatter(z)
+		st, err := NewStatter(z)
 		if err != nil {
 			return rb, nil
 		}
-		for _, p := range q.beside.paths() {
-			if w, intact, _ := q.beside.touched(st, p); !intact {
-				restore[p] = w.version()
+		for _, p := range q.beside.Paths() {
+			if w, intact, _ := q.beside.Touched(st, p); !intact {
+				restore[p] = w.Version()
 			}
 			beside[p] = true
 		}
-		st.close()
+		st.Close()
 	}
 	removedDirs := map[string]bool{}
-	for _, p := range slices.Sorted(maps.Keys(after.entries)) {
+	for _, p := range slices.Sorted(maps.Keys(after.Entries)) {
 		if beside[p] || underAny(p, removedDirs) {
 			continue // written beside the command, or went with its folder
 		}
-		now, old, existed := after.entries[p], before.entries[p], false
-		if e, ok := before.entries[p]; ok && e.dir == now.dir && e.other == now.other {
+		now, old, existed := after.Entries[p], before.Entries[p], false
+		if e, ok := before.Entries[p]; ok && e.Dir == now.Dir && e.Other == now.Other {
 			existed = true
 		}
 		switch {
-		case !existed && now.dir && q.beside.holds(p):
+		case !existed && now.Dir && q.beside.Holds(p):
 			// A folder holding files written beside the command: its other names go one by one.
 		case !existed:
 			if root.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
-				if now.dir {
+				if now.Dir {
 					removedDirs[p] = true
 				}
 			}
-		case now.dir || now.other:
-		case z.Versioned && (now.size != old.size || !now.ctime.Before(q.start.Add(-ctimeSlack))):
-			restore[p] = version{}
-		case !z.Versioned && now.size > old.size:
-			if truncateTo(root, p, old.size) {
+		case now.Dir || now.Other:
+		case z.Versioned && (now.Size != old.Size || !now.Ctime.Before(q.start.Add(-ctimeSlack))):
+			restore[p] = Version{}
+		case !z.Versioned && now.Size > old.Size:
+			if truncateTo(root, p, old.Size) {
 				rb.truncated = append(rb.truncated, p)
 			}
 		}
 	}
-	for p, e := range before.entries {
-		if e.dir || e.other || beside[p] {
+	for p, e := range before.Entries {
+		if e.Dir || e.Other || beside[p] {
 			continue
 		}
-		if now, ok := after.entries[p]; ok && !now.dir && !now.other {
+		if now, ok := after.Entries[p]; ok && !now.Dir && !now.Other {
 			continue
 		}
 		if z.Versioned {
-			restore[p] = version{}
+			restore[p] = Version{}
 		} else {
 			rb.lost = append(rb.lost, p)
 		}
@@ -147,11 +147,11 @@ func truncateTo(root *os.Root, p string, size int64) bool {
 // l, the repository lock (the zone's gate is held exclusively: no other writer runs). A file
 // its version does not hold is removed when the version is a fixed one (a file written
 // beside the command that had none before), else lost.
-func restoreVersions(l *vcs.Locked, z *Zone, files map[string]version, rb *rolledBack) {
+func restoreVersions(l *vcs.Locked, z *Zone, files map[string]Version, rb *rolledBack) {
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		v := files[p]
 		switch err := putBack(l, z.Fs, p, v); {
-		case errors.Is(err, errNoVersion) && v.fixed:
+		case errors.Is(err, errNoVersion) && v.Fixed:
 			if z.Fs.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 			}

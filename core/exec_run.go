@@ -31,7 +31,7 @@ type execPlan struct {
 func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error) {
 	p := &execPlan{in: in}
 	var err error
-	if p.timeout, err = s.execTimeout(in.Timeout); err != nil {
+	if p.timeout, err = s.ExecTimeout(in.Timeout); err != nil {
 		return nil, err
 	}
 	if p.maxOutput, err = s.execMaxOutput(in.MaxOutput); err != nil {
@@ -51,8 +51,8 @@ func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error
 		return nil, Errf(InvalidParameter, "stdout_file and stderr_file name the same file").With("path", in.StdoutFile).
 			WithHint("Use redirect_stderr_to_stdout=true to save both streams in one file")
 	}
-	confined := confineFn(z, dir, in.AllowZoneInPath)
-	req := sandbox.Request{Cmd: in.Cmd, Args: in.Args, Kind: sandbox.ReadWrite, Network: s.cfg.NetworkMode,
+	confined := ConfineFn(z, dir, in.AllowZoneInPath)
+	req := sandbox.Request{Cmd: in.Cmd, Args: in.Args, Kind: sandbox.ReadWrite, Network: s.Config().NetworkMode,
 		StdoutToFile: p.stdoutFile != "", Confine: func(rel string) (string, error) {
 			c, err := confined(rel)
 			if err == nil {
@@ -66,7 +66,7 @@ func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error
 	if p.cmd, err = sandbox.Prepare(req); err != nil {
 		var v *sandbox.Violation
 		if errors.As(err, &v) {
-			return nil, violation(v, z)
+			return nil, Violation(v, z)
 		}
 		return nil, Errf(InternalError, "Cannot check the command").Because(err)
 	}
@@ -74,28 +74,28 @@ func (s *Service) plan(z *Zone, dir *confine.Fs, in ExecInput) (*execPlan, error
 	// .git/hooks, cp -r x .git); what a command makes where no operand shows it (a tar
 	// entry) is removed after it (sweepProtected).
 	for _, rel := range append(slices.Clone(p.operands), p.stdoutFile, p.stderrFile) {
-		if err := protectedPath(z, rel, rel); err != nil {
+		if err := CheckProtected(z, rel, rel); err != nil {
 			return nil, err
 		}
 	}
 	p.readOnly = z.ReadOnly || readsOnly(req)
 	pr := sandbox.Detect()
-	kernel := sandbox.Mode(s.cfg.ExecSandbox) != sandbox.ModeOff && pr.Available
+	kernel := sandbox.Mode(s.Config().ExecSandbox) != sandbox.ModeOff && pr.Available
 	p.changesNothing = z.Kind == Uploads || (p.readOnly && kernel && p.stdoutFile == "" && p.stderrFile == "")
 	return p, nil
 }
 
 // execTimeout clamps the timeout argument (reference §2.6): 0 is the default, negative
 // values are refused, larger values are capped at exec_timeout_max.
-func (s *Service) execTimeout(t int) (time.Duration, error) {
+func (s *Service) ExecTimeout(t int) (time.Duration, error) {
 	if t < 0 {
 		return 0, Errf(InvalidParameter, "timeout must be a positive number of seconds, got %d", t).With("timeout", t).
-			WithHint("Omit timeout or use an integer like timeout=30 (max %d)", s.cfg.ExecTimeoutMax)
+			WithHint("Omit timeout or use an integer like timeout=30 (max %d)", s.Config().ExecTimeoutMax)
 	}
 	if t == 0 {
-		t = s.cfg.ExecTimeoutDefault
+		t = s.Config().ExecTimeoutDefault
 	}
-	return time.Duration(min(t, s.cfg.ExecTimeoutMax)) * time.Second, nil
+	return time.Duration(min(t, s.Config().ExecTimeoutMax)) * time.Second, nil
 }
 
 // execMaxOutput clamps max_output: -1 (absent) is max_output_default, 0 is
@@ -106,11 +106,11 @@ func (s *Service) execMaxOutput(m int) (int, error) {
 		return 0, Errf(InvalidParameter, "max_output must be -1, 0 or a positive number of characters, got %d", m).
 			With("max_output", m).WithHint("Omit max_output or use an integer like max_output=50000")
 	case m == -1:
-		return min(s.cfg.MaxOutputDefault, s.cfg.MaxOutputAbsolute), nil
+		return min(s.Config().MaxOutputDefault, s.Config().MaxOutputAbsolute), nil
 	case m == 0:
-		return s.cfg.MaxOutputAbsolute, nil
+		return s.Config().MaxOutputAbsolute, nil
 	}
-	return min(m, s.cfg.MaxOutputAbsolute), nil
+	return min(m, s.Config().MaxOutputAbsolute), nil
 }
 
 // outputFile checks stdout_file/stderr_file: refused in uploads, validated like every
@@ -132,14 +132,14 @@ func outputFile(z *Zone, dir *confine.Fs, name, param string, allowZone bool) (s
 			WithHint("Give a file name such as %s='out.txt'", param)
 	}
 	if _, err := dir.Confined(rel); err != nil {
-		return "", pathError(err, z, name)
+		return "", PathError(err, z, name)
 	}
 	return rel, nil
 }
 
 // confineFn is Request.Confine: the zone's path rules (PATH_STARTS_WITH_ZONE) for
 // commands run at the zone root, then the confinement check of dir.
-func confineFn(z *Zone, dir *confine.Fs, allowZone bool) func(string) (string, error) {
+func ConfineFn(z *Zone, dir *confine.Fs, allowZone bool) func(string) (string, error) {
 	return func(rel string) (string, error) {
 		if dir == z.Fs {
 			if _, err := z.Path(rel, allowZone); err != nil {
@@ -160,15 +160,15 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 		// HOME and TMPDIR are "." (the working directory, i.e. the zone root): the absolute
 		// path would show the host layout to `jq -n env` or awk's ENVIRON.
 		ReadOnly: p.readOnly, Env: sandbox.BuildEnv("."), Timeout: p.timeout, MaxOutput: p.maxOutput,
-		MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20, CPUSeconds: int64(s.cfg.ExecCPULimitSeconds),
-		Mode: sandbox.Mode(s.cfg.ExecSandbox), MergeStderr: p.in.RedirectStderrToStdout}
+		MemoryBytes: int64(s.Config().ExecMemoryLimitMB) << 20, CPUSeconds: int64(s.Config().ExecCPULimitSeconds),
+		Mode: sandbox.Mode(s.Config().ExecSandbox), MergeStderr: p.in.RedirectStderrToStdout}
 	if p.in.Cmd == "git" {
-		r, err := s.repo(z) // creates the repository the command reads
+		r, err := s.Repo(z) // creates the repository the command reads
 		if err != nil {
 			return nil, err
 		}
-		r.release()
-		gitDir := filepath.Join(z.space, "repo.git")
+		r.Release()
+		gitDir := filepath.Join(z.Space, "repo.git")
 		spec.Env = append(spec.Env, sandbox.GitEnv(gitDir, dir.Dir())...)
 		spec.ExtraRO = []string{gitDir}
 	}
@@ -184,18 +184,18 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 	var err error
 	if p.stdoutFile != "" {
 		if outSink, err = startSink(dir, p.stdoutFile, fileLimit); err != nil {
-			return nil, pathError(err, z, p.in.StdoutFile)
+			return nil, PathError(err, z, p.in.StdoutFile)
 		}
 		spec.Stdout = outSink
 	}
 	if p.stderrFile != "" {
 		if errSink, err = startSink(dir, p.stderrFile, fileLimit); err != nil {
 			outSink.abort()
-			return nil, pathError(err, z, p.in.StderrFile)
+			return nil, PathError(err, z, p.in.StderrFile)
 		}
 		spec.Stderr = errSink
 	}
-	res, runErr := s.runSandboxed(ctx, spec)
+	res, runErr := s.RunSandboxed(ctx, spec)
 	// The call's own deadline (an encrypted zone's timeout also covers its copies) ends the
 	// command like its timeout.
 	res.TimedOut = res.TimedOut || errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -233,7 +233,7 @@ func (s *Service) run(ctx context.Context, z *Zone, dir *confine.Fs, p *execPlan
 	if res.TimedOut {
 		return data, Errf(Timeout, "Command timeout after %ds", int(p.timeout/time.Second)).With("command", p.in.Cmd).
 			With("timeout", int(p.timeout/time.Second)).With("stdout", data["stdout"]).With("stderr", data["stderr"]).
-			WithHint("Increase timeout (max: %ds), or split the work", s.cfg.ExecTimeoutMax)
+			WithHint("Increase timeout (max: %ds), or split the work", s.Config().ExecTimeoutMax)
 	}
 	return data, fileErr
 }

@@ -49,10 +49,10 @@ type slotKind struct {
 }
 
 var (
-	commandSlot = slotKind{again: "call shed_exec again"}
-	pdfSlot     = slotKind{counts: "a PDF read", again: "read the PDF again"}
+	CommandSlot = slotKind{again: "call shed_exec again"}
+	PdfSlot     = slotKind{counts: "a PDF read", again: "read the PDF again"}
 	// sqliteCallSlot: a statement costs CPU and up to sqlite_memory_mb like a command.
-	sqliteCallSlot = slotKind{counts: "a shed_sqlite call", again: "call shed_sqlite again"}
+	SqliteCallSlot = slotKind{counts: "a shed_sqlite call", again: "call shed_sqlite again"}
 )
 
 // slotLimits are the effective bounds: per user, and in all (memory included).
@@ -107,7 +107,7 @@ func (sl *slots) broadcast() {
 
 // acquireSlot takes a command slot for user, waiting up to slotWait and never past ctx;
 // release it once. kind names what the slot is for in the busy answer.
-func (s *Service) acquireSlot(ctx context.Context, user string, kind slotKind) (release func(), err error) {
+func (s *Service) AcquireSlot(ctx context.Context, user string, kind slotKind) (release func(), err error) {
 	perUser, total := s.slotLimits()
 	timer := time.NewTimer(slotWait)
 	defer timer.Stop()
@@ -161,9 +161,9 @@ func (sl *slots) release(user string) {
 // a user has at most one decrypted copy at a time. Call it holding a command slot; release
 // the turn once. The wait is bounded by ctx (issue 24 item 13: it was an unbounded queue
 // that one user filled).
-func (s *Service) ownerTurn(ctx context.Context, z *Zone, kind slotKind) (release func(), err error) {
+func (s *Service) OwnerTurn(ctx context.Context, z *Zone, kind slotKind) (release func(), err error) {
 	start := time.Now()
-	release, err = s.hold(ctx, ownerKey(kindTurn, z.Owner), lock.Exclusive, "another call in the "+z.Label+" zone")
+	release, err = s.Hold(ctx, ownerKey(kindTurn, z.Owner), lock.Exclusive, "another call in the "+z.Label+" zone")
 	if err != nil {
 		e, ok := AsError(err)
 		if !ok || e.Code != Timeout {
@@ -171,7 +171,7 @@ func (s *Service) ownerTurn(ctx context.Context, z *Zone, kind slotKind) (releas
 		}
 		hint := "Commands that write, and every command and PDF read in an encrypted zone, run one at a time per owner: " +
 			kind.again + " when the running one has finished"
-		if kind == commandSlot {
+		if kind == CommandSlot {
 			hint += fmt.Sprintf(", or with a larger timeout (max %d)", s.cfg.ExecTimeoutMax)
 		}
 		return nil, e.With("zone", z.Label).With("waited_seconds", int(time.Since(start).Round(time.Second)/time.Second)).WithHint("%s", hint)

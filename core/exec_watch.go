@@ -39,13 +39,13 @@ type watchdog struct {
 // watch starts the watchdog of the command that q measures; kill stops the command. Call
 // halt when the command has ended. What single-file writes beside the command add is theirs.
 func (q *execQuota) watch(kill func()) *watchdog {
-	return watchGrowth(q.z.Fs.Dir(), q.before.usage(), sub(q.limit, q.used), q.beside.grown, kill)
+	return watchGrowth(q.z.Fs.Dir(), q.before.Usage(), Sub(q.limit, q.used), q.beside.Grown, kill)
 }
 
 // watchGrowth starts a watchdog that calls kill when the zone dir, holding before when the
 // command started, grows by more than budget (bytes of regular files, or names), not
 // counting others(), what other writers added meanwhile.
-func watchGrowth(dir string, before, budget amount, others func() amount, kill func()) *watchdog {
+func watchGrowth(dir string, before, budget Amount, others func() Amount, kill func()) *watchdog {
 	w := &watchdog{stop: make(chan struct{}), done: make(chan struct{})}
 	w.peakBytes.Store(before.Bytes)
 	w.peakFiles.Store(before.Files)
@@ -68,15 +68,15 @@ func watchGrowth(dir string, before, budget amount, others func() amount, kill f
 				continue
 			}
 			t0 := time.Now()
-			snap, err := takeSnapshot(dir)
+			snap, err := TakeSnapshot(dir)
 			if err != nil {
 				continue // a name the walk could not read: the walk after the command decides
 			}
 			lastWalk, walkTook = time.Now(), time.Since(t0)
-			fsBase, size = now, snap.usage()
+			fsBase, size = now, snap.Usage()
 			w.peakBytes.Store(max(w.peakBytes.Load(), size.Bytes))
 			w.peakFiles.Store(max(w.peakFiles.Load(), size.Files))
-			if g := sub(sub(size, before), others()); g.Bytes > 0 && g.Bytes > budget.Bytes || g.Files > 0 && g.Files > budget.Files {
+			if g := Sub(Sub(size, before), others()); g.Bytes > 0 && g.Bytes > budget.Bytes || g.Files > 0 && g.Files > budget.Files {
 				w.killed.Store(true)
 				kill()
 				return
@@ -93,17 +93,17 @@ func (w *watchdog) halt() {
 }
 
 // peakWith is the largest zone seen: the watchdog's peak, or the zone after the command.
-func (w *watchdog) peakWith(after snapshot) amount {
-	u := after.usage()
-	return amount{Bytes: max(w.peakBytes.Load(), u.Bytes), Files: max(w.peakFiles.Load(), u.Files)}
+func (w *watchdog) peakWith(after Snapshot) Amount {
+	u := after.Usage()
+	return Amount{Bytes: max(w.peakBytes.Load(), u.Bytes), Files: max(w.peakFiles.Load(), u.Files)}
 }
 
 // fsUsed is the used space (bytes) and used inodes (Files) of the file system holding dir
 // (0 when unknown).
-func fsUsed(dir string) amount {
+func fsUsed(dir string) Amount {
 	var st unix.Statfs_t
 	if unix.Statfs(dir, &st) != nil {
-		return amount{}
+		return Amount{}
 	}
-	return amount{Bytes: int64(st.Blocks-st.Bfree) * st.Bsize, Files: int64(st.Files - st.Ffree)}
+	return Amount{Bytes: int64(st.Blocks-st.Bfree) * st.Bsize, Files: int64(st.Files - st.Ffree)}
 }

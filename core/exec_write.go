@@ -61,7 +61,7 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 	data, runErr := s.run(runCtx, z, z.Fs, p)
 	w.halt()
 	var rb *rolledBack
-	var peak amount
+	var peak Amount
 	// The command ran: its settlement and commit happen whatever became of the call.
 	err = sp.locked(context.WithoutCancel(ctx), func(l *vcs.Locked) error {
 		defer sp.stop()
@@ -71,9 +71,9 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 		for _, step := range s.afterCommand(guard) {
 			step(data)
 		}
-		after, err := takeSnapshot(z.Fs.Dir())
-		if err == nil && sweepProtected(z, q.before, after, data) {
-			after, err = takeSnapshot(z.Fs.Dir())
+		after, err := TakeSnapshot(z.Fs.Dir())
+		if err == nil && SweepProtected(z, q.before, after, data) {
+			after, err = TakeSnapshot(z.Fs.Dir())
 		}
 		if err != nil {
 			return Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
@@ -86,7 +86,7 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 			if l != nil {
 				restoreVersions(l, z, restore, &undone)
 			}
-			if again, err := takeSnapshot(z.Fs.Dir()); err == nil {
+			if again, err := TakeSnapshot(z.Fs.Dir()); err == nil {
 				q.settle(again)
 			}
 			rb = &undone
@@ -100,17 +100,17 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 		if restore := ch.BeforeCommit; restore != nil {
 			// The ownership guard puts protected files back after the measure: count them.
 			ch.BeforeCommit = func(l *vcs.Locked) error {
-				n := len(reverted(data))
+				n := len(Reverted(data))
 				err := restore(l)
-				if len(reverted(data)) > n { // only then did the disk change after the measure
-					if again, e := takeSnapshot(z.Fs.Dir()); e == nil {
+				if len(Reverted(data)) > n { // only then did the disk change after the measure
+					if again, e := TakeSnapshot(z.Fs.Dir()); e == nil {
 						q.adjust(after, again)
 					}
 				}
 				return err
 			}
 		}
-		_, err = s.commit(l, c, z, "shed_exec", "shed_exec: "+shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
+		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
 		return err
 	})
 	if rb != nil {
@@ -126,7 +126,7 @@ func (s *Service) execWrite(ctx context.Context, c Caller, z *Zone, in ExecInput
 // from the first measure to the commit (nil outside versioned zones).
 type execSpace struct {
 	s       *Service
-	r       *openRepo
+	r       *OpenRepo
 	z       *Zone
 	turn    func()
 	running bool
@@ -138,13 +138,13 @@ func (s *Service) holdSpace(ctx context.Context, z *Zone) (*execSpace, error) {
 	if !z.Versioned {
 		return nil, nil
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return nil, err
 	}
-	turn, err := s.hold(ctx, spaceKey(kindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
+	turn, err := s.Hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
 	if err != nil {
-		r.release()
+		r.Release()
 		return nil, err
 	}
 	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
@@ -156,12 +156,12 @@ func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) e
 	if sp == nil {
 		return fn(nil)
 	}
-	gate, err := sp.s.hold(ctx, spaceKey(kindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
+	gate, err := sp.s.Hold(ctx, SpaceKey(KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
 	if err != nil {
 		return err
 	}
 	defer gate()
-	l, unlock, err := sp.s.lockRepo(ctx, sp.r, sp.z)
+	l, unlock, err := sp.s.LockRepo(ctx, sp.r, sp.z)
 	if err != nil {
 		return err
 	}
@@ -171,18 +171,18 @@ func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) e
 
 // start (under locked) opens the command's note: from now on single-file writes of the
 // zone are noted in it.
-func (sp *execSpace) start() *besideRun {
+func (sp *execSpace) start() *BesideRun {
 	if sp == nil {
 		return nil
 	}
-	sp.r.run, sp.running = &besideRun{writes: map[string]besideWrite{}}, true
-	return sp.r.run
+	sp.r.Run, sp.running = &BesideRun{Writes: map[string]BesideWrite{}}, true
+	return sp.r.Run
 }
 
 // stop (under locked) closes the note.
 func (sp *execSpace) stop() {
 	if sp != nil {
-		sp.r.run, sp.running = nil, false
+		sp.r.Run, sp.running = nil, false
 	}
 }
 
@@ -193,11 +193,11 @@ func (sp *execSpace) release() {
 		return
 	}
 	if sp.running {
-		if gate, err := sp.s.hold(context.Background(), spaceKey(kindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
+		if gate, err := sp.s.Hold(context.Background(), SpaceKey(KindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
 			sp.stop()
 			gate()
 		}
 	}
 	sp.turn()
-	sp.r.release()
+	sp.r.Release()
 }

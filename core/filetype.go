@@ -44,7 +44,7 @@ var compressions = map[string]string{".gz": "gzip", ".Z": "compress", ".bz2": "b
 // can act on: kind (text, binary or empty: exactly what shed_read will decide),
 // text_encoding and line_endings. mime comes from the content (mimetype), not the name.
 func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Result, error) {
-	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, func(*Zone, string) error { return errDirectory })
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, func(*Zone, string) error { return errDirectory })
 	if errors.Is(err, errDirectory) {
 		shown, _ := confine.Clean(in.Path) // it passed zonePath
 		if shown == "" {
@@ -55,9 +55,9 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	rel, f, info := o.rel, o.f, o.info
-	sample, err := readSample(o.z, f, in.Path)
+	defer o.Close()
+	rel, f, info := o.Rel, o.F, o.Info
+	sample, err := readSample(o.Z, f, in.Path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -69,8 +69,8 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 	if e, ok := compressions[ext]; ok {
 		encoding = e
 	}
-	data := map[string]any{"path": rel, "mime": detectMIME(sample), "encoding": encoding, "magic": magic(sample),
-		"extension": ext, "size": info.Size(), "size_human": humanSize(info.Size()),
+	data := map[string]any{"path": rel, "mime": DetectMIME(sample), "encoding": encoding, "magic": magic(sample),
+		"extension": ext, "size": info.Size(), "size_human": HumanSize(info.Size()),
 		"kind": "text", "text_encoding": nil, "line_endings": nil}
 	switch {
 	case len(sample) == 0:
@@ -81,14 +81,14 @@ func (s *Service) FileType(ctx context.Context, c Caller, in FileTypeInput) (Res
 		data["text_encoding"], data["line_endings"] = textEncoding(sample), textcap.LineEndings(sample)
 	}
 	msg := data["magic"].(string)
-	if bytes.HasPrefix(sample, []byte(sqliteMagic)) {
+	if bytes.HasPrefix(sample, []byte(SqliteMagic)) {
 		msg += ": query it with shed_sqlite (SELECT name FROM sqlite_master lists its tables)"
 	}
 	if isPDF(sample) {
 		// Best effort: the type is known whatever the PDF engine says. pdfinfo runs
 		// within a command's budget, on the decrypted copy in an encrypted zone.
 		var pi pdfInfo
-		err := s.pdfCall(ctx, c, o.z, rel, func(ctx context.Context, z *Zone) (err error) {
+		err := s.pdfCall(ctx, c, o.Z, rel, func(ctx context.Context, z *Zone) (err error) {
 			pi, err = s.pdfInfoOf(ctx, z, rel)
 			return err
 		})

@@ -32,16 +32,16 @@ func (s *Service) CopyToGroup(ctx context.Context, c Caller, in CopyToGroupInput
 		return Result{}, Errf(ZoneForbidden, "Invalid source zone: %s", in.SrcZone).With("src_zone", in.SrcZone).
 			WithHint("Use 'uploads', 'storage', or 'documents'")
 	}
-	mode, err := s.groupMode(in.Mode)
+	mode, err := s.GroupMode(in.Mode)
 	if err != nil {
 		return Result{}, err
 	}
-	from, src, err := s.zonePath(ctx, c, ZoneArgs{Zone: in.SrcZone, AllowZoneInPath: in.AllowZoneInPath}, in.SrcPath, false)
+	from, src, err := s.ZonePath(ctx, c, ZoneArgs{Zone: in.SrcZone, AllowZoneInPath: in.AllowZoneInPath}, in.SrcPath, false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer from.Close()
-	to, dst, err := s.zonePath(ctx, c, ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.DestPath, true)
+	to, dst, err := s.ZonePath(ctx, c, ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.DestPath, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -50,22 +50,22 @@ func (s *Service) CopyToGroup(ctx context.Context, c Caller, in CopyToGroupInput
 		return Result{}, Errf(InvalidPath, "Cannot copy a zone root: give a file or folder").With("src_path", in.SrcPath).
 			With("dest_path", in.DestPath).WithHint("Name a file or folder inside the zone, e.g. src_path='report.pdf'")
 	}
-	job := &copyJob{from: from, to: to, overwrite: in.Overwrite, mode: mode}
-	if err := s.planCopy(job, src, dst, in.SrcPath); err != nil {
+	job := &CopyJob{From: from, To: to, Overwrite: in.Overwrite, Mode: mode}
+	if err := s.PlanCopy(job, src, dst, in.SrcPath); err != nil {
 		return Result{}, err
 	}
 	message := in.Message
 	if message == "" {
 		message = "Add file to group"
 	}
-	hash, written, err := s.runCopy(ctx, c, job, "shed_copy_to_group", message)
+	hash, written, err := s.RunCopy(ctx, c, job, "shed_copy_to_group", message)
 	if err != nil {
 		return Result{}, err
 	}
 	data := map[string]any{"src_zone": in.SrcZone, "src_path": src, "group": to.GroupID, "dest_path": dst, "mode": mode,
-		"files_copied": len(job.items), "bytes_copied": written}
-	if len(job.skipped) > 0 {
-		data["skipped_not_regular"] = job.skipped
+		"files_copied": len(job.Items), "bytes_copied": written}
+	if len(job.Skipped) > 0 {
+		data["skipped_not_regular"] = job.Skipped
 	}
 	if hash != "" {
 		data["commit"] = hash

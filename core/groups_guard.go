@@ -43,7 +43,7 @@ type execGuard struct {
 	// creates are to be recorded (group_default_mode other than 'group').
 	tracked []string
 	// beside notes the writes of other members during the command.
-	beside *besideRun
+	beside *BesideRun
 	// companions are the SQLite companions of the databases the caller may not write
 	// (sqlite_companions.go).
 	companions []guardedCompanion
@@ -57,7 +57,7 @@ type guarded struct {
 	// from is the version to put it back to (HEAD's unless another member wrote it
 	// beside the command); contested says the command changed it while that write was
 	// committed, so st is not known.
-	from      version
+	from      Version
 	contested bool
 }
 
@@ -67,24 +67,24 @@ func (s *Service) guardExec(ctx context.Context, c Caller, z *Zone) (*execGuard,
 	if z.Kind != GroupZone {
 		return nil, nil
 	}
-	recs, err := s.db.OwnershipUnder(ctx, z.GroupID, "")
+	recs, err := s.DB().OwnershipUnder(ctx, z.GroupID, "")
 	if err != nil {
-		return nil, ownershipErr(err)
+		return nil, OwnershipErr(err)
 	}
-	st, err := newStatter(z)
+	st, err := NewStatter(z)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
 	}
-	defer st.close()
+	defer st.Close()
 	g := &execGuard{s: s, ctx: ctx, c: c, z: z}
 	for _, o := range recs {
-		info, ok := st.lstat(o.Path)
+		info, ok := st.Lstat(o.Path)
 		if !ok {
-			s.dropGroupRecords(ctx, z, o.Path)
+			s.DropGroupRecords(ctx, z, o.Path)
 			continue
 		}
 		g.files = append(g.files, guarded{rec: o, st: info,
-			mayWrite: allowed(c, o, writeModify), mayDelete: allowed(c, o, writeDelete)})
+			mayWrite: Allowed(c, o, WriteModify), mayDelete: Allowed(c, o, WriteDelete)})
 		g.noteCompanions(st, g.files[len(g.files)-1])
 	}
 	return g, nil
@@ -95,7 +95,7 @@ func (g *execGuard) change(ch Change, data map[string]any) Change {
 	if g == nil {
 		return ch
 	}
-	record := g.s.cfg.GroupDefaultMode != modeGroup
+	record := g.s.Config().GroupDefaultMode != ModeGroup
 	ch.BeforeCommit = func(l *vcs.Locked) error {
 		if record {
 			g.tracked, _ = l.Tracked() // nil on error: nothing is recorded
@@ -121,8 +121,8 @@ func (g *execGuard) recordCreated(l *vcs.Locked) {
 	}
 	for _, p := range after {
 		if _, found := slices.BinarySearch(g.tracked, p); !found {
-			_ = g.s.db.AddOwnership(context.WithoutCancel(g.ctx), store.Ownership{GroupID: g.z.GroupID, Path: p,
-				Owner: g.c.UserID, Mode: g.s.cfg.GroupDefaultMode})
+			_ = g.s.DB().AddOwnership(context.WithoutCancel(g.ctx), store.Ownership{GroupID: g.z.GroupID, Path: p,
+				Owner: g.c.UserID, Mode: g.s.Config().GroupDefaultMode})
 		}
 	}
 }
@@ -135,11 +135,11 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 	if err := g.besides(); err != nil {
 		return err
 	}
-	st, err := newStatter(g.z)
+	st, err := NewStatter(g.z)
 	if err != nil {
 		return Errf(InternalError, "Cannot open the %s zone", g.z.Name).Because(err)
 	}
-	defer st.close()
+	defer st.Close()
 	var firstErr error
 	for _, f := range g.files {
 		reason := g.check(st, f, dirs)
@@ -147,7 +147,7 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			continue
 		}
 		err := putBack(l, g.z.Fs, f.rec.Path, f.from)
-		if errors.Is(err, errNoVersion) && f.from.fixed {
+		if errors.Is(err, errNoVersion) && f.from.Fixed {
 			err = g.z.Fs.RemoveAll(f.rec.Path) // created beside the command, and contested: no version to trust
 		}
 		if err != nil {
@@ -157,7 +157,7 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			}
 			continue
 		}
-		addReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
+		AddReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
 	}
 	if err := g.restoreCompanions(st, data); err != nil && firstErr == nil {
 		firstErr = err
@@ -167,21 +167,21 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 
 // check says why f must be restored ("" = unchanged, or a change the caller may make; a
 // record of a file the caller was allowed to delete and that is gone is dropped).
-func (g *execGuard) check(sr *statter, f guarded, dirs map[string]bool) string {
+func (g *execGuard) check(sr *Statter, f guarded, dirs map[string]bool) string {
 	folderOK := realDirs(g.z, path.Dir(f.rec.Path), dirs)
-	st, ok := sr.lstat(f.rec.Path)
+	st, ok := sr.Lstat(f.rec.Path)
 	switch {
 	case !folderOK && f.mayDelete:
-		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
+		g.s.DropGroupRecords(g.ctx, g.z, f.rec.Path)
 		return ""
 	case !folderOK:
 		return "its folder was moved, removed or replaced by a link"
 	case !ok && f.mayDelete:
-		g.s.dropGroupRecords(g.ctx, g.z, f.rec.Path)
+		g.s.DropGroupRecords(g.ctx, g.z, f.rec.Path)
 		return ""
 	case !ok:
 		return "deleted or moved away"
-	case f.mayWrite, !f.contested && sameEntry(st, f.st):
+	case f.mayWrite, !f.contested && SameEntry(st, f.st):
 		return ""
 	case f.contested:
 		return "changed while another member was writing it"
@@ -228,21 +228,21 @@ func (g *execGuard) besides() error {
 	for i, f := range g.files {
 		at[f.rec.Path] = i
 	}
-	for _, p := range slices.Sorted(maps.Keys(g.beside.writes)) {
-		w := g.beside.writes[p]
+	for _, p := range slices.Sorted(maps.Keys(g.beside.Writes)) {
+		w := g.beside.Writes[p]
 		i, ok := at[p]
 		if !ok {
-			rec, found, err := g.s.db.Ownership(g.ctx, g.z.GroupID, p)
+			rec, found, err := g.s.DB().Ownership(g.ctx, g.z.GroupID, p)
 			if err != nil {
-				return ownershipErr(err)
+				return OwnershipErr(err)
 			}
 			if !found {
 				continue // open to every member
 			}
-			g.files = append(g.files, guarded{rec: rec, mayWrite: allowed(g.c, rec, writeModify), mayDelete: allowed(g.c, rec, writeDelete)})
+			g.files = append(g.files, guarded{rec: rec, mayWrite: Allowed(g.c, rec, WriteModify), mayDelete: Allowed(g.c, rec, WriteDelete)})
 			i = len(g.files) - 1
 		}
-		g.files[i].st, g.files[i].from, g.files[i].contested = w.st, w.version(), w.contested
+		g.files[i].st, g.files[i].from, g.files[i].contested = w.St, w.Version(), w.Contested
 	}
 	return nil
 }
@@ -253,10 +253,10 @@ var errNoVersion = errors.New("the version does not hold the file")
 // putBack writes p back as version v holds it (errNoVersion, nothing changed, when it does
 // not): whatever stands in the way (a link or a file where a folder was, a link or a
 // folder where the file was) is removed first.
-func putBack(l *vcs.Locked, fsys *confine.Fs, p string, v version) error {
+func putBack(l *vcs.Locked, fsys *confine.Fs, p string, v Version) error {
 	rev := "HEAD"
-	if v.fixed {
-		rev = v.rev
+	if v.Fixed {
+		rev = v.Rev
 	}
 	if rev == "" {
 		return errNoVersion
@@ -312,12 +312,12 @@ type guardedCompanion struct {
 
 // noteCompanions records, before a command, the companions of f's database when the
 // caller may not write it.
-func (g *execGuard) noteCompanions(st *statter, f guarded) {
+func (g *execGuard) noteCompanions(st *Statter, f guarded) {
 	if f.mayWrite {
 		return
 	}
-	for _, j := range journals {
-		info, ok := st.lstat(f.rec.Path + j)
+	for _, j := range Journals {
+		info, ok := st.Lstat(f.rec.Path + j)
 		g.companions = append(g.companions, guardedCompanion{rel: f.rec.Path + j, rec: f.rec, st: info, existed: ok})
 	}
 }
@@ -325,10 +325,10 @@ func (g *execGuard) noteCompanions(st *statter, f guarded) {
 // restoreCompanions removes, after a command, every companion of a protected database that
 // the command created or changed (one it deleted is what the next open would remove), and
 // reports them in data["reverted"].
-func (g *execGuard) restoreCompanions(st *statter, data map[string]any) error {
+func (g *execGuard) restoreCompanions(st *Statter, data map[string]any) error {
 	for _, cp := range g.companions {
-		now, ok := st.lstat(cp.rel)
-		if !ok || (cp.existed && sameEntry(now, cp.st)) {
+		now, ok := st.Lstat(cp.rel)
+		if !ok || (cp.existed && SameEntry(now, cp.st)) {
 			continue
 		}
 		if err := g.z.Fs.RemoveAll(cp.rel); err != nil {
@@ -339,7 +339,7 @@ func (g *execGuard) restoreCompanions(st *statter, data map[string]any) error {
 		if cp.existed {
 			reason = "changed beside the protected SQLite database " + cp.rec.Path
 		}
-		addReverted(data, map[string]any{"path": cp.rel, "reason": reason, "owner": cp.rec.Owner, "mode": cp.rec.Mode})
+		AddReverted(data, map[string]any{"path": cp.rel, "reason": reason, "owner": cp.rec.Owner, "mode": cp.rec.Mode})
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func BenchmarkGuardCheck(b *testing.B) {
 	s, _ := testService(b, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
 	ctx := context.Background()
 	bob := Caller{UserID: "bob", ConvID: "c"}
-	z, err := s.resolveZone(ctx, bob, "group", "team", true)
+	z, err := s.ResolveZone(ctx, bob, "group", "team", true)
 	if err != nil {
 		b.Fatal(err)
 	}

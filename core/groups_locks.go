@@ -21,20 +21,20 @@ func (s *Service) checkForceUnlock(ctx context.Context, c Caller, z *Zone, p str
 		return nil
 	}
 	last := l.Since
-	if ez, err := s.editzone(z, l.ConvID); err == nil {
+	if ez, err := s.Editzone(z, l.ConvID); err == nil {
 		if fi, err := ez.Stat(p); err == nil && fi.ModTime().After(last) {
 			last = fi.ModTime()
 		}
 		_ = ez.Close()
 	}
-	after := time.Duration(s.cfg.LockForceAfterMinutes) * time.Minute
+	after := time.Duration(s.Config().LockForceAfterMinutes) * time.Minute
 	idle := time.Since(last)
 	if idle >= after {
 		return nil
 	}
-	return lockDetails(Errf(NotLockOwner, "Another member is editing %s: its lock can be broken after %d idle minutes", p, s.cfg.LockForceAfterMinutes).
+	return LockDetails(Errf(NotLockOwner, "Another member is editing %s: its lock can be broken after %d idle minutes", p, s.Config().LockForceAfterMinutes).
 		With("path", p).With("zone", z.Label).With("idle_minutes", int(idle/time.Minute)).
-		With("force_after_minutes", s.cfg.LockForceAfterMinutes).
-		With("breakable_at", last.Add(after).UTC().Format(time.RFC3339)), l, s.lockMaxAge()).
+		With("force_after_minutes", s.Config().LockForceAfterMinutes).
+		With("breakable_at", last.Add(after).UTC().Format(time.RFC3339)), l, s.LockMaxAge()).
 		WithHint("Wait until breakable_at, ask the member to save or cancel, or ask an Open WebUI admin")
 }

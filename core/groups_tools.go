@@ -20,13 +20,13 @@ const groupInfoMaxFiles = 1000
 
 // GroupList answers shed_group_list: the caller's groups with their member counts.
 func (s *Service) GroupList(ctx context.Context, c Caller) (Result, error) {
-	groups, available, err := s.memberships(ctx, c)
+	groups, available, err := s.Memberships(ctx, c)
 	if err != nil {
 		return Result{}, err
 	}
 	if !available {
 		return Result{}, Errf(GroupNotAvailable, "Group features are not available").
-			WithHint("Groups come from Open WebUI (auth mode session), the %s header or groups.static: ask an administrator", s.cfg.Groups.Header)
+			WithHint("Groups come from Open WebUI (auth mode session), the %s header or groups.static: ask an administrator", s.Config().Groups.Header)
 	}
 	list := make([]map[string]any, 0, len(groups))
 	for _, g := range groups {
@@ -47,15 +47,15 @@ type GroupArgs struct {
 // GroupInfo answers shed_group_info: members, files with owner, mode and size, and the usage
 // against quota_per_group_mb.
 func (s *Service) GroupInfo(ctx context.Context, c Caller, in GroupArgs) (Result, error) {
-	z, err := s.resolveZone(ctx, c, "group", in.Group, false)
+	z, err := s.ResolveZone(ctx, c, "group", in.Group, false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
-	g := z.group
-	recs, err := s.db.OwnershipUnder(ctx, z.GroupID, "")
+	g := z.Group
+	recs, err := s.DB().OwnershipUnder(ctx, z.GroupID, "")
 	if err != nil {
-		return Result{}, ownershipErr(err)
+		return Result{}, OwnershipErr(err)
 	}
 	byPath := make(map[string]store.Ownership, len(recs))
 	for _, o := range recs {
@@ -88,12 +88,12 @@ func (s *Service) GroupInfo(ctx context.Context, c Caller, in GroupArgs) (Result
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot list the files of group '%s'", g.ID).Because(err)
 	}
-	used, limit, err := s.usageOf(ctx, z.Owner)
+	used, limit, err := s.UsageOf(ctx, z.Owner)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot read the usage of group '%s'", g.ID).Because(err)
 	}
 	data := map[string]any{"group_id": g.ID, "name": g.Name, "files": files, "total_files": count,
-		"total_size": total, "total_size_human": humanMB(total), "quota": usageLine(used, limit),
+		"total_size": total, "total_size_human": HumanMB(total), "quota": UsageLine(used, limit),
 		"files_truncated": count > len(files)}
 	if g.MembersKnown {
 		data["members"], data["member_count"] = g.Members, len(g.Members)
@@ -111,19 +111,19 @@ type GroupFileArgs struct {
 // ownedRecord resolves the group and path of set_mode/chown and returns the file's record,
 // refusing with NOT_FILE_OWNER when the caller does not own it.
 func (s *Service) ownedRecord(ctx context.Context, c Caller, in GroupFileArgs, what string) (*Zone, store.Ownership, error) {
-	z, rel, err := s.zonePath(ctx, c, ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Path, false)
+	z, rel, err := s.ZonePath(ctx, c, ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Path, false)
 	if err != nil {
 		return nil, store.Ownership{}, err
 	}
-	o, ok, err := s.db.Ownership(ctx, z.GroupID, rel)
-	if err == nil && ok && !fileExists(z, rel) {
-		s.dropGroupRecords(ctx, z, rel)
+	o, ok, err := s.DB().Ownership(ctx, z.GroupID, rel)
+	if err == nil && ok && !EntryExists(z, rel) {
+		s.DropGroupRecords(ctx, z, rel)
 		ok = false
 	}
 	switch {
 	case err != nil:
 		z.Close()
-		return nil, o, ownershipErr(err)
+		return nil, o, OwnershipErr(err)
 	case !ok:
 		z.Close()
 		return nil, o, Errf(FileNotFound, "No ownership record for: %s", rel).With("path", rel).With("zone", z.Label).
@@ -146,7 +146,7 @@ func (s *Service) GroupSetMode(ctx context.Context, c Caller, in GroupSetModeInp
 	if strings.TrimSpace(in.Mode) == "" {
 		return Result{}, Errf(MissingParameter, "mode is required").With("parameter", "mode")
 	}
-	mode, err := s.groupMode(in.Mode)
+	mode, err := s.GroupMode(in.Mode)
 	if err != nil {
 		return Result{}, err
 	}
@@ -157,8 +157,8 @@ func (s *Service) GroupSetMode(ctx context.Context, c Caller, in GroupSetModeInp
 	defer z.Close()
 	old := o.Mode
 	o.Mode = mode
-	if err := s.db.SetOwnership(ctx, o); err != nil {
-		return Result{}, ownershipErr(err)
+	if err := s.DB().SetOwnership(ctx, o); err != nil {
+		return Result{}, OwnershipErr(err)
 	}
 	return Result{Data: map[string]any{"path": o.Path, "old_mode": old, "new_mode": mode},
 		Message: fmt.Sprintf("File mode changed from '%s' to '%s'", old, mode)}, nil
@@ -177,14 +177,14 @@ func (s *Service) GroupChown(ctx context.Context, c Caller, in GroupChownInput) 
 	case to == "":
 		return Result{}, Errf(InvalidOwner, "new_owner is required").With("parameter", "new_owner")
 	case !ValidID(to):
-		return Result{}, Errf(InvalidOwner, "Invalid new_owner format").With("new_owner", shorten(to))
+		return Result{}, Errf(InvalidOwner, "Invalid new_owner format").With("new_owner", Shorten(to))
 	}
 	z, o, err := s.ownedRecord(ctx, c, in.GroupFileArgs, "transfer ownership")
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
-	g := z.group
+	g := z.Group
 	if !g.MembersKnown {
 		return Result{}, Errf(InvalidOwner, "Cannot check that '%s' is a member of this group", to).With("new_owner", to).
 			WithHint("This server does not know the member list of its groups (headers mode): ask an administrator to use groups.static or Open WebUI")
@@ -194,8 +194,8 @@ func (s *Service) GroupChown(ctx context.Context, c Caller, in GroupChownInput) 
 	}
 	old := o.Owner
 	o.Owner = to
-	if err := s.db.SetOwnership(ctx, o); err != nil {
-		return Result{}, ownershipErr(err)
+	if err := s.DB().SetOwnership(ctx, o); err != nil {
+		return Result{}, OwnershipErr(err)
 	}
 	return Result{Data: map[string]any{"path": o.Path, "old_owner": old, "new_owner": to},
 		Message: fmt.Sprintf("Ownership transferred to '%s'", to)}, nil

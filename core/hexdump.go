@@ -22,15 +22,15 @@ const hexdumpMax = 4096
 // read at the offset (never the whole file). Offsets below 0 become 0 and lengths are
 // clamped to 1-4096, as in the original; a directory is INVALID_FORMAT.
 func (s *Service) Hexdump(ctx context.Context, c Caller, in HexdumpInput) (Result, error) {
-	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, func(z *Zone, p string) error {
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, func(z *Zone, p string) error {
 		return Errf(InvalidFormat, "Cannot hexdump directory").With("path", p).With("zone", z.Label).
 			WithHint("shed_hexdump shows a file's bytes: list the folder with shed_tree and pick a file")
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	rel, f, info := o.rel, o.f, o.info
+	defer o.Close()
+	rel, f, info := o.Rel, o.F, o.Info
 	offset, length := max(in.Offset, 0), min(max(in.Length, 1), hexdumpMax)
 	size := info.Size()
 	if offset >= size {
@@ -40,7 +40,7 @@ func (s *Service) Hexdump(ctx context.Context, c Caller, in HexdumpInput) (Resul
 	buf := make([]byte, min(length, size-offset))
 	n, err := f.ReadAt(buf, offset)
 	if err != nil && err != io.EOF {
-		return Result{}, readFail(err, o.z, rel)
+		return Result{}, ReadFail(err, o.Z, rel)
 	}
 	return Result{Data: map[string]any{"path": rel, "offset": offset, "length": n, "file_size": size,
 		"hexdump": hexdump(buf[:n], offset)},

@@ -41,7 +41,7 @@ func (s *Service) Import(ctx context.Context, c Caller, in ImportInput) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	z, err := s.resolveZone(ctx, c, "uploads", "", false)
+	z, err := s.ResolveZone(ctx, c, "uploads", "", false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -51,14 +51,14 @@ func (s *Service) Import(ctx context.Context, c Caller, in ImportInput) (Result,
 		return Result{}, err
 	}
 	// The destination folders, counted in the quota like any folder a write makes.
-	r, err := s.reserve(ctx, z, -1, amount{})
+	r, err := s.Reserve(ctx, z, -1, Amount{})
 	if err != nil {
 		return Result{}, err
 	}
-	err = r.mkdirAll(ctx, z.Fs, dir)
-	r.Settle(ctx, amount{})
+	err = r.MkdirAll(ctx, z.Fs, dir)
+	r.Settle(ctx, Amount{})
 	if err != nil {
-		return Result{}, writeError(err, z, in.DestSubdir)
+		return Result{}, WriteError(err, z, in.DestSubdir)
 	}
 	files, err := s.importTargets(ctx, c, in, token, admin)
 	if err != nil {
@@ -98,17 +98,17 @@ func (s *Service) Import(ctx context.Context, c Caller, in ImportInput) (Result,
 // (session mode), else the administrator's API key (admin=true: ownership is then
 // checked here).
 func (s *Service) importCredential(c Caller) (token string, admin bool, err error) {
-	if s.owui == nil {
+	if s.OpenWebUI() == nil {
 		return "", false, Errf(AuthUnavailable, "Imports need openwebui.url: attachments are fetched from Open WebUI's API").
 			WithHint("Ask an administrator to set openwebui.url (FILESHED_OPENWEBUI_URL)")
 	}
 	if t := c.Token(); t != "" {
 		return t, false, nil
 	}
-	if k := s.cfg.OpenWebUI.AdminAPIKey; k != "" {
+	if k := s.Config().OpenWebUI.AdminAPIKey; k != "" {
 		return k, true, nil
 	}
-	return "", false, Errf(AuthUnavailable, "Imports in auth.mode=%s need openwebui.admin_api_key", s.cfg.Auth.Mode).
+	return "", false, Errf(AuthUnavailable, "Imports in auth.mode=%s need openwebui.admin_api_key", s.Config().Auth.Mode).
 		WithHint("Ask an administrator to set openwebui.admin_api_key (FILESHED_OPENWEBUI_ADMIN_API_KEY), or to use auth.mode=session")
 }
 
@@ -126,7 +126,7 @@ func (s *Service) importTargets(ctx context.Context, c Caller, in ImportInput, t
 		return nil, Errf(MissingFileID, "No chat id came with the request, so the chat's files cannot be listed").
 			WithHint("Pass file_id from the chat's <attached_files>, or enable ENABLE_FORWARD_USER_INFO_HEADERS in Open WebUI")
 	}
-	files, err := s.owui.ChatFiles(ctx, token, c.ConvID)
+	files, err := s.OpenWebUI().ChatFiles(ctx, token, c.ConvID)
 	switch {
 	case errors.Is(err, owui.ErrNotFound), errors.Is(err, owui.ErrInvalidID):
 		return nil, Errf(FileNotFound, "This chat is not known to Open WebUI yet").With("chat_id", c.ConvID).
@@ -152,7 +152,7 @@ func (s *Service) importTargets(ctx context.Context, c Caller, in ImportInput, t
 	for _, f := range files {
 		names = append(names, f.Filename)
 	}
-	return nil, Errf(FileNotFound, "No attached file named %q", shorten(in.Filename)).With("filename", shorten(in.Filename)).
+	return nil, Errf(FileNotFound, "No attached file named %q", Shorten(in.Filename)).With("filename", Shorten(in.Filename)).
 		With("attached", names).WithHint("Use one of the attached names, a file_id, or import_all=true")
 }
 
@@ -167,7 +167,7 @@ func owuiUnavailable(err error, what string) *Error {
 func importFileError(err error, id string, admin bool) *Error {
 	refused := errors.Is(err, owui.ErrUnauthorized)
 	if errors.Is(err, owui.ErrNotFound) || errors.Is(err, owui.ErrInvalidID) || refused && !admin {
-		return Errf(FileNotFound, "No attached file with id %q that you can read", shorten(id)).With("file_id", shorten(id)).
+		return Errf(FileNotFound, "No attached file with id %q that you can read", Shorten(id)).With("file_id", Shorten(id)).
 			WithHint("Use the id of a <file> in this chat's <attached_files>, or import_all=true")
 	}
 	if refused {
@@ -179,7 +179,7 @@ func importFileError(err error, id string, admin bool) *Error {
 
 // importOne fetches one file into dir of the Uploads zone z.
 func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, f owui.FileInfo, token string, admin bool) (map[string]any, error) {
-	info, err := s.owui.File(ctx, token, f.ID)
+	info, err := s.OpenWebUI().File(ctx, token, f.ID)
 	if err == nil && admin && info.UserID != c.UserID {
 		err = owui.ErrNotFound // someone else's file: the same answer as a missing one
 	}
@@ -190,9 +190,9 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 		info.Filename = f.Filename
 	}
 	name := importName(info.Filename, f.ID)
-	maxSize := int64(s.cfg.MaxFileSizeMB) << 20
+	maxSize := int64(s.Config().MaxFileSizeMB) << 20
 	if info.Size > maxSize {
-		return nil, Errf(FileTooLarge, "%s is %s, over max_file_size_mb (%d MB)", name, humanMB(info.Size), s.cfg.MaxFileSizeMB).
+		return nil, Errf(FileTooLarge, "%s is %s, over max_file_size_mb (%d MB)", name, HumanMB(info.Size), s.Config().MaxFileSizeMB).
 			With("file", name).With("size", info.Size).With("limit", maxSize).
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
@@ -202,17 +202,17 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 		return nil, err
 	}
 	defer tx.Close()
-	if err := tx.Reserve(z, -1, amount{Bytes: max(info.Size, 0), Files: 1}); err != nil {
+	if err := tx.Reserve(z, -1, Amount{Bytes: max(info.Size, 0), Files: 1}); err != nil {
 		return nil, err
 	}
 	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
 	// one that keeps sending is not.
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	idle := time.Duration(s.cfg.OpenWebUI.TimeoutSeconds) * time.Second
+	idle := time.Duration(s.Config().OpenWebUI.TimeoutSeconds) * time.Second
 	watchdog := time.AfterFunc(idle, cancel)
 	defer watchdog.Stop()
-	body, err := s.owui.FileContent(dctx, token, f.ID)
+	body, err := s.OpenWebUI().FileContent(dctx, token, f.ID)
 	if err != nil {
 		return nil, importFileError(err, f.ID, admin)
 	}
@@ -231,7 +231,7 @@ func (s *Service) importOne(ctx context.Context, c Caller, z *Zone, dir string, 
 			return Change{}, err
 		}
 		out = map[string]any{"file_id": f.ID, "name": path.Base(final), "path": final, "size": n}
-		return Change{Growth: amount{Bytes: n, Files: 1}}, nil
+		return Change{Growth: Amount{Bytes: n, Files: 1}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func placeImport(z *Zone, dir, tmp, name string) (string, error) {
 			return final, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return "", writeError(err, z, name)
+			return "", WriteError(err, z, name)
 		}
 	}
 	return "", Errf(FileExists, "%d files named like %s already exist", maxDedupe, name).With("file", name).

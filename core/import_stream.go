@@ -39,7 +39,7 @@ func (m *metered) Read(p []byte) (int, error) {
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 		return 0, m.refusal
 	}
-	if need := m.n + int64(n) - m.r.reserved.Bytes; need > 0 {
+	if need := m.n + int64(n) - m.r.Reserved.Bytes; need > 0 {
 		if gerr := m.grow(need); gerr != nil {
 			return 0, gerr
 		}
@@ -57,10 +57,10 @@ func (m *metered) Read(p []byte) (int, error) {
 // grow reserves a chunk (capped by the size limit), or exactly what is needed when a
 // whole chunk no longer fits the quota.
 func (m *metered) grow(need int64) error {
-	step := max(need, min(importChunk, m.max-m.r.reserved.Bytes))
-	err := m.r.grow(m.ctx, amount{Bytes: step})
+	step := max(need, min(importChunk, m.max-m.r.Reserved.Bytes))
+	err := m.r.Grow(m.ctx, Amount{Bytes: step})
 	if e, ok := AsError(err); ok && e.Code == QuotaExceeded && step > need {
-		err = m.r.grow(m.ctx, amount{Bytes: need})
+		err = m.r.Grow(m.ctx, Amount{Bytes: need})
 	}
 	if err != nil {
 		e, _ := AsError(err)
@@ -80,5 +80,5 @@ func (m *metered) failure(err error, z *Zone) *Error {
 			With("file", m.name).With("received", m.n).Because(m.readErr).
 			WithHint("The connection to Open WebUI dropped: call shed_import again")
 	}
-	return writeError(err, z, m.name)
+	return WriteError(err, z, m.name)
 }

@@ -13,7 +13,7 @@ import (
 // Parameters answers shed_parameters: the valves a model may need to plan its work. The
 // storage path is deliberately not disclosed (the original exposed the host path).
 func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
-	v := s.cfg
+	v := s.Config()
 	data := map[string]any{
 		"quota_per_user_mb":        v.QuotaPerUserMB,
 		"quota_per_group_mb":       v.QuotaPerGroupMB,
@@ -34,7 +34,7 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 		"_info": map[string]any{
 			"network_enabled":        v.NetworkMode != "disabled",
 			"network_upload_allowed": v.NetworkMode == "all",
-			"groups_available":       s.owui != nil && v.Auth.Mode == "session" || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
+			"groups_available":       s.OpenWebUI() != nil && v.Auth.Mode == "session" || len(v.Groups.Static) > 0 || v.Auth.Mode == "headers",
 		},
 	}
 	return Result{Data: data, Message: "Current valve configuration"}, nil
@@ -43,58 +43,58 @@ func (s *Service) Parameters(_ context.Context, _ Caller) (Result, error) {
 // Stats answers shed_stats: size and files of each personal zone (measured), and the quota
 // usage as accounted in the state database (what writes are checked against).
 func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
-	user := filepath.Join(s.base, "users", c.UserID)
+	user := filepath.Join(s.Base(), "users", c.UserID)
 	data := map[string]any{}
 	for label, dir := range map[string]string{
 		"uploads":   filepath.Join(user, "Uploads"),
 		"storage":   filepath.Join(user, "Storage", "data"),
 		"documents": filepath.Join(user, "Documents", "data"),
 	} {
-		u, err := s.dirUsage(ctx, store.Owner{Kind: "user", ID: c.UserID}, dir)
+		u, err := s.DirUsage(ctx, store.Owner{Kind: "user", ID: c.UserID}, dir)
 		if err != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the %s zone", label).Because(err)
 		}
 		data[label] = u
 	}
-	used, limit, err := s.usageOf(ctx, store.Owner{Kind: "user", ID: c.UserID})
+	used, limit, err := s.UsageOf(ctx, store.Owner{Kind: "user", ID: c.UserID})
 	if err != nil {
 		return Result{}, err
 	}
-	total := usageLine(used, limit)
-	total["size_bytes"], total["size_human"], total["quota_mb"] = used.Bytes, humanMB(used.Bytes), s.cfg.QuotaPerUserMB
+	total := UsageLine(used, limit)
+	total["size_bytes"], total["size_human"], total["quota_mb"] = used.Bytes, HumanMB(used.Bytes), s.Config().QuotaPerUserMB
 	data["total"] = total
 	// Group spaces have quotas of their own: one line per group the caller belongs to.
-	if groups, available, err := s.memberships(ctx, c); available && err == nil {
+	if groups, available, err := s.Memberships(ctx, c); available && err == nil {
 		lines := []map[string]any{}
 		for _, g := range groups {
 			if !ValidID(g.ID) {
 				continue
 			}
-			used, limit, err := s.usageOf(ctx, store.Owner{Kind: "group", ID: g.ID})
+			used, limit, err := s.UsageOf(ctx, store.Owner{Kind: "group", ID: g.ID})
 			if err != nil {
 				return Result{}, err
 			}
-			line := usageLine(used, limit)
+			line := UsageLine(used, limit)
 			line["group"], line["id"] = g.Name, g.ID
 			lines = append(lines, line)
 		}
 		data["groups"] = lines
 	}
 	for _, label := range []string{"uploads", "storage", "documents"} {
-		u := data[label].(zoneUsage)
+		u := data[label].(ZoneUsage)
 		line := map[string]any{"size_bytes": u.SizeBytes, "size_human": u.SizeHuman, "files": u.Files,
-			"percent_of_quota": percent(u.SizeBytes, limit.Bytes)}
+			"percent_of_quota": Percent(u.SizeBytes, limit.Bytes)}
 		if len(u.Unmeasured) > 0 {
 			line["unmeasured"] = u.Unmeasured
 		}
 		data[label] = line
 	}
-	locks, err := s.db.LocksByUser(ctx, c.UserID)
+	locks, err := s.DB().LocksByUser(ctx, c.UserID)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot list your locks").Because(err)
 	}
 	data["locks"] = lockLines(locks, c.ConvID)
-	links, err := s.db.LinksOf(ctx, c.UserID)
+	links, err := s.DB().LinksOf(ctx, c.UserID)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot list your links").Because(err)
 	}
@@ -106,7 +106,7 @@ func (s *Service) Stats(ctx context.Context, c Caller) (Result, error) {
 	}
 	data["links"] = map[string]any{"active": active, "total": len(links)}
 	return Result{Data: data, Message: fmt.Sprintf("%s of %d MB used, %d of %d files and folders, %d open lock(s)",
-		humanMB(used.Bytes), s.cfg.QuotaPerUserMB, used.Files, limit.Files, len(locks))}, nil
+		HumanMB(used.Bytes), s.Config().QuotaPerUserMB, used.Files, limit.Files, len(locks))}, nil
 }
 
 // maxStatLocks bounds the locks shed_stats lists (the count is always exact).

@@ -47,35 +47,35 @@ func linkSigner(secret, base string) (*linktoken.Signer, error) {
 // zone. In links.mode openwebui the file is uploaded into the caller's Open WebUI files
 // instead (the original's behaviour).
 func (s *Service) LinkCreate(ctx context.Context, c Caller, in LinkCreateInput) (Result, error) {
-	return s.linkCreate(ctx, c, in, false)
+	return s.NewLink(ctx, c, in, false)
 }
 
 // linkCreate is LinkCreate; page marks the link of a result page (shed_save_page), the only
 // kind ?view renders. Why not every link to an .html or .md file: a download link shared for
 // a file would otherwise become, with two words added, a page shown inline on fileshed's
 // origin, made of whatever the file holds (a fake sign-in form, a forged notice).
-func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, page bool) (Result, error) {
+func (s *Service) NewLink(ctx context.Context, c Caller, in LinkCreateInput, page bool) (Result, error) {
 	ttl := in.ExpiresHours
 	if ttl == 0 {
-		ttl = int64(s.cfg.LinkTTLHoursDefault)
+		ttl = int64(s.Config().LinkTTLHoursDefault)
 	}
-	if ttl < 0 || ttl > int64(s.cfg.LinkTTLHoursMax) {
-		return Result{}, Errf(InvalidParameter, "expires_hours must be between 1 and %d", s.cfg.LinkTTLHoursMax).
-			With("expires_hours", in.ExpiresHours).With("max", s.cfg.LinkTTLHoursMax).
-			WithHint("Use expires_hours from 1 to %d, or omit it for %d", s.cfg.LinkTTLHoursMax, s.cfg.LinkTTLHoursDefault)
+	if ttl < 0 || ttl > int64(s.Config().LinkTTLHoursMax) {
+		return Result{}, Errf(InvalidParameter, "expires_hours must be between 1 and %d", s.Config().LinkTTLHoursMax).
+			With("expires_hours", in.ExpiresHours).With("max", s.Config().LinkTTLHoursMax).
+			WithHint("Use expires_hours from 1 to %d, or omit it for %d", s.Config().LinkTTLHoursMax, s.Config().LinkTTLHoursDefault)
 	}
 	if in.MaxDownloads < 0 {
 		return Result{}, Errf(InvalidParameter, "max_downloads must be >= 0").With("max_downloads", in.MaxDownloads).
 			WithHint("Use max_downloads=0 (unlimited) or a positive count")
 	}
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer z.Close()
 	info, err := z.Fs.Stat(rel)
 	if err != nil {
-		return Result{}, openError(err, z, in.Path)
+		return Result{}, OpenError(err, z, in.Path)
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
 		return Result{}, Errf(NotAFile, "Path is not a file: %s", in.Path).With("path", in.Path).With("zone", z.Label).
@@ -85,7 +85,7 @@ func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, 
 	if rel == "" {
 		name = z.Name
 	}
-	if s.cfg.Links.Mode == "openwebui" {
+	if s.Config().Links.Mode == "openwebui" {
 		return s.linkUpload(ctx, c, z, rel, name, info)
 	}
 	id, token := s.links.Issue()
@@ -96,7 +96,7 @@ func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, 
 	if z.Kind == Uploads {
 		l.ConvID = c.ConvID
 	}
-	if err := s.db.AddLink(ctx, l); err != nil {
+	if err := s.DB().AddLink(ctx, l); err != nil {
 		return Result{}, Errf(InternalError, "Cannot record the link").Because(err)
 	}
 	url := s.linkURL(token)
@@ -104,7 +104,7 @@ func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, 
 	if l.IsDir {
 		kind = "folder"
 	}
-	click := fmt.Sprintf("[📥 %s](%s)", markdownEscape(name), url)
+	click := fmt.Sprintf("[📥 %s](%s)", MarkdownEscape(name), url)
 	data := map[string]any{"url": url, "clickable_link": click, "link_id": id, "expires_at": l.Expires.UTC().Format(time.RFC3339),
 		"max_downloads": l.MaxDownloads, "zone": z.Label, "path": rel, "kind": kind, "filename": name}
 	if !l.IsDir {
@@ -115,7 +115,7 @@ func (s *Service) linkCreate(ctx context.Context, c Caller, in LinkCreateInput, 
 
 // LinkList answers shed_link_list: the caller's links, newest first, with their state.
 func (s *Service) LinkList(ctx context.Context, c Caller, _ LinkListInput) (Result, error) {
-	ls, err := s.db.LinksOf(ctx, c.UserID)
+	ls, err := s.DB().LinksOf(ctx, c.UserID)
 	if err != nil {
 		return Result{}, Errf(InternalError, "Cannot read the links").Because(err)
 	}
@@ -167,7 +167,7 @@ func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) 
 		tok, _, _ := strings.Cut(id[i+4:], "/")
 		got, err := s.links.Verify(tok)
 		if err != nil {
-			return Result{}, Errf(NotAFileshedLink, "This URL was not made by shed_link_create").With("link_id", shorten(id))
+			return Result{}, Errf(NotAFileshedLink, "This URL was not made by shed_link_create").With("link_id", Shorten(id))
 		}
 		id = got
 	}
@@ -175,9 +175,9 @@ func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) 
 	if foreign { // maybe the bare Open WebUI file id of a links.mode openwebui link
 		id = owuiLinkPrefix + id
 	}
-	l, err := s.db.RevokeLink(ctx, id, c.UserID, time.Now())
+	l, err := s.DB().RevokeLink(ctx, id, c.UserID, time.Now())
 	if foreign && errors.Is(err, store.ErrNoLink) {
-		shown := shorten(strings.TrimPrefix(id, owuiLinkPrefix))
+		shown := Shorten(strings.TrimPrefix(id, owuiLinkPrefix))
 		return Result{}, Errf(NotAFileshedLink, "This id was not made by shed_link_create: %s", shown).With("link_id", shown)
 	}
 	if errors.Is(err, store.ErrNoLink) {
@@ -195,7 +195,7 @@ func (s *Service) LinkDelete(ctx context.Context, c Caller, in LinkDeleteInput) 
 
 // linkURL is the public address of a token: public_url, never the request's Host.
 func (s *Service) linkURL(token string) string {
-	return s.cfg.PublicURL() + "/dl/" + token
+	return s.Config().PublicURL() + "/dl/" + token
 }
 
 // identity is what tells a file from its replacement (device, inode, size, mtime); folders
@@ -215,17 +215,17 @@ func identity(info os.FileInfo) store.Identity {
 var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `(`, `\(`, `)`, `\)`, "*", `\*`, "_", `\_`,
 	"`", "\\`", "<", `\<`, ">", `\>`, "!", `\!`, "\r", " ", "\n", " ")
 
-func markdownEscape(s string) string { return markdownEscaper.Replace(s) }
+func MarkdownEscape(s string) string { return markdownEscaper.Replace(s) }
 
 // AdminLinks lists the links of user ("" = everyone), newest first, for `fileshed admin
 // links list`.
 func (s *Service) AdminLinks(ctx context.Context, user string) ([]store.Link, error) {
-	return s.db.LinksOf(ctx, user)
+	return s.DB().LinksOf(ctx, user)
 }
 
 // AdminRevokeLink revokes any user's link at once (`fileshed admin links revoke`).
 func (s *Service) AdminRevokeLink(ctx context.Context, id string) (store.Link, error) {
-	l, err := s.db.RevokeLink(ctx, id, "", time.Now())
+	l, err := s.DB().RevokeLink(ctx, id, "", time.Now())
 	if errors.Is(err, store.ErrNoLink) {
 		return store.Link{}, fmt.Errorf("no link with id %q", id)
 	}

@@ -63,7 +63,7 @@ func (s *Service) OpenLink(ctx context.Context, token, sub string) (*LinkTarget,
 	if err != nil {
 		return nil, ErrLinkUnknown
 	}
-	l, err := s.db.LinkByID(ctx, id)
+	l, err := s.DB().LinkByID(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNoLink):
 		return nil, ErrLinkUnknown
@@ -166,7 +166,7 @@ func openNoBlock(fsys *confine.Fs, name string, follow bool) (afero.File, os.Fil
 // UseLink counts one download of the link (one atomic UPDATE): ErrLinkGone when it has
 // expired, been revoked or used up meanwhile.
 func (s *Service) UseLink(ctx context.Context, l store.Link) error {
-	err := s.db.UseLink(ctx, l.ID, time.Now())
+	err := s.DB().UseLink(ctx, l.ID, time.Now())
 	switch {
 	case errors.Is(err, store.ErrLinkGone), errors.Is(err, store.ErrNoLink):
 		return ErrLinkGone
@@ -180,14 +180,14 @@ func (s *Service) UseLink(ctx context.Context, l store.Link) error {
 // configured (groups known only from the creator's requests) nobody can answer, and the
 // link is served until it expires: README "Download links" says so.
 func (s *Service) linkZone(ctx context.Context, l store.Link) (*Zone, error) {
-	c, err := NewCaller(l.Owner, "", "", "", l.ConvID, nil, s.cfg.OpenWebUI.AdminAPIKey)
+	c, err := NewCaller(l.Owner, "", "", "", l.ConvID, nil, s.Config().OpenWebUI.AdminAPIKey)
 	if err != nil {
 		return nil, ErrLinkGone
 	}
-	z, err := s.resolveZone(ctx, c, l.Zone, l.GroupID, false)
+	z, err := s.ResolveZone(ctx, c, l.Zone, l.GroupID, false)
 	if e, ok := AsError(err); ok && e.Code == GroupNotAvailable {
 		c.Groups = []string{l.GroupID}
-		z, err = s.resolveZone(ctx, c, l.Zone, l.GroupID, false)
+		z, err = s.ResolveZone(ctx, c, l.Zone, l.GroupID, false)
 	}
 	if err != nil {
 		return nil, ErrLinkGone

@@ -28,27 +28,27 @@ func (s *Service) linkUpload(ctx context.Context, c Caller, z *Zone, rel, name s
 		return Result{}, Errf(NotAFile, "Path is not a file: %s", rel).With("path", rel).With("zone", z.Label).
 			WithHint("links.mode openwebui shares single files: zip the folder first with shed_archive(action='zip')")
 	}
-	if s.owui == nil || c.Token() == "" {
+	if s.OpenWebUI() == nil || c.Token() == "" {
 		return Result{}, Errf(AuthUnavailable, "links.mode openwebui needs the user's Open WebUI session").
 			WithHint("Ask the administrator to use auth.mode session, or links.mode fileshed")
 	}
-	f, _, err := openRegular(z, rel, rel, readDirError)
+	f, _, err := OpenRegular(z, rel, rel, ReadDirError)
 	if err != nil {
 		return Result{}, err
 	}
 	defer f.Close()
-	up, err := s.owui.Upload(ctx, c.Token(), name, f)
+	up, err := s.OpenWebUI().Upload(ctx, c.Token(), name, f)
 	if err != nil {
 		return Result{}, owuiError(err, "uploading the file")
 	}
 	l := store.Link{ID: owuiLinkPrefix + up.ID, Owner: c.UserID, Zone: z.Label, GroupID: z.GroupID, Path: rel,
 		Identity: identity(info), Expires: owuiNever}
-	if err := s.db.AddLink(ctx, l); err != nil {
-		_ = s.owui.DeleteFile(ctx, c.Token(), up.ID)
+	if err := s.DB().AddLink(ctx, l); err != nil {
+		_ = s.OpenWebUI().DeleteFile(ctx, c.Token(), up.ID)
 		return Result{}, Errf(InternalError, "Cannot record the link").Because(err)
 	}
 	url := s.owuiContentURL(up.ID)
-	click := fmt.Sprintf("[📥 Download %s](%s)", markdownEscape(name), url)
+	click := fmt.Sprintf("[📥 Download %s](%s)", MarkdownEscape(name), url)
 	return Result{Data: map[string]any{"file_id": up.ID, "link_id": l.ID, "url": url, "download_url": url,
 		"clickable_link": click, "filename": name, "size_bytes": info.Size(), "zone": z.Label, "path": rel},
 		Message: "Link ready: " + click + " (show clickable_link to the user)"}, nil
@@ -56,7 +56,7 @@ func (s *Service) linkUpload(ctx context.Context, c Caller, z *Zone, rel, name s
 
 // owuiContentURL is Open WebUI's authenticated download address of a file.
 func (s *Service) owuiContentURL(id string) string {
-	return strings.TrimRight(s.cfg.OpenWebUI.URL, "/") + "/api/v1/files/" + id + "/content"
+	return strings.TrimRight(s.Config().OpenWebUI.URL, "/") + "/api/v1/files/" + id + "/content"
 }
 
 // linkUnupload removes the Open WebUI copy of a links.mode openwebui link (nothing for
@@ -66,11 +66,11 @@ func (s *Service) linkUnupload(ctx context.Context, c Caller, l store.Link) erro
 	if !ok {
 		return nil
 	}
-	if s.owui == nil || c.Token() == "" {
+	if s.OpenWebUI() == nil || c.Token() == "" {
 		return Errf(AuthUnavailable, "Removing the Open WebUI copy needs the user's Open WebUI session").
 			WithHint("The link is revoked here; delete the file in Open WebUI's interface")
 	}
-	if err := s.owui.DeleteFile(ctx, c.Token(), id); err != nil && !errors.Is(err, owui.ErrNotFound) {
+	if err := s.OpenWebUI().DeleteFile(ctx, c.Token(), id); err != nil && !errors.Is(err, owui.ErrNotFound) {
 		return owuiError(err, "deleting the file")
 	}
 	return nil

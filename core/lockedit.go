@@ -28,17 +28,17 @@ type LockeditPathArgs struct {
 // message saying the working copy was kept when one exists: the lock was broken by
 // shed_force_unlock or shed_maintenance, and saving it now could overwrite newer work).
 func (s *Service) requireHolder(ctx context.Context, c Caller, z *Zone, ez *confine.Fs, p string) error {
-	l, ok, err := s.db.LockOf(ctx, zoneKey(z), p)
+	l, ok, err := s.DB().LockOf(ctx, ZoneKey(z), p)
 	if err != nil {
-		return lockErr(p, err)
+		return LockErr(p, err)
 	}
 	switch {
-	case ok && heldBy(l, c):
+	case ok && HeldBy(l, c):
 		return nil
 	case ok && l.UserID != c.UserID:
-		return lockDetails(Errf(NotLockOwner, "You don't own this lock: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
+		return LockDetails(Errf(NotLockOwner, "You don't own this lock: %s", p).With("path", p).With("zone", z.Label), l, s.LockMaxAge())
 	case ok:
-		return s.fileLocked(z, p, l)
+		return s.FileLocked(z, p, l)
 	}
 	if _, err := ez.Stat(p); err == nil {
 		return Errf(NotInEditMode, "The lock on %s was released (shed_lockedit(action='force_unlock') or shed_info(action='maintenance')); your working copy was kept but cannot be saved", p).
@@ -61,7 +61,7 @@ func workingCopy(z *Zone, ez *confine.Fs, p string) (fs.FileInfo, error) {
 		return nil, notInEditMode(z, p)
 	}
 	if err != nil {
-		return nil, pathError(err, z, p)
+		return nil, PathError(err, z, p)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, Errf(PathEscape, "The working copy of %s is a symbolic link: refused", p).With("path", p).With("zone", z.Label).
@@ -89,12 +89,12 @@ func (s *Service) beginEdit(ctx context.Context, c Caller, in LockeditPathArgs) 
 	if err != nil {
 		return nil, err
 	}
-	ez, err := s.editzone(z, c.ConvID)
+	ez, err := s.Editzone(z, c.ConvID)
 	if err != nil {
 		z.Close()
 		return nil, err
 	}
-	unlock, err := s.lockEdit(ctx, z, p)
+	unlock, err := s.LockEdit(ctx, z, p)
 	if err != nil {
 		_ = ez.Close()
 		z.Close()
@@ -125,7 +125,7 @@ func (e *edit) done() {
 
 // editPath resolves the zone for writing and validates the path of a locked-edit tool.
 func (s *Service) editPath(ctx context.Context, c Caller, in LockeditPathArgs) (*Zone, string, error) {
-	z, p, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	z, p, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, true)
 	if err != nil {
 		return nil, "", err
 	}

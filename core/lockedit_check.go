@@ -20,14 +20,14 @@ func (s *Service) checkUnlocked(ctx context.Context, c Caller, z *Zone, path str
 	if z.ReadOnly || path == "" {
 		return nil
 	}
-	l, ok, err := s.db.LockOf(ctx, zoneKey(z), path)
+	l, ok, err := s.db.LockOf(ctx, ZoneKey(z), path)
 	switch {
 	case err != nil:
-		return lockErr(path, err)
-	case !ok || heldBy(l, c) || time.Since(l.Since) > s.lockMaxAge():
+		return LockErr(path, err)
+	case !ok || HeldBy(l, c) || time.Since(l.Since) > s.LockMaxAge():
 		return nil
 	}
-	return s.fileLocked(z, path, l).
+	return s.FileLocked(z, path, l).
 		WithHint("Another conversation is editing this file (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')")
 }
 
@@ -37,13 +37,13 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 	if z.ReadOnly {
 		return nil
 	}
-	locks, err := s.db.LocksUnder(ctx, zoneKey(z), rel)
+	locks, err := s.db.LocksUnder(ctx, ZoneKey(z), rel)
 	if err != nil {
-		return lockErr(rel, err)
+		return LockErr(rel, err)
 	}
 	for _, l := range locks {
-		if !heldBy(l, c) && time.Since(l.Since) <= s.lockMaxAge() {
-			return s.fileLocked(z, l.Path, l).
+		if !HeldBy(l, c) && time.Since(l.Since) <= s.LockMaxAge() {
+			return s.FileLocked(z, l.Path, l).
 				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", l.Path)
 		}
 	}
@@ -52,13 +52,13 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 
 // lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
 // acquire, do not block other writers, and are released by shed_maintenance.
-func (s *Service) lockMaxAge() time.Duration {
+func (s *Service) LockMaxAge() time.Duration {
 	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
 }
 
 // editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
-func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
-	ez, err := confine.New(filepath.Join(z.space, "editzone", conv))
+func (s *Service) Editzone(z *Zone, conv string) (*confine.Fs, error) {
+	ez, err := confine.New(filepath.Join(z.Space, "editzone", conv))
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
 	}
@@ -68,28 +68,28 @@ func (s *Service) editzone(z *Zone, conv string) (*confine.Fs, error) {
 
 // lockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
 // holder's name (group zones must not disclose who edits what beyond the conversation).
-func lockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
+func LockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
 	return e.With("locked_by_conversation", l.ConvID).With("since", l.Since.UTC().Format(time.RFC3339)).
 		With("locked_at", l.Since.UTC().Format(time.RFC3339)).
 		With("expires_at", l.Since.Add(maxAge).UTC().Format(time.RFC3339))
 }
 
 // fileLocked is the FILE_LOCKED error for a lock held by someone else.
-func (s *Service) fileLocked(z *Zone, p string, l store.Lock) *Error {
-	return lockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.lockMaxAge())
+func (s *Service) FileLocked(z *Zone, p string, l store.Lock) *Error {
+	return LockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.LockMaxAge())
 }
 
 // lockErr wraps a state-database failure on locks.
-func lockErr(p string, err error) *Error {
+func LockErr(p string, err error) *Error {
 	return Errf(LockError, "Cannot read or record the lock on %s", p).With("path", p).Because(err)
 }
 
 // heldBy reports whether l belongs to the caller (same user and conversation).
-func heldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
+func HeldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
 
 // removeWorkingCopy deletes a working copy and its now-empty parent folders (never the
 // editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
-func removeWorkingCopy(ez *confine.Fs, p string) {
+func RemoveWorkingCopy(ez *confine.Fs, p string) {
 	_ = ez.Remove(p)
 	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
 		if ez.Remove(d) != nil {

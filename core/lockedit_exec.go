@@ -70,17 +70,17 @@ func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, ez *confine.F
 	defer box.Close()
 	box.ShareSeal(ez)
 	if box.Sealed() {
-		m, err := s.openMirror(box, nil)
+		m, err := s.OpenMirror(box, nil)
 		if err != nil {
 			return nil, err
 		}
-		defer m.remove()
+		defer m.Remove()
 		defer func() {
-			if werr := m.writeBack(data); werr != nil && err == nil {
+			if werr := m.WriteBack(data); werr != nil && err == nil {
 				data, err = nil, werr
 			}
 		}()
-		box = m.fs
+		box = m.Fs
 	}
 	args := make([]string, len(in.Args))
 	for i, a := range in.Args {
@@ -89,6 +89,6 @@ func (s *Service) runBoxed(ctx context.Context, c Caller, z *Zone, ez *confine.F
 		}
 		args[i] = a
 	}
-	return s.runIn(ctx, c, z, box, ExecInput{ZoneArgs: ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
+	return s.RunIn(ctx, c, z, box, ExecInput{ZoneArgs: ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
 		Cmd: in.Cmd, Args: args, Timeout: in.Timeout, MaxOutput: -1})
 }

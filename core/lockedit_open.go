@@ -31,46 +31,46 @@ func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInp
 	defer z.Close()
 	fi, err := z.Fs.Stat(p)
 	if err != nil {
-		return Result{}, pathNotFound(err, z, in.Path)
+		return Result{}, PathNotFound(err, z, in.Path)
 	}
 	if !fi.Mode().IsRegular() {
 		return Result{}, notAFile(z, in.Path)
 	}
 	// A member who may not write the file may not lock it either (a lock would deny the
 	// owner their own file).
-	if err := s.checkGroupWrite(ctx, c, z, writeModify, p); err != nil {
+	if err := s.CheckGroupWrite(ctx, c, z, WriteModify, p); err != nil {
 		return Result{}, err
 	}
-	ez, err := s.editzone(z, c.ConvID)
+	ez, err := s.Editzone(z, c.ConvID)
 	if err != nil {
 		return Result{}, err
 	}
 	defer ez.Close()
-	unlock, err := s.lockEdit(ctx, z, p)
+	unlock, err := s.LockEdit(ctx, z, p)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
-	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
-		Since: time.Now()}, s.lockMaxAge()); err != nil {
+	if _, err := s.DB().AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
+		Since: time.Now()}, s.LockMaxAge()); err != nil {
 		var held store.Lock
 		if errors.Is(err, store.ErrLocked) {
-			held, _, _ = s.db.LockOf(ctx, zoneKey(z), p)
-			return Result{}, s.fileLocked(z, p, held)
+			held, _, _ = s.DB().LockOf(ctx, ZoneKey(z), p)
+			return Result{}, s.FileLocked(z, p, held)
 		}
-		return Result{}, lockErr(p, err)
+		return Result{}, LockErr(p, err)
 	}
 	content, size, err := copyToEditzone(z, ez, p)
 	if err == nil && (!utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0) {
 		// Raw bytes in a JSON string (\u0000, U+FFFD for what is not UTF-8) are no working
 		// copy a model can edit, and saving them back would corrupt the file (issue 23).
-		err = Errf(BinaryFile, "Binary file: %s (%s, %d bytes): a locked edit works on text", p, detectMIME(content), size).
+		err = Errf(BinaryFile, "Binary file: %s (%s, %d bytes): a locked edit works on text", p, DetectMIME(content), size).
 			With("path", p).With("zone", z.Label).With("size", size).
 			WithHint("Read its bytes with shed_read_bytes (hex or base64) and change them with shed_patch_bytes")
 	}
 	if err != nil {
-		removeWorkingCopy(ez, p)
-		_ = s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID)
+		RemoveWorkingCopy(ez, p)
+		_ = s.DB().ReleaseLock(context.WithoutCancel(ctx), ZoneKey(z), p, c.ConvID)
 		return Result{}, err
 	}
 	return Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(content),
@@ -83,12 +83,12 @@ func (s *Service) LockeditOpen(ctx context.Context, c Caller, in LockeditOpenInp
 func copyToEditzone(z *Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
 	src, err := z.Fs.Open(p)
 	if err != nil {
-		return nil, 0, pathNotFound(err, z, p)
+		return nil, 0, PathNotFound(err, z, p)
 	}
 	defer src.Close()
 	data, err := io.ReadAll(io.LimitReader(src, int64(maxEditBytes)+1))
 	if err != nil {
-		return nil, 0, readFail(err, z, p)
+		return nil, 0, ReadFail(err, z, p)
 	}
 	if len(data) > maxEditBytes {
 		return nil, 0, Errf(FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).
@@ -139,10 +139,10 @@ func (s *Service) LockeditOverwrite(ctx context.Context, c Caller, in LockeditOv
 	if in.Append {
 		newSize, mode = fi.Size()+newSize, "append"
 	}
-	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; newSize > maxSize {
+	if maxSize := int64(s.Config().MaxFileSizeMB) << 20; newSize > maxSize {
 		return Result{}, Errf(FileTooLarge, "Content too large: the working copy would be %d bytes", newSize).
-			With("size", newSize).With("limit", maxSize).With("max_mb", s.cfg.MaxFileSizeMB).
-			WithHint("Max size is %d MB", s.cfg.MaxFileSizeMB)
+			With("size", newSize).With("limit", maxSize).With("max_mb", s.Config().MaxFileSizeMB).
+			WithHint("Max size is %d MB", s.Config().MaxFileSizeMB)
 	}
 	if in.Append {
 		err = appendFile(ez, p, in.Content)

@@ -33,7 +33,7 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	}
 	// The mode may have changed since the open (shed_group_set_mode): the transaction checks
 	// it again.
-	tx, t, err := s.beginWrite(ctx, c, z, p, p, Edit{Tool: "shed_lockedit_save", Message: in.Message})
+	tx, t, err := s.BeginWrite(ctx, c, z, p, p, Edit{Tool: "shed_lockedit_save", Message: in.Message})
 	if e, ok := AsError(err); ok && e.Code == NotAFile {
 		return Result{}, notAFile(z, p)
 	}
@@ -42,10 +42,10 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 	}
 	defer tx.Close()
 	old, files := int64(0), int64(1) // the file was deleted meanwhile: saving makes it again
-	if t.exists {
-		old, files = t.size, 0
+	if t.Exists {
+		old, files = t.Size, 0
 	}
-	if err := tx.Reserve(z, wfi.Size(), amount{Bytes: wfi.Size() - old, Files: files}); err != nil {
+	if err := tx.Reserve(z, wfi.Size(), Amount{Bytes: wfi.Size() - old, Files: files}); err != nil {
 		return Result{}, err
 	}
 	var written int64 = -1
@@ -59,24 +59,24 @@ func (s *Service) LockeditSave(ctx context.Context, c Caller, in LockeditSaveInp
 			return Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if err := tx.Reservation().mkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
-			return Change{}, pathError(err, z, p)
+		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+			return Change{}, PathError(err, z, p)
 		}
 		n, err := z.Fs.WriteAtomic(p, src, 0o600)
 		if err != nil {
-			return Change{}, pathError(err, z, p)
+			return Change{}, PathError(err, z, p)
 		}
 		written = n
-		return Change{Paths: []string{p}, Growth: amount{Bytes: n - old, Files: files}}, nil
+		return Change{Paths: []string{p}, Growth: Amount{Bytes: n - old, Files: files}}, nil
 	})
 	if written < 0 {
 		return Result{}, err
 	}
 	// The file is saved: release and clean up even if the commit failed (err says so).
-	if rerr := s.db.ReleaseLock(context.WithoutCancel(ctx), zoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
-		return Result{}, lockErr(p, rerr)
+	if rerr := s.DB().ReleaseLock(context.WithoutCancel(ctx), ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
+		return Result{}, LockErr(p, rerr)
 	}
-	removeWorkingCopy(ez, p)
+	RemoveWorkingCopy(ez, p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -107,9 +107,9 @@ func (s *Service) LockeditCancel(ctx context.Context, c Caller, in LockeditCance
 	if err != nil {
 		return Result{}, err
 	}
-	removeWorkingCopy(ez, p)
-	if err := s.db.ReleaseLock(ctx, zoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
-		return Result{}, lockErr(p, err)
+	RemoveWorkingCopy(ez, p)
+	if err := s.DB().ReleaseLock(ctx, ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+		return Result{}, LockErr(p, err)
 	}
 	return Result{Data: map[string]any{"zone": z.Name, "path": p, "changes_discarded": true},
 		Message: "Edit cancelled, changes discarded: " + p}, nil
@@ -143,26 +143,26 @@ func (s *Service) ForceUnlock(ctx context.Context, c Caller, in ForceUnlockInput
 		return Result{}, err
 	}
 	defer z.Close()
-	unlock, err := s.lockEdit(ctx, z, p)
+	unlock, err := s.LockEdit(ctx, z, p)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
-	l, held, err := s.db.LockOf(ctx, zoneKey(z), p)
+	l, held, err := s.DB().LockOf(ctx, ZoneKey(z), p)
 	if err != nil {
-		return Result{}, lockErr(p, err)
+		return Result{}, LockErr(p, err)
 	}
 	if held {
 		if err := s.checkForceUnlock(ctx, c, z, p, l); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := s.db.ForceReleaseLock(ctx, zoneKey(z), p); err != nil {
-		return Result{}, lockErr(p, err)
+	if err := s.DB().ForceReleaseLock(ctx, ZoneKey(z), p); err != nil {
+		return Result{}, LockErr(p, err)
 	}
 	data := map[string]any{"zone": z.Name, "path": p, "released": held}
 	if held {
-		lockDetails(&Error{Details: data}, l, s.lockMaxAge())
+		LockDetails(&Error{Details: data}, l, s.LockMaxAge())
 		delete(data, "expires_at")
 	}
 	return Result{Data: data, Message: "Unlocked: " + p + " in " + z.Name}, nil

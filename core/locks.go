@@ -22,7 +22,7 @@ const (
 	// kindTurn is an owner's turn: one writing command, or one decrypted copy, at a time.
 	kindTurn = "turn"
 	// kindSpace orders a versioned space's writing commands and whole-tree changes.
-	kindSpace = "space"
+	KindSpace = "space"
 	// kindFile serialises the writers of one file (size read, reservation, write, settle).
 	kindFile = "file"
 	// kindQuota is an owner's usage: writers hold it shared from reservation to settlement,
@@ -30,15 +30,15 @@ const (
 	kindQuota = "quota"
 	// kindGate is a versioned space's gate: single-file writes shared, whole-tree changes
 	// exclusively from their change to their commit.
-	kindGate = "gate"
+	KindGate = "gate"
 	// kindRepo is a repository, around the repository's own lock (an in-process mutex and a
 	// flock of one host): across replicas this is the authority.
-	kindRepo = "repo"
+	KindRepo = "repo"
 )
 
 // zoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
 // and Documents of one user, and one group, never collide.
-func zoneKey(z *Zone) string {
+func ZoneKey(z *Zone) string {
 	switch z.Kind {
 	case GroupZone:
 		return "group:" + z.GroupID
@@ -57,22 +57,22 @@ func fileKey(z *Zone, rel string) lock.Key {
 	if z.Kind == Uploads && z.conv != "" {
 		rel = z.conv + "/" + rel
 	}
-	return lock.NewKey(kindFile, zoneKey(z), rel)
+	return lock.NewKey(kindFile, ZoneKey(z), rel)
 }
 
 // editKey is the lock of the steps of one locked edit of p in z.
-func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, zoneKey(z), p) }
+func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, ZoneKey(z), p) }
 
 // ownerKey is a lock of kind on an owner (its turn, its quota).
 func ownerKey(kind string, o store.Owner) lock.Key { return lock.NewKey(kind, o.Kind, o.ID) }
 
 // spaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
-func spaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, zoneKey(z)) }
+func SpaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, ZoneKey(z)) }
 
 // hold takes k in mode m for as long as ctx allows and returns its release (safe to call
 // more than once). A wait the call's context ended is TIMEOUT naming what, the other call
 // being waited for.
-func (s *Service) hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (func(), error) {
+func (s *Service) Hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (func(), error) {
 	le, err := s.locks.Lock(ctx, k, m)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -94,7 +94,7 @@ func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (f
 		}
 	}
 	for _, k := range sorted {
-		unlock, err := s.hold(ctx, k, lock.Exclusive, what)
+		unlock, err := s.Hold(ctx, k, lock.Exclusive, what)
 		if err != nil {
 			release()
 			return nil, err
@@ -106,7 +106,7 @@ func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (f
 
 // lockOrder is the global order of the kinds: a holder never takes a kind ranked lower
 // than one it holds.
-var lockOrder = map[string]int{kindEdit: 0, kindTurn: 1, kindFile: 2, kindQuota: 3, kindSpace: 4, kindGate: 5, kindRepo: 6}
+var lockOrder = map[string]int{kindEdit: 0, kindTurn: 1, kindFile: 2, kindQuota: 3, KindSpace: 4, KindGate: 5, KindRepo: 6}
 
 // sortKeys returns keys in the global order, each once.
 func sortKeys(keys []lock.Key) []lock.Key {

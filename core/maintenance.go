@@ -36,9 +36,9 @@ type maintenanceReport struct {
 func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 	rep := &maintenanceReport{ExpiredLocks: []string{}, CorruptedLocks: []string{}, OrphanEditzones: []string{},
 		OrphanOwnerships: []string{}, Quota: []map[string]any{}, Repositories: []map[string]any{}}
-	expired, err := s.db.ExpiredLocks(ctx, time.Now().Add(-s.lockMaxAge()))
+	expired, err := s.DB().ExpiredLocks(ctx, time.Now().Add(-s.LockMaxAge()))
 	if err != nil {
-		return Result{}, lockErr("(all)", err)
+		return Result{}, LockErr("(all)", err)
 	}
 	zones, err := s.maintenanceZones(ctx, c)
 	defer func() {
@@ -52,7 +52,7 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 	owners := []store.Owner{}
 	for _, z := range zones {
 		for _, l := range expired {
-			if l.ZoneKey == zoneKey(z) {
+			if l.ZoneKey == ZoneKey(z) {
 				if err := s.expireLock(ctx, z, l); err != nil {
 					return Result{}, err
 				}
@@ -70,15 +70,15 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 		}
 	}
 	for _, o := range owners {
-		before, err := s.db.Usage(ctx, o)
+		before, err := s.DB().Usage(ctx, o)
 		if err != nil {
-			return Result{}, quotaErr("Cannot read the quota", err)
+			return Result{}, QuotaErr("Cannot read the quota", err)
 		}
 		after, unmeasured, err := s.Reconcile(ctx, o)
 		if err != nil {
 			return Result{}, Errf(InternalError, "Cannot measure the usage").Because(err)
 		}
-		limit := s.limit(o)
+		limit := s.Limit(o)
 		line := map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before.Bytes, "measured_bytes": after.Bytes,
 			"limit_bytes": limit.Bytes, "recorded_files": before.Files, "measured_files": after.Files, "limit_files": limit.Files}
 		if len(unmeasured) > 0 {
@@ -96,13 +96,13 @@ func (s *Service) Maintenance(ctx context.Context, c Caller) (Result, error) {
 func (s *Service) maintenanceZones(ctx context.Context, c Caller) ([]*Zone, error) {
 	var zones []*Zone
 	for _, name := range []string{"storage", "documents"} {
-		z, err := s.resolveZone(ctx, c, name, "", true)
+		z, err := s.ResolveZone(ctx, c, name, "", true)
 		if err != nil {
 			return zones, err
 		}
 		zones = append(zones, z)
 	}
-	groups, available, err := s.memberships(ctx, c)
+	groups, available, err := s.Memberships(ctx, c)
 	if err != nil || !available {
 		return zones, err
 	}
@@ -112,10 +112,10 @@ func (s *Service) maintenanceZones(ctx context.Context, c Caller) ([]*Zone, erro
 			continue
 		}
 		seen[g.ID] = true
-		if _, err := os.Stat(filepath.Join(s.base, "groups", g.ID)); err != nil {
+		if _, err := os.Stat(filepath.Join(s.Base(), "groups", g.ID)); err != nil {
 			continue // never used: nothing to maintain
 		}
-		z, err := s.resolveZone(ctx, c, "group", g.ID, true)
+		z, err := s.ResolveZone(ctx, c, "group", g.ID, true)
 		if err != nil {
 			return zones, err
 		}
@@ -127,30 +127,30 @@ func (s *Service) maintenanceZones(ctx context.Context, c Caller) ([]*Zone, erro
 // expireLock releases an expired lock and removes its working copy. ReleaseLock names the
 // conversation: a lock taken over meanwhile by another conversation is left alone.
 func (s *Service) expireLock(ctx context.Context, z *Zone, l store.Lock) error {
-	unlock, err := s.lockEdit(ctx, z, l.Path)
+	unlock, err := s.LockEdit(ctx, z, l.Path)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.db.ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
-		return lockErr(l.Path, err)
+	if err := s.DB().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+		return LockErr(l.Path, err)
 	}
 	if !ValidID(l.ConvID) {
 		return nil
 	}
-	ez, err := s.editzone(z, l.ConvID)
+	ez, err := s.Editzone(z, l.ConvID)
 	if err != nil {
 		return err
 	}
 	defer ez.Close()
-	removeWorkingCopy(ez, l.Path)
+	RemoveWorkingCopy(ez, l.Path)
 	return nil
 }
 
 // sweepEditzones deletes every file of the zone's editzones that no lock of its
 // conversation covers (and WriteAtomic leftovers), then the empty folders.
 func (s *Service) sweepEditzones(ctx context.Context, z *Zone, rep *maintenanceReport) error {
-	root := filepath.Join(z.space, "editzone")
+	root := filepath.Join(z.Space, "editzone")
 	convs, err := os.ReadDir(root)
 	if err != nil {
 		return nil // no editzone yet
@@ -198,7 +198,7 @@ func (s *Service) sweepDir(ctx context.Context, z *Zone, ez *confine.Fs, conv, d
 			return err
 		}
 		if orphan {
-			unlock, err := s.lockEdit(ctx, z, p)
+			unlock, err := s.LockEdit(ctx, z, p)
 			if err != nil {
 				return err
 			}
@@ -220,9 +220,9 @@ func (s *Service) orphan(ctx context.Context, z *Zone, conv, p string) (bool, er
 	if confine.IsTempName(p) {
 		return true, nil
 	}
-	l, ok, err := s.db.LockOf(ctx, zoneKey(z), p)
+	l, ok, err := s.DB().LockOf(ctx, ZoneKey(z), p)
 	if err != nil {
-		return false, lockErr(p, err)
+		return false, LockErr(p, err)
 	}
 	return !ok || l.ConvID != conv, nil
 }
@@ -230,8 +230,8 @@ func (s *Service) orphan(ctx context.Context, z *Zone, conv, p string) (bool, er
 // verifyRepo verifies r, the repository of z, and repairs it when the check fails, holding
 // the repository's key as every other user of it does; false when it stays damaged or busy
 // (out says so).
-func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Service, z *Zone, r *openRepo, out map[string]any) bool {
-	unlock, err := s.hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Service, z *Zone, r *OpenRepo, out map[string]any) bool {
+	unlock, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
 		out["status"], out["error"] = "busy", repoProblem(err)
 		return false
@@ -259,21 +259,21 @@ func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Service, z *Zon
 // commits what an interrupted operation wrote but could not commit ("written but not
 // committed"). A zone whose repository was never created is skipped.
 func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Service, c Caller, z *Zone) {
-	if _, err := os.Stat(filepath.Join(z.space, "repo.git")); err != nil {
+	if _, err := os.Stat(filepath.Join(z.Space, "repo.git")); err != nil {
 		return
 	}
 	out := map[string]any{"zone": z.Name, "status": "ok"}
 	rep.Repositories = append(rep.Repositories, out)
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		out["status"], out["error"] = "damaged", repoProblem(err)
 		return
 	}
-	defer r.release()
+	defer r.Release()
 	if !rep.verifyRepo(ctx, s, z, r, out) {
 		return
 	}
-	hash, err := s.mutate(ctx, c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
+	hash, err := s.Mutate(ctx, c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
 		func() (Change, error) { return Change{All: true}, nil })
 	if err != nil {
 		out["status"], out["error"] = "damaged", repoProblem(err)

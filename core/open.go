@@ -17,7 +17,7 @@ import (
 )
 
 // fileKind names a non-regular file type for messages.
-func fileKind(m os.FileMode) string {
+func FileKind(m os.FileMode) string {
 	switch {
 	case m&os.ModeNamedPipe != 0:
 		return "named pipe"
@@ -30,37 +30,37 @@ func fileKind(m os.FileMode) string {
 }
 
 // readDirError is the error of shed_read and shed_read_bytes for a directory (reference §5.5).
-func readDirError(z *Zone, p string) error {
+func ReadDirError(z *Zone, p string) error {
 	return Errf(NotAFile, "Path is a directory: %s", p).With("path", p).With("zone", z.Label).
 		WithHint("List a folder with shed_tree; read a file inside it with shed_read")
 }
 
 // opened is a zone file open for reading: its zone, clean path, descriptor and metadata.
-type opened struct {
-	z    *Zone
-	rel  string
-	f    afero.File
-	info os.FileInfo
+type Opened struct {
+	Z    *Zone
+	Rel  string
+	F    afero.File
+	Info os.FileInfo
 }
 
-func (o *opened) close() {
-	_ = o.f.Close()
-	o.z.Close()
+func (o *Opened) Close() {
+	_ = o.F.Close()
+	o.Z.Close()
 }
 
 // openRead is the preamble of the read tools: resolve the zone (Uploads allowed), validate
 // the path and open a regular file (isDir answers a directory). Close the result.
-func (s *Service) openRead(ctx context.Context, c Caller, za ZoneArgs, p string, isDir func(*Zone, string) error) (*opened, error) {
-	z, rel, err := s.zonePath(ctx, c, za, p, false)
+func (s *Service) OpenRead(ctx context.Context, c Caller, za ZoneArgs, p string, isDir func(*Zone, string) error) (*Opened, error) {
+	z, rel, err := s.ZonePath(ctx, c, za, p, false)
 	if err != nil {
 		return nil, err
 	}
-	f, info, err := openRegular(z, rel, p, isDir)
+	f, info, err := OpenRegular(z, rel, p, isDir)
 	if err != nil {
 		z.Close()
 		return nil, err
 	}
-	return &opened{z: z, rel: rel, f: f, info: info}, nil
+	return &Opened{Z: z, Rel: rel, F: f, Info: info}, nil
 }
 
 // openRegular opens a zone file for reading and checks, on the open descriptor, that it is
@@ -68,10 +68,10 @@ func (s *Service) openRead(ctx context.Context, c Caller, za ZoneArgs, p string,
 // NOT_A_FILE. Why O_NONBLOCK and fstat rather than stat then open: a FIFO planted in the
 // zone (mkfifo under shed_exec) would block a plain open forever, and a stat-then-open pair
 // races with a rename; for regular files O_NONBLOCK changes nothing.
-func openRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (afero.File, os.FileInfo, error) {
+func OpenRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (afero.File, os.FileInfo, error) {
 	f, err := z.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, openError(err, z, shown)
+		return nil, nil, OpenError(err, z, shown)
 	}
 	info, err := f.Stat()
 	switch {
@@ -83,7 +83,7 @@ func openRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (a
 		return nil, nil, isDir(z, shown)
 	case !info.Mode().IsRegular():
 		_ = f.Close()
-		return nil, nil, Errf(NotAFile, "Not a regular file: %s (%s)", shown, fileKind(info.Mode())).
+		return nil, nil, Errf(NotAFile, "Not a regular file: %s (%s)", shown, FileKind(info.Mode())).
 			With("path", shown).With("zone", z.Label).WithHint("Only regular files can be read; see shed_tree")
 	}
 	return f, info, nil
@@ -91,7 +91,7 @@ func openRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (a
 
 // openError maps an open failure on a model path: missing files (also below a file, or a
 // dangling symlink inside the zone) are FILE_NOT_FOUND; escapes are PATH_ESCAPE.
-func openError(err error, z *Zone, p string) *Error {
+func OpenError(err error, z *Zone, p string) *Error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, confine.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
 		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
@@ -99,29 +99,29 @@ func openError(err error, z *Zone, p string) *Error {
 		return Errf(InvalidPath, "Too many levels of symbolic links: %s", p).With("path", p).With("zone", z.Label).Because(err).
 			WithHint("The path goes through a symlink loop: check it with shed_tree")
 	}
-	return pathError(err, z, p)
+	return PathError(err, z, p)
 }
 
 // readFail is the error of a read that failed midway: DECRYPTION_FAILED (or
 // INVALID_ENCRYPTED_FILE) for an altered encrypted file, else INTERNAL_ERROR.
-func readFail(err error, z *Zone, p string) *Error {
+func ReadFail(err error, z *Zone, p string) *Error {
 	if errors.Is(err, crypt.ErrAuth) || errors.Is(err, crypt.ErrFormat) {
-		return pathError(err, z, p)
+		return PathError(err, z, p)
 	}
 	return Errf(InternalError, "Cannot read %s", p).With("path", p).Because(err)
 }
 
 // sqliteMagic starts every SQLite database file.
-const sqliteMagic = "SQLite format 3\x00"
+const SqliteMagic = "SQLite format 3\x00"
 
 // detectMIME is the content's media type without parameters ("text/plain").
-func detectMIME(sample []byte) string {
+func DetectMIME(sample []byte) string {
 	m, _, _ := strings.Cut(mimetype.Detect(sample).String(), ";")
 	return m
 }
 
 // humanSize renders a size as the original's file_type does: "1.50 MB", "2.0 KB", "12 B".
-func humanSize(n int64) string {
+func HumanSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.2f MB", float64(n)/(1<<20))
@@ -132,7 +132,7 @@ func humanSize(n int64) string {
 }
 
 // clipText cuts s to at most n bytes on a character boundary.
-func clipText(s string, n int) string {
+func ClipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

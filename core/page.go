@@ -35,7 +35,7 @@ var slugKeep = regexp.MustCompile(`[^\p{L}\p{N}_-]+`)
 // as one '-', at most 48 bytes; "page" when nothing is left ("../../x" gives "x").
 func slug(title string) string {
 	s := slugKeep.ReplaceAllString(strings.ToLower(norm.NFC.String(title)), "-")
-	s = clipText(strings.Trim(s, "-_"), 48)
+	s = ClipText(strings.Trim(s, "-_"), 48)
 	if s = strings.Trim(s, "-_"); s == "" {
 		return "page"
 	}
@@ -71,9 +71,9 @@ func (s *Service) SavePage(ctx context.Context, c Caller, in SavePageInput) (Res
 			doc = "<!doctype html>\n<meta charset=\"utf-8\">\n<title>" + html.EscapeString(title) + "</title>\n" + in.Content
 		}
 	}
-	if limit := s.cfg.PageMaxKB << 10; len(doc) > limit {
-		return Result{}, Errf(FileTooLarge, "The page is %d bytes (at most %d KB)", len(doc), s.cfg.PageMaxKB).
-			With("size", len(doc)).With("max_kb", s.cfg.PageMaxKB).
+	if limit := s.Config().PageMaxKB << 10; len(doc) > limit {
+		return Result{}, Errf(FileTooLarge, "The page is %d bytes (at most %d KB)", len(doc), s.Config().PageMaxKB).
+			With("size", len(doc)).With("max_kb", s.Config().PageMaxKB).
 			WithHint("Shorten the page, or split it into several pages")
 	}
 	p := in.Path
@@ -90,7 +90,7 @@ func (s *Service) SavePage(ctx context.Context, c Caller, in SavePageInput) (Res
 		Safe: true, Message: "Result page: " + title}); err != nil {
 		return Result{}, err
 	}
-	link, err := s.linkCreate(ctx, c, LinkCreateInput{ZoneArgs: za, Path: p}, true)
+	link, err := s.NewLink(ctx, c, LinkCreateInput{ZoneArgs: za, Path: p}, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -98,15 +98,15 @@ func (s *Service) SavePage(ctx context.Context, c Caller, in SavePageInput) (Res
 	if !ok {
 		return link, nil // not a link of ours (links.mode openwebui answers its own shape)
 	}
-	if u, ok := data["url"].(string); ok && s.cfg.Links.Mode != "openwebui" {
+	if u, ok := data["url"].(string); ok && s.Config().Links.Mode != "openwebui" {
 		data["url"] = u + "?" + PageView
-		data["clickable_link"] = fmt.Sprintf("[📄 %s](%s)", markdownEscape(title), data["url"])
+		data["clickable_link"] = fmt.Sprintf("[📄 %s](%s)", MarkdownEscape(title), data["url"])
 	}
 	data["title"], data["format"] = title, map[string]string{".md": "markdown", ".html": "html"}[ext]
 	msg := fmt.Sprintf("Page saved: %s (show clickable_link to the user)", data["clickable_link"])
 	if ext == ".md" {
-		limit := max(s.cfg.MaxOutputDefault, 1)
-		data["content"], data["content_truncated"] = clipText(in.Content, limit), len(in.Content) > limit
+		limit := max(s.Config().MaxOutputDefault, 1)
+		data["content"], data["content_truncated"] = ClipText(in.Content, limit), len(in.Content) > limit
 	}
 	return Result{Data: data, Message: msg}, nil
 }

@@ -37,7 +37,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if err != nil {
 		return Result{}, err
 	}
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -50,54 +50,54 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if message == "" {
 		message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
 	}
-	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
 	if err != nil {
 		return Result{}, err
 	}
 	defer tx.Close()
-	if !t.exists && position != "start" && position != "end" {
-		return Result{}, needsFile(z, in.Path, position, "create it with position='end'")
+	if !t.Exists && position != "start" && position != "end" {
+		return Result{}, NeedsFile(z, in.Path, position, "create it with position='end'")
 	}
-	if (position == "at" || position == "replace") && in.Offset > t.size {
-		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.size).
-			With("offset", in.Offset).With("file_size", t.size).WithHint("Use an offset between 0 and %d", t.size)
+	if (position == "at" || position == "replace") && in.Offset > t.Size {
+		return Result{}, Errf(InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.Size).
+			With("offset", in.Offset).With("file_size", t.Size).WithHint("Use an offset between 0 and %d", t.Size)
 	}
-	var w write
+	var w Write
 	n := int64(len(content))
 	affected := n
 	switch {
-	case in.Overwrite || !t.exists:
-		w.size, w.body = n, bytes.NewReader(content)
+	case in.Overwrite || !t.Exists:
+		w.Size, w.Body = n, bytes.NewReader(content)
 	default:
-		off, removed := t.size, int64(0) // end
+		off, removed := t.Size, int64(0) // end
 		switch position {
 		case "start":
 			off = 0
 		case "at":
 			off = in.Offset
 		case "replace":
-			off, removed = in.Offset, min(in.Length, t.size-in.Offset)
+			off, removed = in.Offset, min(in.Length, t.Size-in.Offset)
 			affected = removed
 		}
-		w.size = t.size + n - removed
-		if err := s.checkSize(w.size); err != nil {
+		w.Size = t.Size + n - removed
+		if err := s.CheckSize(w.Size); err != nil {
 			return Result{}, err // the size check, before reading anything
 		}
-		f, err := openOld(z, t)
+		f, err := OpenOld(z, t)
 		if err != nil {
 			return Result{}, err
 		}
 		defer f.Close()
-		w.body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
-			io.NewSectionReader(f, off+removed, t.size-off-removed))
+		w.Body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
+			io.NewSectionReader(f, off+removed, t.Size-off-removed))
 	}
-	hash, err := tx.writeFile(w)
+	hash, err := tx.WriteFile(w)
 	if err != nil {
 		return Result{}, err
 	}
 	verb := "patched"
 	switch {
-	case !t.exists:
+	case !t.Exists:
 		verb = "created"
 	case in.Overwrite:
 		verb = "overwritten"
@@ -107,7 +107,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 		shownPos = "overwrite"
 	}
 	data := map[string]any{"path": rel, "zone": in.Zone, "position": shownPos, "bytes_written": n,
-		"bytes_affected": affected, "created": !t.exists, "file_size": w.size, "safe_mode": in.Safe, "content_format": format}
+		"bytes_affected": affected, "created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe, "content_format": format}
 	if in.Offset >= 0 && !in.Overwrite {
 		data["offset"] = in.Offset
 	}

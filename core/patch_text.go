@@ -32,7 +32,7 @@ var textPositions = map[string]bool{"start": true, "end": true, "before": true, 
 // or the lines matching a pattern, replace lines or regex matches, or overwrite. CRLF files
 // stay CRLF; the write is atomic and the quota is reserved before it.
 func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (Result, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -52,45 +52,45 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	if message == "" {
 		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
 	}
-	tx, t, err := s.beginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
 	if err != nil {
 		return Result{}, err
 	}
 	defer tx.Close()
-	if !t.exists && position != "start" && position != "end" {
-		return Result{}, needsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
+	if !t.Exists && position != "start" && position != "end" {
+		return Result{}, NeedsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
 	}
-	var w write
+	var w Write
 	affected, matches := 1, 0
 	switch {
 	case in.Overwrite:
-		w.size, w.body = int64(len(in.Content)), strings.NewReader(in.Content)
+		w.Size, w.Body = int64(len(in.Content)), strings.NewReader(in.Content)
 		affected = countLines(in.Content)
 	case e.position == "start" || e.position == "end":
 		content := in.Content
-		if t.exists {
-			if err := s.checkSize(t.size + int64(len(content))); err != nil {
+		if t.Exists {
+			if err := s.CheckSize(t.Size + int64(len(content))); err != nil {
 				return Result{}, err // the size check, before reading anything
 			}
-			f, err := openOld(z, t)
+			f, err := OpenOld(z, t)
 			if err != nil {
 				return Result{}, err
 			}
 			defer f.Close()
-			head := make([]byte, min(t.size, 64<<10))
+			head := make([]byte, min(t.Size, 64<<10))
 			if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
-				return Result{}, writeError(err, z, in.Path)
+				return Result{}, WriteError(err, z, in.Path)
 			}
 			content = withEOL(content, eolOf(head))
-			old := io.LimitReader(f, t.size)
+			old := io.LimitReader(f, t.Size)
 			if e.position == "end" {
-				w.body = io.MultiReader(old, strings.NewReader(content))
+				w.Body = io.MultiReader(old, strings.NewReader(content))
 			} else {
-				w.body = io.MultiReader(strings.NewReader(content), old)
+				w.Body = io.MultiReader(strings.NewReader(content), old)
 			}
-			w.size = t.size + int64(len(content))
+			w.Size = t.Size + int64(len(content))
 		} else {
-			w.size, w.body = int64(len(content)), strings.NewReader(content)
+			w.Size, w.Body = int64(len(content)), strings.NewReader(content)
 		}
 		affected = max(countLines(content), 1)
 	default:
@@ -104,9 +104,9 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 			return Result{}, err
 		}
 		affected, matches = a, m
-		w.size, w.body = int64(len(out)), strings.NewReader(out)
+		w.Size, w.Body = int64(len(out)), strings.NewReader(out)
 	}
-	hash, err := tx.writeFile(w)
+	hash, err := tx.WriteFile(w)
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,14 +114,14 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 	switch {
 	case in.Overwrite:
 		position, verb = "overwrite", "overwritten"
-		if !t.exists {
+		if !t.Exists {
 			verb = "created"
 		}
-	case !t.exists:
+	case !t.Exists:
 		verb = "created"
 	}
 	data := map[string]any{"path": rel, "zone": in.Zone, "position": position, "lines_affected": affected,
-		"created": !t.exists, "file_size": w.size, "safe_mode": in.Safe}
+		"created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe}
 	if matches > 0 {
 		data["pattern_matches"] = matches
 	}
@@ -211,21 +211,21 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 }
 
 // readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
-func (s *Service) readText(ctx context.Context, z *Zone, t target) (string, error) {
-	if err := s.checkSize(t.size); err != nil {
+func (s *Service) readText(ctx context.Context, z *Zone, t Target) (string, error) {
+	if err := s.CheckSize(t.Size); err != nil {
 		return "", err // a file over max_file_size_mb is not loaded for editing
 	}
-	f, err := openOld(z, t)
+	f, err := OpenOld(z, t)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, t.size))
+	b, err := io.ReadAll(io.LimitReader(f, t.Size))
 	if err != nil {
-		return "", writeError(err, z, t.shown)
+		return "", WriteError(err, z, t.Shown)
 	}
 	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
-		return "", Errf(InvalidFormat, "File is not UTF-8 text: %s", t.shown).With("path", t.shown).
+		return "", Errf(InvalidFormat, "File is not UTF-8 text: %s", t.Shown).With("path", t.Shown).
 			WithHint("Edit binary files with shed_patch_bytes (see shed_hexdump); text edits would corrupt them")
 	}
 	return string(b), nil

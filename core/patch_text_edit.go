@@ -262,7 +262,7 @@ func parseTemplate(t string, re *regexp.Regexp) []piece {
 
 // patternNotFound is PATTERN_NOT_FOUND for pattern.
 func patternNotFound(pattern string) *Error {
-	return Errf(PatternNotFound, "Pattern not found: %s", shorten(pattern)).With("pattern", shorten(pattern))
+	return Errf(PatternNotFound, "Pattern not found: %s", Shorten(pattern)).With("pattern", Shorten(pattern))
 }
 
 // compilePattern compiles a pattern with the original's flags (i, m, s; others ignored).
@@ -280,7 +280,7 @@ func compilePattern(pattern, flags string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, Errf(InvalidParameter, "Invalid regex pattern: %v", err).With("pattern", shorten(pattern)).Because(err).
+		return nil, Errf(InvalidParameter, "Invalid regex pattern: %v", err).With("pattern", Shorten(pattern)).Because(err).
 			WithHint("Patterns use RE2 syntax (no lookaround, no backreferences); escape special characters with \\")
 	}
 	return re, nil

@@ -31,7 +31,7 @@ var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "",
 	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
 
 // protectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
-func protectedReason(z *Zone, rel string) string {
+func ProtectedReason(z *Zone, rel string) string {
 	for c := range strings.SplitSeq(rel, "/") {
 		if confine.IsTempName(c) {
 			return "the name is reserved for fileshed's temporary files"
@@ -45,12 +45,12 @@ func protectedReason(z *Zone, rel string) string {
 
 // protectedPath is PROTECTED_PATH for rel in z (shown as the model wrote it), nil when rel
 // may be written.
-func protectedPath(z *Zone, rel, shown string) error {
-	why := protectedReason(z, rel)
+func CheckProtected(z *Zone, rel, shown string) error {
+	why := ProtectedReason(z, rel)
 	if why == "" {
 		return nil
 	}
-	return Errf(ProtectedPath, "Protected path: %s (%s)", shorten(shown), why).With("path", shorten(shown)).With("zone", z.Label).
+	return Errf(ProtectedPath, "Protected path: %s (%s)", Shorten(shown), why).With("path", Shorten(shown)).With("zone", z.Label).
 		WithHint("Choose another name; .git folders and fileshed's .fileshed-tmp- names cannot be created, changed or moved here")
 }
 
@@ -60,20 +60,20 @@ func protectedPath(z *Zone, rel, shown string) error {
 // reports whether it removed anything. Only versioned zones: there the command measures
 // with the zone's gate held exclusively, so no other write's temporary file is in flight
 // (in Storage one would be, and fileshed's temporary names are swept at start anyway).
-func sweepProtected(z *Zone, before, after snapshot, data map[string]any) bool {
+func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
 	if !z.Versioned {
 		return false
 	}
 	var tops []string
-	for rel := range after.entries {
-		if _, old := before.entries[rel]; old {
+	for rel := range after.Entries {
+		if _, old := before.Entries[rel]; old {
 			continue
 		}
 		parts := strings.Split(rel, "/")
 		for i := range parts {
 			top := strings.Join(parts[:i+1], "/")
-			if protectedReason(z, top) != "" {
-				if _, old := before.entries[top]; !old {
+			if ProtectedReason(z, top) != "" {
+				if _, old := before.Entries[top]; !old {
 					tops = append(tops, top)
 				}
 				break
@@ -86,7 +86,7 @@ func sweepProtected(z *Zone, before, after snapshot, data map[string]any) bool {
 	for _, top := range tops {
 		if err := z.Fs.RemoveAll(top); err == nil {
 			removed = true
-			addReverted(data, map[string]any{"path": top, "reason": revertedProtected, "removed": true})
+			AddReverted(data, map[string]any{"path": top, "reason": revertedProtected, "removed": true})
 		}
 	}
 	return removed
@@ -96,16 +96,16 @@ func sweepProtected(z *Zone, before, after snapshot, data map[string]any) bool {
 const revertedProtected = "protected path: .git folders and fileshed's temporary names are not kept here"
 
 // revertedLocked is the reason of a data.reverted entry put back for a locked edit.
-const revertedLocked = "locked by another conversation"
+const RevertedLocked = "locked by another conversation"
 
 // reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
 // back after the command (the lock guard, and the ownership guard in group zones).
-func reverted(data map[string]any) []map[string]any {
+func Reverted(data map[string]any) []map[string]any {
 	r, _ := data["reverted"].([]map[string]any)
 	return r
 }
 
 // addReverted appends one entry to data.reverted.
-func addReverted(data map[string]any, entry map[string]any) {
-	data["reverted"] = append(reverted(data), entry)
+func AddReverted(data map[string]any, entry map[string]any) {
+	data["reverted"] = append(Reverted(data), entry)
 }

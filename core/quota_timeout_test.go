@@ -19,12 +19,12 @@ func TestSQLiteWriteBehindSlowStatementIsTimeout(t *testing.T) {
 	if _, err := s.SQLite(ctx, c, in); err != nil {
 		t.Fatal(err)
 	}
-	z, err := s.resolveZone(ctx, c, "storage", "", true)
+	z, err := s.ResolveZone(ctx, c, "storage", "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	unlock, err := s.lockPath(ctx, z, "ledger.db") // the slow statement holds the database's writers
+	unlock, err := s.LockPath(ctx, z, "ledger.db") // the slow statement holds the database's writers
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,12 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 			With("start_line", in.StartLine).With("end_line", in.EndLine).
 			WithHint("Use end_line >= start_line, or omit end_line to read to the end")
 	}
-	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, readDirError)
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, ReadDirError)
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	z, rel, f, info := o.z, o.rel, o.f, o.info
+	defer o.Close()
+	z, rel, f, info := o.Z, o.Rel, o.F, o.Info
 
 	sample, err := readSample(z, f, in.Path)
 	if err != nil {
@@ -64,17 +64,17 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 			WithHint("Use start_line/end_line, or offset for very long lines")
 	}
 	if textcap.LooksBinary(sample) {
-		return Result{}, Errf(BinaryFile, "Binary file: %s (%s, %d bytes)", rel, detectMIME(sample), info.Size()).
-			With("path", rel).With("zone", z.Label).With("size", info.Size()).With("mime", detectMIME(sample)).
+		return Result{}, Errf(BinaryFile, "Binary file: %s (%s, %d bytes)", rel, DetectMIME(sample), info.Size()).
+			With("path", rel).With("zone", z.Label).With("size", info.Size()).With("mime", DetectMIME(sample)).
 			WithHint("Use shed_read_bytes (hex or base64, with offset/length) or shed_hexdump to see its bytes; shed_file_type identifies it")
 	}
 	if in.Offset != nil {
 		return s.readOffset(z, rel, f, info.Size(), sample, *in.Offset)
 	}
-	out := textcap.NewHeadTail(max(s.cfg.MaxOutputDefault, 1))
+	out := textcap.NewHeadTail(max(s.Config().MaxOutputDefault, 1))
 	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)
 	if err != nil {
-		return Result{}, readFail(err, z, rel)
+		return Result{}, ReadFail(err, z, rel)
 	}
 	eof := total >= 0
 	if eof && in.StartLine > max(total, 1) {
@@ -114,7 +114,7 @@ func (s *Service) Read(ctx context.Context, c Caller, in ReadInput) (Result, err
 		msg += fmt.Sprintf("; %d bytes are not UTF-8 and are shown as U+FFFD (shed_read_bytes shows them exactly)", bad)
 	}
 	if tail != nil {
-		msg += fmt.Sprintf("; output capped at %d bytes, %d bytes cut (see the marker)", s.cfg.MaxOutputDefault, cut.Bytes)
+		msg += fmt.Sprintf("; output capped at %d bytes, %d bytes cut (see the marker)", s.Config().MaxOutputDefault, cut.Bytes)
 	}
 	return Result{Data: data, Message: msg}, nil
 }
@@ -179,7 +179,7 @@ func readSample(z *Zone, f afero.File, shown string) ([]byte, error) {
 	b := make([]byte, textcap.SniffLen)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, readFail(err, z, shown)
+		return nil, ReadFail(err, z, shown)
 	}
 	return b[:n], nil
 }

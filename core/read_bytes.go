@@ -35,15 +35,15 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 		return Result{}, Errf(InvalidParameter, "Offset must be >= 0").With("offset", in.Offset).
 			WithHint("offset counts from the start of the file; for the last N bytes use offset = total_size - N (size from shed_file_type)")
 	}
-	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, readDirError)
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, ReadDirError)
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	z, rel, f, info := o.z, o.rel, o.f, o.info
+	defer o.Close()
+	z, rel, f, info := o.Z, o.Rel, o.F, o.Info
 
 	size := info.Size()
-	limit := bytesCap(format, s.cfg.MaxOutputDefault)
+	limit := bytesCap(format, s.Config().MaxOutputDefault)
 	want := int64(0)
 	if in.Offset < size {
 		want = size - in.Offset
@@ -56,7 +56,7 @@ func (s *Service) ReadBytes(ctx context.Context, c Caller, in ReadBytesInput) (R
 	buf := make([]byte, want)
 	n, err := f.ReadAt(buf, in.Offset)
 	if err != nil && err != io.EOF {
-		return Result{}, readFail(err, z, rel)
+		return Result{}, ReadFail(err, z, rel)
 	}
 	buf = buf[:n] // the file may have shrunk since fstat
 	content := hex.EncodeToString(buf)

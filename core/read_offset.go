@@ -20,11 +20,11 @@ func (s *Service) readOffset(z *Zone, rel string, f afero.File, size int64, samp
 		return Result{}, Errf(InvalidParameter, "offset %d is outside the file (%d bytes)", offset, size).
 			With("offset", offset).With("size", size).WithHint("Use offset between 0 and %d", size)
 	}
-	limit := max(s.cfg.MaxOutputDefault, utf8.UTFMax)
+	limit := max(s.Config().MaxOutputDefault, utf8.UTFMax)
 	buf := make([]byte, min(int64(limit), size-offset))
 	n, err := f.ReadAt(buf, offset)
 	if err != nil && err != io.EOF {
-		return Result{}, readFail(err, z, rel)
+		return Result{}, ReadFail(err, z, rel)
 	}
 	buf = buf[:n]
 	if end := offset + int64(n); end < size {

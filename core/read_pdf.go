@@ -56,30 +56,30 @@ const pdfStderrCap = 4096
 // encrypted zone, a decrypted copy of rel alone made under the owner's turn (one copy per
 // user at a time, removed before the turn is given back). fn gets the zone poppler reads.
 func (s *Service) pdfCall(ctx context.Context, c Caller, z *Zone, rel string, fn func(ctx context.Context, z *Zone) error) error {
-	timeout, _ := s.execTimeout(0)
+	timeout, _ := s.ExecTimeout(0)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	release, err := s.acquireSlot(ctx, c.UserID, pdfSlot)
+	release, err := s.AcquireSlot(ctx, c.UserID, PdfSlot)
 	if err != nil {
 		return err
 	}
 	defer release()
 	if z.Fs.Sealed() { // poppler reads the decrypted copy
-		turn, err := s.ownerTurn(ctx, z, pdfSlot)
+		turn, err := s.OwnerTurn(ctx, z, PdfSlot)
 		if err != nil {
 			return err
 		}
 		defer turn()
-		m, err := s.openMirrorWithin(ctx, z.Fs, []string{rel})
+		m, err := s.OpenMirrorWithin(ctx, z.Fs, []string{rel})
 		if e, ok := AsError(err); ok && e.Code == Timeout {
 			return e.WithHint("Decrypting the PDF took longer than a PDF read may last (exec_timeout_default: %ds): try again when the server is less busy", int(timeout/time.Second))
 		}
 		if err != nil {
 			return err
 		}
-		defer m.remove()
+		defer m.Remove()
 		mz := *z
-		mz.Fs, z = m.fs, &mz
+		mz.Fs, z = m.Fs, &mz
 	}
 	return fn(ctx, z)
 }
@@ -88,7 +88,7 @@ func (s *Service) pdfCall(ctx context.Context, c Caller, z *Zone, rel string, fn
 // deadline of ctx (pdfCall's): TIMEOUT then. ctx cancelled (out full) kills it too.
 func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, args ...string) (sandbox.Result, error) {
 	c, err := sandbox.Prepare(sandbox.Request{Cmd: cmd, Args: args, Kind: sandbox.ReadOnly,
-		Confine: confineFn(z, z.Fs, false)})
+		Confine: ConfineFn(z, z.Fs, false)})
 	if err != nil {
 		var v *sandbox.Violation
 		if errors.As(err, &v) {
@@ -96,14 +96,14 @@ func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, 
 				return sandbox.Result{}, Errf(CommandNotFound, "Cannot read PDFs: %s is not installed", cmd).With("command", cmd).
 					WithHint("Ask the admin to install poppler-utils; shed_read_bytes shows the raw bytes")
 			}
-			return sandbox.Result{}, violation(v, z)
+			return sandbox.Result{}, Violation(v, z)
 		}
 		return sandbox.Result{}, Errf(InternalError, "Cannot check the PDF command").Because(err)
 	}
 	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
-		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.cfg.ExecMemoryLimitMB) << 20,
-		CPUSeconds: int64(s.cfg.ExecCPULimitSeconds), Mode: sandbox.Mode(s.cfg.ExecSandbox), Stdout: out}
-	res, err := s.runSandboxed(ctx, spec)
+		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.Config().ExecMemoryLimitMB) << 20,
+		CPUSeconds: int64(s.Config().ExecCPULimitSeconds), Mode: sandbox.Mode(s.Config().ExecSandbox), Stdout: out}
+	res, err := s.RunSandboxed(ctx, spec)
 	if errors.Is(err, sandbox.ErrSandboxUnavailable) {
 		return res, Errf(SandboxUnavailable, "Cannot read PDFs: exec_sandbox is 'required' and this kernel has no Landlock").
 			With("command", cmd)
@@ -112,7 +112,7 @@ func (s *Service) pdfRun(ctx context.Context, z *Zone, cmd string, out *capBuf, 
 		return res, Errf(ExecError, "The PDF engine could not be started").With("command", cmd).Because(err)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		timeout, _ := s.execTimeout(0)
+		timeout, _ := s.ExecTimeout(0)
 		sec := int(timeout / time.Second)
 		return res, Errf(Timeout, "PDF extraction stopped after %ds", sec).With("command", cmd).With("timeout", sec).
 			WithHint("The PDF is too costly to read whole: ask for fewer pages (pages=\"1-2\")")
@@ -155,17 +155,17 @@ func (s *Service) pdfFailure(res sandbox.Result, z *Zone, rel string) error {
 	outOfMemory := res.ExitCode == -int(syscall.SIGABRT) &&
 		(strings.Contains(res.Stderr, "Out of memory") || strings.Contains(res.Stderr, "bad_alloc"))
 	if outOfMemory || res.ExitCode == -int(syscall.SIGXCPU) || res.ExitCode == -int(syscall.SIGKILL) {
-		limit := fmt.Sprintf("memory limit (exec_memory_limit_mb = %d)", s.cfg.ExecMemoryLimitMB)
+		limit := fmt.Sprintf("memory limit (exec_memory_limit_mb = %d)", s.Config().ExecMemoryLimitMB)
 		if !outOfMemory {
-			limit = fmt.Sprintf("CPU-time limit (exec_cpu_limit_seconds = %d)", s.cfg.ExecCPULimitSeconds)
+			limit = fmt.Sprintf("CPU-time limit (exec_cpu_limit_seconds = %d)", s.Config().ExecCPULimitSeconds)
 		}
 		return Errf(PdfTooCostly, "The PDF engine reached its %s on %s", limit, rel).With("path", rel).With("zone", z.Label).
-			With("memory_limit_mb", s.cfg.ExecMemoryLimitMB).With("cpu_limit_seconds", s.cfg.ExecCPULimitSeconds).
+			With("memory_limit_mb", s.Config().ExecMemoryLimitMB).With("cpu_limit_seconds", s.Config().ExecCPULimitSeconds).
 			WithHint("Read fewer pages at a time (pages=\"1-2\"); a PDF this costly may be built to exhaust the reader")
 	}
 	detail, _, _ := strings.Cut(strings.TrimSpace(res.Stderr), "\n")
 	return Errf(PdfUnreadable, "Cannot read the PDF: %s", rel).With("path", rel).With("zone", z.Label).
-		With("engine_message", clipText(detail, 200))
+		With("engine_message", ClipText(detail, 200))
 }
 
 // pageRange parses pages="3-5", "3", "3-" (to the end) against a page count.
@@ -220,7 +220,7 @@ func (s *Service) pdfText(ctx context.Context, z *Zone, rel string, size int64, 
 			return Result{}, err
 		}
 	}
-	limit := max(s.cfg.MaxOutputDefault, 1)
+	limit := max(s.Config().MaxOutputDefault, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := newCapBuf(limit, cancel) // enough pages: pdftotext is stopped
@@ -248,7 +248,7 @@ func (s *Service) pdfText(ctx context.Context, z *Zone, rel string, size int64, 
 		}
 		if !complete || b.Len()+len(head)+len(body)+1 > limit {
 			if page == from { // one page longer than the cap: its head, marked
-				keep := clipText(body, max(limit-len(head)-80, 0))
+				keep := ClipText(body, max(limit-len(head)-80, 0))
 				b.WriteString(head + keep + "\n[page cut at the output cap]\n")
 				last, cutPage = page, true
 			}

@@ -26,7 +26,7 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 	if in.NewPath == "" {
 		return Result{}, Errf(MissingParameter, "new_path parameter is required").With("parameter", "new_path")
 	}
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, true)
+	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,45 +59,45 @@ func (s *Service) Rename(ctx context.Context, c Caller, in RenameInput) (Result,
 		return Result{}, err
 	}
 	defer tx.Close()
-	src, dst := tx.Target(0).info, tx.Target(1)
+	src, dst := tx.Target(0).Info, tx.Target(1)
 	// The destination's folders are resolved like the kernel would: a symlinked folder that
 	// leads outside the zone is PATH_ESCAPE before anything moves. (The last component is
 	// never followed: rename replaces a link, it does not write through it.)
 	if dir := path.Dir(newRel); dir != "." {
 		if _, err := z.Fs.Confined(dir); err != nil {
-			return Result{}, writeError(err, z, in.NewPath)
+			return Result{}, WriteError(err, z, in.NewPath)
 		}
 	}
-	var replaced amount
+	var replaced Amount
 	switch {
-	case dst.exists && (!in.Overwrite || dst.dir):
+	case dst.Exists && (!in.Overwrite || dst.Dir):
 		e := Errf(FileExists, "Destination exists: %s", in.NewPath).With("path", in.NewPath).With("zone", z.Label)
-		if dst.dir && in.Overwrite {
+		if dst.Dir && in.Overwrite {
 			e.WithHint("overwrite=true replaces files, never folders: delete the folder first with shed_delete")
 		} else {
 			e.WithHint("Choose another new_path, add overwrite=true to replace the file, or shed_delete it first")
 		}
 		return Result{}, e
-	case dst.exists:
-		replaced = amount{Bytes: dst.size, Files: 1} // a file, a link or a special file replaced by the move
+	case dst.Exists:
+		replaced = Amount{Bytes: dst.Size, Files: 1} // a file, a link or a special file replaced by the move
 	}
-	if err := tx.Reserve(z, -1, amount{}); err != nil {
+	if err := tx.Reserve(z, -1, Amount{}); err != nil {
 		return Result{}, err
 	}
 	hash, err := tx.Apply(func() (Change, error) {
-		if err := tx.Reservation().mkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
-			return Change{}, writeError(err, z, in.NewPath)
+		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
+			return Change{}, WriteError(err, z, in.NewPath)
 		}
 		if err := z.Fs.Rename(oldRel, newRel); err != nil {
-			return Change{}, writeError(err, z, in.NewPath)
+			return Change{}, WriteError(err, z, in.NewPath)
 		}
 		// The replaced destination, if any, is gone from here on.
-		ch := Change{Paths: []string{oldRel, newRel}, Growth: sub(amount{}, replaced)}
+		ch := Change{Paths: []string{oldRel, newRel}, Growth: Sub(Amount{}, replaced)}
 		// A relative symlink moved elsewhere may now point outside the zone: undo.
 		if src.Mode()&fs.ModeSymlink != 0 {
 			if _, err := z.Fs.Confined(newRel); err != nil {
 				_ = z.Fs.Rename(newRel, oldRel)
-				return ch, writeError(err, z, in.NewPath).
+				return ch, WriteError(err, z, in.NewPath).
 					WithHint("The symlink's target would be outside the zone from its new place; move its target instead")
 			}
 		}
@@ -123,7 +123,7 @@ func renameDest(z *Zone, p string, allowZone bool) (string, error) {
 		return rel, err
 	}
 	first, rest, _ := strings.Cut(rel, "/")
-	if _, isZone := zoneNames[strings.ToLower(first)]; isZone && rest != "" {
+	if _, isZone := ZoneNames[strings.ToLower(first)]; isZone && rest != "" {
 		return "", Errf(PathStartsWithZone, "new_path '%s' starts with zone name '%s'", p, first).
 			With("zone", z.Label).With("path", p).With("first_component", first).
 			WithHint("shed_rename moves inside the %s zone only ('%s' would be a folder here); between zones use shed_transfer (action storage_to_documents, documents_to_storage, ...), or add allow_zone_in_path=true for a folder named '%s'", z.Label, rest, first)

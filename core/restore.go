@@ -34,11 +34,11 @@ func (s *Service) History(ctx context.Context, c Caller, in HistoryInput) (Resul
 			return Result{}, err
 		}
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return Result{}, err
 	}
-	defer r.release()
+	defer r.Release()
 	log, err := r.Log(p, in.Limit)
 	if err != nil {
 		return Result{}, vcsError(z, in.Path, err)
@@ -80,11 +80,11 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return Result{}, err
 	}
-	defer r.release()
+	defer r.Release()
 	data, err := r.FileAt(in.Version, p)
 	if err != nil {
 		return Result{}, vcsError(z, in.Path, err).With("version", in.Version)
@@ -94,7 +94,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 		msg = fmt.Sprintf("shed_restore: %s from %s", p, in.Version)
 	}
 	// A deleted file brought back is a new file of the caller's.
-	tx, _, err := s.beginWrite(ctx, c, z, p, in.Path, Edit{Tool: "shed_restore", Message: msg})
+	tx, _, err := s.BeginWrite(ctx, c, z, p, in.Path, Edit{Tool: "shed_restore", Message: msg})
 	if e, ok := AsError(err); ok && e.Code == NotAFile {
 		return Result{}, Errf(NotAFile, "Cannot restore over a directory: %s", in.Path).With("path", in.Path).
 			WithHint("Rename or delete the folder first (shed_rename / shed_delete)")
@@ -104,7 +104,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 	}
 	defer tx.Close()
 	size := int64(len(data))
-	hash, err := tx.writeFile(write{size: size, body: bytes.NewReader(data)})
+	hash, err := tx.WriteFile(Write{Size: size, Body: bytes.NewReader(data)})
 	if err != nil {
 		return Result{}, err
 	}
@@ -118,7 +118,7 @@ func (s *Service) Restore(ctx context.Context, c Caller, in RestoreInput) (Resul
 
 // versionedZone resolves a zone that must be versioned (documents or a group).
 func (s *Service) versionedZone(ctx context.Context, c Caller, a ZoneArgs, write bool) (*Zone, error) {
-	z, err := s.resolveZone(ctx, c, a.Zone, a.Group, write)
+	z, err := s.ResolveZone(ctx, c, a.Zone, a.Group, write)
 	if err != nil {
 		return nil, err
 	}

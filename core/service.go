@@ -138,7 +138,7 @@ func (s *Service) Close() error {
 func (s *Service) RunningCommands() int64 { return s.running.Load() }
 
 // runSandboxed runs spec in the sandbox, counted in RunningCommands while it runs.
-func (s *Service) runSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+func (s *Service) RunSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
 	s.running.Add(1)
 	defer s.running.Add(-1)
 	return sandbox.Run(ctx, spec)
@@ -146,7 +146,7 @@ func (s *Service) runSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.
 
 // encryptionAvailable reports whether the server has a master key (encryption at rest can
 // be set up).
-func (s *Service) encryptionAvailable() bool { return s.keys.master != nil }
+func (s *Service) EncryptionAvailable() bool { return s.keys.master != nil }
 
 // DB is the state database (ownership, locks, links, usage, audit, keys).
 func (s *Service) DB() *store.DB { return s.db }

@@ -69,12 +69,12 @@ func (s *Service) SQLite(ctx context.Context, c Caller, in SQLiteInput) (Result,
 // costs CPU and up to sqlite_memory_mb like a command, so the same fair share bounds them
 // (exec_max_per_user, exec_max_total, exec_memory_total_mb; TOO_MANY_COMMANDS).
 func (s *Service) sqliteSlot(ctx context.Context, c Caller) (func(), error) {
-	return s.acquireSlot(ctx, c.UserID, sqliteCallSlot)
+	return s.AcquireSlot(ctx, c.UserID, SqliteCallSlot)
 }
 
 // sqlTimeout bounds every statement (and an import) of a call.
 func (s *Service) sqlTimeout() time.Duration {
-	return time.Duration(s.cfg.ExecTimeoutDefault) * time.Second
+	return time.Duration(s.Config().ExecTimeoutDefault) * time.Second
 }
 
 // withDB opens the database and runs fn with a context bounded by the SQL timeout. Read-only (d.roErr set), the file is opened with
@@ -97,12 +97,12 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	switch {
 	case d.roErr == nil:
 		var err error
-		if tx, _, err = s.beginWrite(ctx, c, z, d.rel, d.shown, Edit{Tool: "shed_sqlite", Message: message}); err != nil {
+		if tx, _, err = s.BeginWrite(ctx, c, z, d.rel, d.shown, Edit{Tool: "shed_sqlite", Message: message}); err != nil {
 			return err
 		}
 		defer tx.Close()
 	case z.Kind == GroupZone:
-		unlock, err := s.lockPath(ctx, z, d.rel)
+		unlock, err := s.LockPath(ctx, z, d.rel)
 		if err != nil {
 			return err
 		}
@@ -141,14 +141,14 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	if !d.before.exists {
 		files = 1 // a new database (its journals come and go: settled as they are after)
 	}
-	if err := tx.Reserve(z, -1, amount{Files: files}); err != nil {
+	if err := tx.Reserve(z, -1, Amount{Files: files}); err != nil {
 		return err
 	}
-	used, err := s.db.Usage(ctx, z.Owner)
+	used, err := s.DB().Usage(ctx, z.Owner)
 	if err != nil {
-		return quotaErr("Cannot read the quota", err)
+		return QuotaErr("Cannot read the quota", err)
 	}
-	opts.Create, opts.JournalMode = true, s.cfg.SQLiteJournalMode
+	opts.Create, opts.JournalMode = true, s.Config().SQLiteJournalMode
 	if d.bulk && !d.before.exists && opts.JournalMode == "wal" {
 		// A new database filled in one transaction: a rollback journal writes each page
 		// once, where WAL writes it to the log and again at the checkpoint. WAL is set
@@ -157,15 +157,15 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 	}
 	// The database may grow into the owner's free quota, up to max_file_size_mb, and never
 	// has to shrink to pass (at least one page: a new database without room stays empty).
-	opts.MaxBytes = max(min(d.before.size+max(s.limit(z.Owner).Bytes-used.Bytes, 0), int64(s.cfg.MaxFileSizeMB)<<20), d.before.size, 1)
+	opts.MaxBytes = max(min(d.before.size+max(s.Limit(z.Owner).Bytes-used.Bytes, 0), int64(s.Config().MaxFileSizeMB)<<20), d.before.size, 1)
 	_, err = tx.Apply(func() (Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := tx.Reservation().mkdirAll(ctx, z.Fs, dir); err != nil {
-				return Change{}, writeError(err, z, d.shown)
+			if err := tx.Reservation().MkdirAll(ctx, z.Fs, dir); err != nil {
+				return Change{}, WriteError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
-				if err := d.m.fs.MkdirAll(dir, 0o700); err != nil {
-					return Change{}, writeError(err, z, d.shown)
+				if err := d.m.Fs.MkdirAll(dir, 0o700); err != nil {
+					return Change{}, WriteError(err, z, d.shown)
 				}
 			}
 		}
@@ -174,8 +174,8 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 			return Change{}, s.sqlError(err, d)
 		}
 		runErr := fn(ctx, db)
-		if runErr == nil && opts.JournalMode != s.cfg.SQLiteJournalMode {
-			runErr = db.SetJournalMode(ctx, s.cfg.SQLiteJournalMode)
+		if runErr == nil && opts.JournalMode != s.Config().SQLiteJournalMode {
+			runErr = db.SetJournalMode(ctx, s.Config().SQLiteJournalMode)
 		}
 		if runErr == nil && z.Versioned {
 			// Why the error is ignored: the change is done in SQLite; a checkpoint that
@@ -186,9 +186,9 @@ func (s *Service) withDB(ctx context.Context, c Caller, d *dbFile, message strin
 		closeErr := db.Close()
 		after := d.state()
 		if d.m != nil && closeErr == nil {
-			closeErr = d.m.writeBack(nil) // encrypted zone: the changed copy goes back encrypted
+			closeErr = d.m.WriteBack(nil) // encrypted zone: the changed copy goes back encrypted
 		}
-		delta := amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
+		delta := Amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
 		if err := errors.Join(runErr, closeErr); err != nil {
 			return Change{Growth: delta}, s.sqlError(err, d)
 		}
@@ -206,7 +206,7 @@ var limitClause = regexp.MustCompile(`(?i)\bLIMIT\s+\d+`)
 
 // rowCap is how many rows a query answers.
 func (s *Service) rowCap(in SQLiteInput) int {
-	maxRows := s.cfg.SQLiteRowsMax
+	maxRows := s.Config().SQLiteRowsMax
 	switch {
 	case in.Limit == 0:
 		return maxRows
@@ -215,7 +215,7 @@ func (s *Service) rowCap(in SQLiteInput) int {
 	case limitClause.MatchString(in.Query):
 		return maxRows
 	}
-	return min(s.cfg.SQLiteRowsDefault, maxRows)
+	return min(s.Config().SQLiteRowsDefault, maxRows)
 }
 
 // sqliteQuery is query mode.
@@ -262,15 +262,15 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 	case z.ReadOnly:
 		d.roErr = Errf(ZoneForbidden, "Write operations not allowed in Uploads zone").
 			WithHint("Move the database to Storage or Documents first (shed_transfer action=uploads_to_storage)")
-	case s.cfg.SQLiteReadonly:
+	case s.Config().SQLiteReadonly:
 		d.roErr = Errf(CommandForbidden, "Write operations are disabled (sqlite_readonly=True)").
 			WithHint("Only queries that read are allowed. Ask an administrator to disable sqlite_readonly")
 	default:
-		kind := writeModify
+		kind := WriteModify
 		if !d.before.exists {
-			kind = writeCreate
+			kind = WriteCreate
 		}
-		if err := s.checkGroupWrite(ctx, c, z, kind, d.rel); err != nil {
+		if err := s.CheckGroupWrite(ctx, c, z, kind, d.rel); err != nil {
 			if e, ok := AsError(err); ok && d.before.exists {
 				d.roErr = e // reading stays possible
 			} else {
@@ -278,14 +278,14 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 			}
 		}
 	}
-	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.cfg.MaxOutputDefault, Cell: min(sqlCellBytes, s.cfg.MaxOutputDefault), Blob: sqlBlobBytes,
-		Count: s.cfg.SQLiteRowsMax}
+	lim := sqlq.Limits{Rows: s.rowCap(in), Bytes: s.Config().MaxOutputDefault, Cell: min(sqlCellBytes, s.Config().MaxOutputDefault), Blob: sqlBlobBytes,
+		Count: s.Config().SQLiteRowsMax}
 	var ans *sqlq.Answer
 	var each func([]string, []any) error
 	if out != nil {
 		each = out.row
 	}
-	err = s.withDB(ctx, c, d, "shed_sqlite: "+shorten(oneLine(stmt)), func(ctx context.Context, db *sqlq.DB) error {
+	err = s.withDB(ctx, c, d, "shed_sqlite: "+Shorten(oneLine(stmt)), func(ctx context.Context, db *sqlq.DB) error {
 		var err error
 		ans, err = db.Run(ctx, stmt, args, lim, each)
 		return err
@@ -310,7 +310,7 @@ func (s *Service) sqliteQuery(ctx context.Context, c Caller, in SQLiteInput) (Re
 			total = "at least " + total
 		}
 		msg = fmt.Sprintf("Showing the first %d of %s row(s). Add LIMIT/WHERE to the SQL, raise limit (max %d), or use output_csv='results.csv' to export all rows",
-			len(ans.Rows), total, s.cfg.SQLiteRowsMax)
+			len(ans.Rows), total, s.Config().SQLiteRowsMax)
 		if len(ans.Rows) < lim.Rows {
 			msg = fmt.Sprintf("Showing the first %d of %s row(s): the answer reached its size cap (%d bytes). Select fewer or shorter columns, or use output_csv='results.csv' to export all rows",
 				len(ans.Rows), total, lim.Bytes)

@@ -22,11 +22,11 @@ func (s *Service) protectedDB(ctx context.Context, d *dbFile) (store.Ownership, 
 	if d.z.Kind != GroupZone {
 		return store.Ownership{}, false, nil
 	}
-	o, ok, err := s.db.Ownership(ctx, d.z.GroupID, physicalRel(d.z, d.rel))
+	o, ok, err := s.DB().Ownership(ctx, d.z.GroupID, PhysicalRel(d.z, d.rel))
 	if err != nil {
-		return o, false, ownershipErr(err)
+		return o, false, OwnershipErr(err)
 	}
-	return o, ok && o.Mode != modeGroup, nil
+	return o, ok && o.Mode != ModeGroup, nil
 }
 
 // sweepCompanions removes the companions of a protected database before shed_sqlite opens
@@ -43,7 +43,7 @@ func (s *Service) sweepCompanions(ctx context.Context, d *dbFile) error {
 	z := d.z
 	var present []string
 	var size int64
-	for _, j := range journals {
+	for _, j := range Journals {
 		if fi, _, err := z.Fs.LstatIfPossible(d.rel + j); err == nil {
 			present = append(present, d.rel+j)
 			if fi.Mode().IsRegular() {
@@ -60,17 +60,17 @@ func (s *Service) sweepCompanions(ctx context.Context, d *dbFile) error {
 			With("path", d.shown).With("zone", z.Label).
 			WithHint("Retry when the command has ended")
 	}
-	r, err := s.reserve(ctx, z, -1, amount{})
+	r, err := s.Reserve(ctx, z, -1, Amount{})
 	if err != nil {
 		return err
 	}
 	for _, p := range present {
 		if err := z.Fs.RemoveAll(p); err != nil {
-			r.Settle(ctx, amount{})
-			return writeError(err, z, d.shown)
+			r.Settle(ctx, Amount{})
+			return WriteError(err, z, d.shown)
 		}
 	}
-	r.Settle(ctx, amount{Bytes: -size, Files: -int64(len(present))})
+	r.Settle(ctx, Amount{Bytes: -size, Files: -int64(len(present))})
 	return nil
 }
 

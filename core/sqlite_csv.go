@@ -55,13 +55,13 @@ func (s *Service) newCSVOut(ctx context.Context, c Caller, z *Zone, p string) (*
 	if err != nil {
 		return nil, err
 	}
-	if _, err := statTarget(z, rel, p); err != nil {
+	if _, err := StatTarget(z, rel, p); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
+	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
 	}
-	dir, err := os.MkdirTemp(s.workDir(), "m-csv-") // "m-": swept at start (sweepWorkDir)
+	dir, err := os.MkdirTemp(s.WorkDir(), "m-csv-") // "m-": swept at start (sweepWorkDir)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
 	}
@@ -70,7 +70,7 @@ func (s *Service) newCSVOut(ctx context.Context, c Caller, z *Zone, p string) (*
 		_ = os.RemoveAll(dir)
 		return nil, Errf(InternalError, "Cannot prepare the CSV export").Because(err)
 	}
-	cw := &countingWriter{f: tmp, max: int64(s.cfg.MaxFileSizeMB) << 20}
+	cw := &countingWriter{f: tmp, max: int64(s.Config().MaxFileSizeMB) << 20}
 	w := csv.NewWriter(cw)
 	w.UseCRLF = true
 	return &csvOut{z: z, rel: rel, shown: p, dir: dir, tmp: tmp, w: w, count: cw}, nil
@@ -125,12 +125,12 @@ func (s *Service) finishCSVOut(ctx context.Context, c Caller, o *csvOut, d *dbFi
 		return Result{}, Errf(InternalError, "Cannot write the CSV export").Because(err)
 	}
 	z := o.z
-	tx, _, err := s.beginWrite(ctx, c, z, o.rel, o.shown, Edit{Tool: "shed_sqlite", Message: "shed_sqlite: export " + o.rel})
+	tx, _, err := s.BeginWrite(ctx, c, z, o.rel, o.shown, Edit{Tool: "shed_sqlite", Message: "shed_sqlite: export " + o.rel})
 	if err != nil {
 		return Result{}, err
 	}
 	defer tx.Close()
-	if _, err := tx.writeFile(write{size: o.count.n, body: o.tmp}); err != nil {
+	if _, err := tx.WriteFile(Write{Size: o.count.n, Body: o.tmp}); err != nil {
 		return Result{}, err
 	}
 	return Result{Data: map[string]any{"path": d.rel, "query": in.Query, "output_csv": o.rel, "rows_exported": o.rows, "columns": ans.Columns},

@@ -32,8 +32,8 @@ func (s *Service) sqlError(err error, d *dbFile) error {
 	case errors.As(err, &fe):
 		return Errf(SQLForbidden, "SQL operation '%s' is not allowed", fe.What).With("operation", fe.What).With("path", shown).Because(err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", shown).
-			With("timeout", s.cfg.ExecTimeoutDefault).Because(err).
+		return Errf(Timeout, "SQL statement stopped after %d s", s.Config().ExecTimeoutDefault).With("path", shown).
+			With("timeout", s.Config().ExecTimeoutDefault).Because(err).
 			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
 	case errors.Is(err, sqlq.ErrTableExists):
 		return Errf(TableExists, "Table '%s' already exists", d.table).With("table", d.table).With("path", shown)
@@ -67,7 +67,7 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return e.WithHint("Another call or command is writing this database: retry in a moment")
 	case sqlite3.SQLITE_INTERRUPT:
-		return Errf(Timeout, "SQL statement stopped after %d s", s.cfg.ExecTimeoutDefault).With("path", d.shown).Because(se).
+		return Errf(Timeout, "SQL statement stopped after %d s", s.Config().ExecTimeoutDefault).With("path", d.shown).Because(se).
 			WithHint("Add a WHERE clause, a LIMIT or an index; the bound is exec_timeout_default (shed_info action=parameters)")
 	case sqlite3.SQLITE_READONLY:
 		if d.roErr != nil {
@@ -80,7 +80,7 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 	case sqlite3.SQLITE_TOOBIG:
 		return e.WithHint("Values are limited to %d MB (half of sqlite_memory_mb): select a part with substr() or length()", sqlq.MaxValue()>>20)
 	case sqlite3.SQLITE_NOMEM:
-		mb := s.cfg.SQLiteMemoryMB
+		mb := s.Config().SQLiteMemoryMB
 		return Errf(ExecError, "The statement needs more than the %d MB of memory one shed_sqlite call may use", mb).With("path", d.shown).
 			With("limit", "sqlite_memory_mb").With("limit_mb", mb).Because(se).
 			WithHint("Select fewer or smaller values (substr(), length()), add WHERE or LIMIT, or an index for ORDER BY, GROUP BY and DISTINCT: sorting and temporary tables are held in this memory")
@@ -91,9 +91,9 @@ func (s *Service) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 // scrub removes host paths from a SQLite message.
 func (s *Service) scrub(msg string, d *dbFile) string {
 	if d.m != nil {
-		msg = strings.ReplaceAll(msg, d.m.dir+"/", "")
+		msg = strings.ReplaceAll(msg, d.m.Dir+"/", "")
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.base, "")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.Base(), "")
 }
 
 // csvError maps an import refusal.

@@ -23,7 +23,7 @@ type dbFile struct {
 	bulk  bool   // an import: one big transaction
 	// m is the decrypted copy of the database and its journals in an encrypted zone:
 	// host names it, and what a write changed goes back encrypted.
-	m *mirror
+	m *Mirror
 }
 
 // decrypt gives the database of an encrypted zone, with its journals, a decrypted copy
@@ -34,14 +34,14 @@ func (s *Service) decrypt(d *dbFile) error {
 		return nil
 	}
 	names := []string{d.rel}
-	for _, j := range journals {
+	for _, j := range Journals {
 		names = append(names, d.rel+j)
 	}
-	m, err := s.openMirror(d.z.Fs, names)
+	m, err := s.OpenMirror(d.z.Fs, names)
 	if err != nil {
 		return err
 	}
-	d.m, d.host = m, filepath.Join(m.dir, filepath.FromSlash(d.rel))
+	d.m, d.host = m, filepath.Join(m.Dir, filepath.FromSlash(d.rel))
 	d.before = d.state()
 	return nil
 }
@@ -49,7 +49,7 @@ func (s *Service) decrypt(d *dbFile) error {
 // close removes the decrypted copy (if any) and closes the zone.
 func (d *dbFile) close() {
 	if d.m != nil {
-		d.m.remove()
+		d.m.Remove()
 	}
 	d.z.Close()
 }
@@ -66,7 +66,7 @@ type fileState struct {
 // sqliteFile resolves and checks the database path: inside the zone, not a symlink, a
 // regular file (or missing), its journals regular files too, and SQLite content.
 func (s *Service) sqliteFile(ctx context.Context, c Caller, in SQLiteInput) (*dbFile, error) {
-	z, rel, err := s.zonePath(ctx, c, in.ZoneArgs, in.Path, false)
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,36 +84,36 @@ func (d *dbFile) check() error {
 		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
 	}
 	if _, err := z.Fs.Confined(rel); err != nil {
-		return writeError(err, z, shown)
+		return WriteError(err, z, shown)
 	}
-	for _, suffix := range append([]string{""}, journals...) {
+	for _, suffix := range append([]string{""}, Journals...) {
 		fi, _, err := z.Fs.LstatIfPossible(rel + suffix)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return writeError(err, z, shown)
+			return WriteError(err, z, shown)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return Errf(InvalidPath, "The database %s is a symbolic link", shown+suffix).With("path", shown).With("zone", z.Label).
 				WithHint("Open the database file itself, not a link to it")
 		case fi.IsDir():
 			return Errf(NotAFile, "Path is a directory, not a file: %s", shown+suffix).With("path", shown).With("zone", z.Label)
 		case !fi.Mode().IsRegular():
-			return Errf(NotAFile, "Not a regular file: %s (%s)", shown+suffix, fileKind(fi.Mode())).With("path", shown).With("zone", z.Label).
+			return Errf(NotAFile, "Not a regular file: %s (%s)", shown+suffix, FileKind(fi.Mode())).With("path", shown).With("zone", z.Label).
 				WithHint("A database must be a regular file; see shed_tree")
 		}
 	}
 	d.host = filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
 	d.before = d.state()
 	if d.before.exists && d.before.size > 0 {
-		f, _, err := openRegular(z, rel, shown, func(*Zone, string) error { return nil })
+		f, _, err := OpenRegular(z, rel, shown, func(*Zone, string) error { return nil })
 		if err != nil {
 			return err
 		}
 		head := make([]byte, 16)
 		n, _ := io.ReadFull(f, head)
 		_ = f.Close()
-		if string(head[:n]) != sqliteMagic {
+		if string(head[:n]) != SqliteMagic {
 			return Errf(DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
 				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
 		}
@@ -123,7 +123,7 @@ func (d *dbFile) check() error {
 
 // notItself refuses a CSV path (param) that is the database or one of its journals.
 func (d *dbFile) notItself(rel, param string) error {
-	for _, suffix := range append([]string{""}, journals...) {
+	for _, suffix := range append([]string{""}, Journals...) {
 		if rel == d.rel+suffix {
 			return Errf(InvalidParameter, "'%s' is the database itself: %s", param, rel).With("parameter", param).
 				WithHint("Use another file name for the CSV, e.g. 'export.csv'")
@@ -138,7 +138,7 @@ func (d *dbFile) state() fileState {
 	if fi, err := os.Lstat(d.host); err == nil {
 		st.exists, st.size, st.mtime, st.names = true, fi.Size(), fi.ModTime(), 1
 	}
-	for _, j := range journals {
+	for _, j := range Journals {
 		fi, err := os.Lstat(d.host + j)
 		if err != nil {
 			continue

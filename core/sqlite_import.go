@@ -46,7 +46,7 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 		return Result{}, err
 	}
 	open := func() (io.ReadCloser, error) {
-		f, _, err := openRegular(z, csvRel, in.ImportCSV, func(z *Zone, p string) error {
+		f, _, err := OpenRegular(z, csvRel, in.ImportCSV, func(z *Zone, p string) error {
 			return Errf(NotAFile, "Path is a directory, not a file: %s", p).With("path", p).With("zone", z.Label)
 		})
 		if e, ok := AsError(err); ok && e.Code == FileNotFound {
@@ -60,11 +60,11 @@ func (s *Service) sqliteImport(ctx context.Context, c Caller, in SQLiteInput) (R
 		return Result{}, err
 	}
 	_ = f.Close()
-	kind := writeModify
+	kind := WriteModify
 	if !d.before.exists {
-		kind = writeCreate
+		kind = WriteCreate
 	}
-	if err := s.checkGroupWrite(ctx, c, z, kind, d.rel); err != nil {
+	if err := s.CheckGroupWrite(ctx, c, z, kind, d.rel); err != nil {
 		return Result{}, err
 	}
 	opts := sqlq.ImportOptions{Table: in.Table, IfExists: ifExists, Delimiter: in.Delimiter, Encoding: in.Encoding,

@@ -12,21 +12,21 @@ import (
 // confine.Fs.LstatIfPossible: it walks the path from the root for each file, which made
 // the guard of a 10,000-file zone several times slower. Use a new statter after a command:
 // an open folder follows its folder if the command moved it.
-type statter struct {
+type Statter struct {
 	root *os.Root
 	dirs map[string]*os.File // nil: the folder cannot be opened
 }
 
-func newStatter(z *Zone) (*statter, error) {
+func NewStatter(z *Zone) (*Statter, error) {
 	root, err := os.OpenRoot(z.Fs.Dir())
 	if err != nil {
 		return nil, err
 	}
-	return &statter{root: root, dirs: map[string]*os.File{}}, nil
+	return &Statter{root: root, dirs: map[string]*os.File{}}, nil
 }
 
 // lstat describes rel without following a final symlink; false when it does not exist.
-func (st *statter) lstat(rel string) (unix.Stat_t, bool) {
+func (st *Statter) Lstat(rel string) (unix.Stat_t, bool) {
 	dir, name := path.Split(rel)
 	d, seen := st.dirs[dir]
 	if !seen {
@@ -44,7 +44,7 @@ func (st *statter) lstat(rel string) (unix.Stat_t, bool) {
 	return info, true
 }
 
-func (st *statter) close() {
+func (st *Statter) Close() {
 	for _, d := range st.dirs {
 		if d != nil {
 			_ = d.Close()
@@ -54,7 +54,7 @@ func (st *statter) close() {
 }
 
 // sameEntry reports whether two stats describe the same unchanged file.
-func sameEntry(a, b unix.Stat_t) bool {
+func SameEntry(a, b unix.Stat_t) bool {
 	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Nlink == b.Nlink && a.Size == b.Size &&
 		a.Mtim == b.Mtim && a.Ctim == b.Ctim
 }

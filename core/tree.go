@@ -24,7 +24,7 @@ const treeMaxEntries = 100
 // Tree renders a directory tree of a zone (reference §5.21): directories first, hidden
 // names skipped, 100 entries per directory, symlinks shown but never followed.
 func (s *Service) Tree(ctx context.Context, c Caller, in TreeInput) (Result, error) {
-	z, err := s.resolveZone(ctx, c, in.Zone, in.Group, false)
+	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,7 +46,7 @@ func (s *Service) Tree(ctx context.Context, c Caller, in TreeInput) (Result, err
 	}
 	info, err := z.Fs.Stat(rel)
 	if err != nil {
-		return Result{}, pathNotFound(err, z, in.Path)
+		return Result{}, PathNotFound(err, z, in.Path)
 	}
 	if !info.IsDir() {
 		return Result{}, Errf(InvalidParameter, "Not a directory: %s", in.Path).With("path", in.Path).
@@ -81,7 +81,7 @@ func (s *Service) renderTree(z *Zone, dir, prefix string, depth int, b *strings.
 			b.WriteString(prefix + "[permission denied]\n")
 			return false, nil
 		}
-		return false, pathNotFound(err, z, dir)
+		return false, PathNotFound(err, z, dir)
 	}
 	entries, err := f.Readdir(-1)
 	_ = f.Close()

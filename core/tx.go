@@ -82,7 +82,7 @@ type Tx struct {
 	ctx     context.Context
 	c       Caller
 	e       Edit
-	targets []target
+	targets []Target
 	unlock  func()
 	r       *Reservation
 	settled bool
@@ -92,7 +92,7 @@ type Tx struct {
 // Begin starts the change e for c: see the package comment above for what it checks. On
 // error nothing is held.
 func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
-	if _, err := s.groupMode(e.Mode); err != nil {
+	if _, err := s.GroupMode(e.Mode); err != nil {
 		return nil, err
 	}
 	var keys []lock.Key
@@ -100,7 +100,7 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 		if st.Op == OpCopyFrom {
 			continue
 		}
-		if err := protectedPath(st.Zone, st.Path, shownOf(st)); err != nil {
+		if err := CheckProtected(st.Zone, st.Path, shownOf(st)); err != nil {
 			return nil, err
 		}
 		if st.Op != OpAdd {
@@ -112,7 +112,7 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]target, len(e.Steps)), unlock: unlock}
+	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]Target, len(e.Steps)), unlock: unlock}
 	if err := tx.check(); err != nil {
 		tx.Close()
 		return nil, err
@@ -135,42 +135,42 @@ func (tx *Tx) check() error {
 		z := st.Zone
 		switch st.Op {
 		case OpWrite:
-			kind := writeCreate
-			if t.exists {
-				kind = writeModify
+			kind := WriteCreate
+			if t.Exists {
+				kind = WriteModify
 				if !tx.e.Unsafe {
 					if err := s.checkUnlocked(ctx, c, z, st.Path); err != nil {
 						return err
 					}
 				}
 			}
-			if err := s.checkGroupWrite(ctx, c, z, kind, st.Path); err != nil {
+			if err := s.CheckGroupWrite(ctx, c, z, kind, st.Path); err != nil {
 				return err
 			}
 		case OpRemove, OpMoveFrom:
 			if err := s.checkTreeUnlocked(ctx, c, z, st.Path); err != nil {
 				return err
 			}
-			if err := s.checkGroupWrite(ctx, c, z, writeDelete, st.Path); err != nil {
+			if err := s.CheckGroupWrite(ctx, c, z, WriteDelete, st.Path); err != nil {
 				return err
 			}
 		case OpMoveTo:
-			if t.exists {
+			if t.Exists {
 				if err := s.checkTreeUnlocked(ctx, c, z, st.Path); err != nil {
 					return err
 				}
 			}
-			if err := s.checkGroupWrite(ctx, c, z, writeReplace, st.Path); err != nil {
+			if err := s.CheckGroupWrite(ctx, c, z, writeReplace, st.Path); err != nil {
 				return err
 			}
-			if i > 0 && tx.targets[i-1].dir && z.Versioned {
+			if i > 0 && tx.targets[i-1].Dir && z.Versioned {
 				src := tx.e.Steps[i-1]
 				if err := protectedBelow(src.Zone, src.Path, z, st.Path); err != nil {
 					return err
 				}
 			}
 		case OpAdd:
-			if err := s.checkGroupWrite(ctx, c, z, writeCreate, st.Path); err != nil {
+			if err := s.CheckGroupWrite(ctx, c, z, WriteCreate, st.Path); err != nil {
 				return err
 			}
 		}
@@ -181,28 +181,28 @@ func (tx *Tx) check() error {
 // describe stats the path of st as its op needs: a written file through its symlinks (a
 // folder is NOT_A_FILE), any other entry itself (a link is not followed); the source of a
 // remove, a move or a copy must exist.
-func describe(st Step) (target, error) {
+func describe(st Step) (Target, error) {
 	z, rel, shown := st.Zone, st.Path, shownOf(st)
 	switch st.Op {
 	case OpWrite:
-		return statTarget(z, rel, shown)
+		return StatTarget(z, rel, shown)
 	case OpAdd:
-		return target{rel: rel, shown: shown}, nil
+		return Target{Rel: rel, Shown: shown}, nil
 	}
-	t := target{rel: rel, shown: shown}
+	t := Target{Rel: rel, Shown: shown}
 	fi, _, err := z.Fs.LstatIfPossible(rel)
 	switch {
 	case err == nil:
-		t.exists, t.dir, t.symlink = true, fi.IsDir(), fi.Mode()&fs.ModeSymlink != 0
+		t.Exists, t.Dir, t.Symlink = true, fi.IsDir(), fi.Mode()&fs.ModeSymlink != 0
 		if fi.Mode().IsRegular() {
-			t.size = fi.Size()
+			t.Size = fi.Size()
 		}
-		t.info = fi
+		t.Info = fi
 	case errors.Is(err, fs.ErrNotExist) && st.Op == OpMoveTo:
 	case errors.Is(err, fs.ErrNotExist):
-		return t, pathNotFound(err, z, shown)
+		return t, PathNotFound(err, z, shown)
 	default:
-		return t, writeError(err, z, shown)
+		return t, WriteError(err, z, shown)
 	}
 	return t, nil
 }
@@ -213,8 +213,8 @@ func protectedBelow(from *Zone, src string, to *Zone, dst string) error {
 	var bad error
 	errStop := errors.New("stop")
 	err := walkNames(from, src, func(rel string) error {
-		if why := protectedReason(to, path.Join(dst, rel)); why != "" {
-			bad = protectedPath(to, path.Join(dst, rel), path.Join(dst, rel))
+		if why := ProtectedReason(to, path.Join(dst, rel)); why != "" {
+			bad = CheckProtected(to, path.Join(dst, rel), path.Join(dst, rel))
 			return errStop
 		}
 		return nil
@@ -223,7 +223,7 @@ func protectedBelow(from *Zone, src string, to *Zone, dst string) error {
 		return bad
 	}
 	if err != nil && !errors.Is(err, errStop) {
-		return writeError(err, from, src)
+		return WriteError(err, from, src)
 	}
 	return nil
 }
@@ -259,19 +259,19 @@ func walkNames(z *Zone, dir string, fn func(rel string) error) error {
 func (tx *Tx) Reservation() *Reservation { return tx.r }
 
 // Target is step i's path as it was when Begin took its lock.
-func (tx *Tx) Target(i int) target { return tx.targets[i] }
+func (tx *Tx) Target(i int) Target { return tx.targets[i] }
 
 // Reserve checks the resulting file size against max_file_size_mb (size -1: no single
 // file) and reserves growth for z's owner (QUOTA_EXCEEDED when it does not fit); nothing
 // touches the disk before it succeeds. More calls reserve more.
-func (tx *Tx) Reserve(z *Zone, size int64, growth amount) error {
+func (tx *Tx) Reserve(z *Zone, size int64, growth Amount) error {
 	if tx.r != nil {
-		if err := tx.s.checkSize(size); err != nil {
+		if err := tx.s.CheckSize(size); err != nil {
 			return err
 		}
-		return tx.r.grow(tx.ctx, amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)})
+		return tx.r.Grow(tx.ctx, Amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)})
 	}
-	r, err := tx.s.reserve(tx.ctx, z, size, growth)
+	r, err := tx.s.Reserve(tx.ctx, z, size, growth)
 	if err != nil {
 		return err
 	}
@@ -290,13 +290,13 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 	s, ctx, c := tx.s, tx.ctx, tx.c
 	var created []int
 	for i, st := range tx.e.Steps {
-		if st.Op == OpWrite && !tx.targets[i].exists {
+		if st.Op == OpWrite && !tx.targets[i].Exists {
 			created = append(created, i)
 		}
 	}
 	for _, i := range created {
 		st := tx.e.Steps[i]
-		if err := s.recordGroupFiles(ctx, c, st.Zone, tx.e.Mode, st.Path); err != nil {
+		if err := s.RecordGroupFiles(ctx, c, st.Zone, tx.e.Mode, st.Path); err != nil {
 			tx.dropCreated(created)
 			return "", err
 		}
@@ -317,7 +317,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		}
 	}
 	z, single := tx.changed()
-	mut := s.mutate
+	mut := s.Mutate
 	if single {
 		mut = s.mutateFile
 	}
@@ -332,12 +332,12 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		tx.settled = true
 	}
 	for i, done := range moves {
-		done(!fileExists(movedFrom[i].Zone, movedFrom[i].Path))
+		done(!EntryExists(movedFrom[i].Zone, movedFrom[i].Path))
 	}
 	tx.dropCreated(created)
 	for _, st := range tx.e.Steps {
-		if st.Op == OpRemove && !fileExists(st.Zone, st.Path) {
-			s.dropGroupRecords(ctx, st.Zone, st.Path)
+		if st.Op == OpRemove && !EntryExists(st.Zone, st.Path) {
+			s.DropGroupRecords(ctx, st.Zone, st.Path)
 		}
 	}
 	return hash, err
@@ -354,7 +354,7 @@ func (tx *Tx) changed() (*Zone, bool) {
 			continue
 		}
 		n++
-		write = write && st.Op == OpWrite && !tx.targets[i].symlink
+		write = write && st.Op == OpWrite && !tx.targets[i].Symlink
 		if z == nil || st.Zone.Versioned && !z.Versioned {
 			z = st.Zone
 		}
@@ -367,8 +367,8 @@ func (tx *Tx) changed() (*Zone, bool) {
 func (tx *Tx) dropCreated(created []int) {
 	for _, i := range created {
 		st := tx.e.Steps[i]
-		if !fileExists(st.Zone, st.Path) {
-			tx.s.dropGroupRecords(tx.ctx, st.Zone, physicalRel(st.Zone, st.Path))
+		if !EntryExists(st.Zone, st.Path) {
+			tx.s.DropGroupRecords(tx.ctx, st.Zone, PhysicalRel(st.Zone, st.Path))
 		}
 	}
 }
@@ -381,7 +381,7 @@ func (tx *Tx) Close() {
 	}
 	tx.closed = true
 	if tx.r != nil && !tx.settled {
-		tx.r.Settle(tx.ctx, amount{})
+		tx.r.Settle(tx.ctx, Amount{})
 	}
 	tx.unlock()
 }

@@ -45,20 +45,20 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	if srcZone == "" {
 		srcZone = in.Zone
 	}
-	if _, ok := zoneNames[strings.ToLower(strings.TrimSpace(srcZone))]; !ok {
+	if _, ok := ZoneNames[strings.ToLower(strings.TrimSpace(srcZone))]; !ok {
 		return Result{}, Errf(ZoneForbidden, "Source zone '%s' not allowed", srcZone).With("src_zone", srcZone).
-			With("valid", zoneList()).WithHint("src_zone is one of your zones: uploads, storage, documents or group (with group)")
+			With("valid", ZoneList()).WithHint("src_zone is one of your zones: uploads, storage, documents or group (with group)")
 	}
-	o, err := s.openRead(ctx, c, ZoneArgs{Zone: srcZone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Src, notAFileDir)
+	o, err := s.OpenRead(ctx, c, ZoneArgs{Zone: srcZone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Src, notAFileDir)
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	a, err := archive.Open(o.f, o.info.Size(), s.archiveLimits(), unzipExclude(z))
+	defer o.Close()
+	a, err := archive.Open(o.F, o.Info.Size(), s.archiveLimits(), unzipExclude(z))
 	if err != nil {
-		return Result{}, archiveError(err, o.z, o.rel, z)
+		return Result{}, archiveError(err, o.Z, o.Rel, z)
 	}
-	destRel := path.Dir(o.rel) // the ZIP's folder, re-created in the destination zone
+	destRel := path.Dir(o.Rel) // the ZIP's folder, re-created in the destination zone
 	if in.Dest != "" {
 		if destRel, err = z.Path(in.Dest, in.AllowZoneInPath); err != nil {
 			return Result{}, err
@@ -72,11 +72,11 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	}
 	replacing, err := checkUnzipDest(z, a, destRel, in.Overwrite)
 	if err != nil {
-		return Result{}, archiveError(err, o.z, o.rel, z)
+		return Result{}, archiveError(err, o.Z, o.Rel, z)
 	}
-	message := fmt.Sprintf("Extracted %s to %s", o.rel, shownDest)
-	if o.z.Label != z.Label {
-		message = fmt.Sprintf("Extracted %s:%s to %s", o.z.Name, o.rel, shownDest)
+	message := fmt.Sprintf("Extracted %s to %s", o.Rel, shownDest)
+	if o.Z.Label != z.Label {
+		message = fmt.Sprintf("Extracted %s:%s to %s", o.Z.Name, o.Rel, shownDest)
 	}
 	// The folder gains the archive's entries; the files overwrite replaces are written.
 	steps := []Step{{Zone: z, Path: destRel, Shown: shownDest, Op: OpAdd}}
@@ -86,7 +86,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	}
 	for _, e := range a.Entries { // a new SQLite companion writes its database (sqlite_companions.go)
 		if p := path.Join(destRel, e.Path); e.Path != "" && e.Skip == "" && !e.Dir && !written[p] {
-			if _, ok := companionOf(p); ok {
+			if _, ok := CompanionOf(p); ok {
 				steps, written[p] = append(steps, Step{Zone: z, Path: p, Op: OpWrite}), true
 			}
 		}
@@ -97,7 +97,7 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 	}
 	defer tx.Close()
 	// The names: the archive's, and the staging folder while it exists.
-	if err := tx.Reserve(z, -1, amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
+	if err := tx.Reserve(z, -1, Amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
 		return Result{}, err
 	}
 	var u unzipped
@@ -107,9 +107,9 @@ func (s *Service) Unzip(ctx context.Context, c Caller, in UnzipInput) (Result, e
 		return ch, err
 	})
 	if err != nil {
-		return Result{}, archiveError(err, o.z, o.rel, z)
+		return Result{}, archiveError(err, o.Z, o.Rel, z)
 	}
-	return Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.z, z)}, nil
+	return Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.Z, z)}, nil
 }
 
 // unzipped is what an extraction did.
@@ -122,11 +122,11 @@ type unzipped struct {
 }
 
 // delta is the change of the zone's usage: nothing unless the content was moved in.
-func (u *unzipped) delta() amount {
+func (u *unzipped) delta() Amount {
 	if !u.moved {
-		return amount{}
+		return Amount{}
 	}
-	return amount{Bytes: u.stats.Bytes - u.replaced, Files: u.names}
+	return Amount{Bytes: u.stats.Bytes - u.replaced, Files: u.names}
 }
 
 // unzipInto extracts a into a staging folder and moves it into destRel; it runs in the
@@ -146,7 +146,7 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, r *Reservati
 	if err != nil {
 		return Change{}, err
 	}
-	if err := r.mkdirAll(ctx, z.Fs, destRel); err != nil {
+	if err := r.MkdirAll(ctx, z.Fs, destRel); err != nil {
 		return Change{}, err
 	}
 	m := mover{z: z, overwrite: overwrite}
@@ -163,7 +163,7 @@ func (s *Service) unzipInto(ctx context.Context, c Caller, z *Zone, r *Reservati
 			created = append(created, path.Join(destRel, e.Path))
 		}
 	}
-	if err := s.recordGroupFiles(ctx, c, z, "", created...); err != nil {
+	if err := s.RecordGroupFiles(ctx, c, z, "", created...); err != nil {
 		return Change{Paths: m.paths}, err
 	}
 	return Change{Paths: m.paths}, nil
@@ -186,9 +186,9 @@ func checkUnzipDest(z *Zone, a *archive.Archive, destRel string, overwrite bool)
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
 		case errors.Is(err, syscall.ENOTDIR):
-			return parentNotDir(z, shown)
+			return ParentNotDir(z, shown)
 		case err != nil:
-			return writeError(err, z, shown)
+			return WriteError(err, z, shown)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return Errf(PathEscape, "Destination %s is a symlink", shown).With("path", shown).With("zone", z.Label).
 				WithHint("Extract into a real folder: give another dest")
@@ -227,7 +227,7 @@ func checkUnzipDest(z *Zone, a *archive.Archive, destRel string, overwrite bool)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return nil, writeError(err, z, e.Path)
+			return nil, WriteError(err, z, e.Path)
 		case !fi.Mode().IsRegular():
 			return nil, Errf(FileExists, "Destination %s exists and is not a regular file", e.Path).With("path", e.Path).
 				With("zone", z.Label).WithHint("overwrite replaces files only: delete or rename it first, or give another dest")
@@ -247,7 +247,7 @@ func checkUnzipDest(z *Zone, a *archive.Archive, destRel string, overwrite bool)
 
 // data is the answer of a successful extraction: the original's fields, plus what was
 // skipped and replaced.
-func (u *unzipped) data(a *archive.Archive, o *opened, z *Zone, dest, hash string) map[string]any {
+func (u *unzipped) data(a *archive.Archive, o *Opened, z *Zone, dest, hash string) map[string]any {
 	var files []string
 	var skipped []map[string]string
 	nSkipped := 0
@@ -264,7 +264,7 @@ func (u *unzipped) data(a *archive.Archive, o *opened, z *Zone, dest, hash strin
 		}
 	}
 	count := u.stats.Files + u.stats.Dirs
-	d := map[string]any{"source": o.rel, "source_zone": o.z.Name, "destination": dest, "destination_zone": z.Name,
+	d := map[string]any{"source": o.Rel, "source_zone": o.Z.Name, "destination": dest, "destination_zone": z.Name,
 		"files_count": count, "files": files, "truncated": count > len(files), "bytes": u.stats.Bytes,
 		"skipped": skipped, "skipped_count": nSkipped, "replaced_count": u.nReplace}
 	if skipped == nil {

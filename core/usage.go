@@ -15,7 +15,7 @@ import (
 
 // zoneUsage is one line of shed_stats: bytes of the regular files, and names (files,
 // folders, links: what the file quota counts).
-type zoneUsage struct {
+type ZoneUsage struct {
 	SizeBytes int64  `json:"size_bytes"`
 	SizeHuman string `json:"size_human"`
 	Files     int64  `json:"files"`
@@ -25,24 +25,24 @@ type zoneUsage struct {
 }
 
 // usageOf is an owner's accounted usage and quota.
-func (s *Service) usageOf(ctx context.Context, o store.Owner) (used, limit amount, err error) {
-	if err := s.ensureUsage(ctx, o); err != nil {
-		return amount{}, amount{}, quotaErr("Cannot read the quota", err)
+func (s *Service) UsageOf(ctx context.Context, o store.Owner) (used, limit Amount, err error) {
+	if err := s.EnsureUsage(ctx, o); err != nil {
+		return Amount{}, Amount{}, QuotaErr("Cannot read the quota", err)
 	}
 	if used, err = s.db.Usage(ctx, o); err != nil {
-		return amount{}, amount{}, quotaErr("Cannot read the quota", err)
+		return Amount{}, Amount{}, QuotaErr("Cannot read the quota", err)
 	}
-	return used, s.limit(o), nil
+	return used, s.Limit(o), nil
 }
 
 // usageLine renders used/limit as shed_stats shows them.
-func usageLine(used, limit amount) map[string]any {
-	return map[string]any{"used_bytes": used.Bytes, "limit_bytes": limit.Bytes, "usage_percent": percent(used.Bytes, limit.Bytes),
+func UsageLine(used, limit Amount) map[string]any {
+	return map[string]any{"used_bytes": used.Bytes, "limit_bytes": limit.Bytes, "usage_percent": Percent(used.Bytes, limit.Bytes),
 		"files_used": used.Files, "files_limit": limit.Files}
 }
 
 // percent renders part/whole as "12.5%" (0% for an unlimited whole).
-func percent(part, whole int64) string {
+func Percent(part, whole int64) string {
 	pct := 0.0
 	if whole > 0 {
 		pct = float64(part) * 100 / float64(whole)
@@ -53,9 +53,9 @@ func percent(part, whole int64) string {
 // dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
 // plaintext size (the unit of the quota) in a user's Storage and Uploads. The folders
 // directly in Uploads are the conversations' zone roots, made by the server: not counted.
-func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zoneUsage, error) {
+func (s *Service) DirUsage(ctx context.Context, o store.Owner, dir string) (ZoneUsage, error) {
 	user := filepath.Join(s.base, "users", o.ID)
-	sealed := o.Kind == "user" && dir != filepath.Join(user, "Documents", "data") && s.userKey(ctx, o.ID).state != ""
+	sealed := o.Kind == "user" && dir != filepath.Join(user, "Documents", "data") && s.UserKey(ctx, o.ID).State != ""
 	return walkUsage(ctx, dir, sealed, o.Kind == "user" && dir == filepath.Join(user, "Uploads"))
 }
 
@@ -64,8 +64,8 @@ func (s *Service) dirUsage(ctx context.Context, o store.Owner, dir string) (zone
 // dir is empty. With sealed, an encrypted file counts its plaintext size; with roots, the
 // folders directly in dir are zone roots, not counted. A folder it cannot read is listed in
 // Unmeasured and the walk goes on: what it holds is not counted.
-func walkUsage(ctx context.Context, dir string, sealed, roots bool) (zoneUsage, error) {
-	var u zoneUsage
+func walkUsage(ctx context.Context, dir string, sealed, roots bool) (ZoneUsage, error) {
+	var u ZoneUsage
 	var problems walkProblems
 	w := treeWalk{
 		visit: func(dirfd int, rel string, e walkEnt) (bool, error) {
@@ -91,7 +91,7 @@ func walkUsage(ctx context.Context, dir string, sealed, roots bool) (zoneUsage, 
 		problem: problems.add,
 	}
 	err := w.run(ctx, dir)
-	u.SizeHuman, u.Unmeasured = humanMB(u.SizeBytes), problems.first
+	u.SizeHuman, u.Unmeasured = HumanMB(u.SizeBytes), problems.first
 	return u, err
 }
 
@@ -109,4 +109,4 @@ func plainSizeAt(dirfd int, name string, size int64) int64 {
 	return plain
 }
 
-func humanMB(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1<<20)) }
+func HumanMB(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1<<20)) }

@@ -29,7 +29,7 @@ const (
 // first when more than max are open, and any that stayed unused for idle.
 type repos struct {
 	mu    sync.Mutex
-	m     map[string]*openRepo
+	m     map[string]*OpenRepo
 	swept time.Time
 	// max and idle default to maxOpenRepos and idleRepo (tests lower them).
 	max  int
@@ -37,7 +37,7 @@ type repos struct {
 }
 
 // openRepo is one open repository with its gate and the number of callers holding it.
-type openRepo struct {
+type OpenRepo struct {
 	*vcs.Repo
 	// The space's gate and turn are locks (locks.go): kindGate orders the writers of the
 	// space — whole-tree operations (rename, delete, restore, maintenance, and a command's
@@ -55,14 +55,14 @@ type openRepo struct {
 	// shared, sees the same run from its change to its commit. It is process-local: a
 	// single-file write on another replica is not noted in it (DESIGN §9 keeps the
 	// commands of a space on one replica's Locker turn, the writes beside them are not).
-	run   *besideRun
+	Run   *BesideRun
 	refs  int
 	used  time.Time
 	owner *repos
 }
 
 // release gives back the reference taken by Service.repo; call it once.
-func (o *openRepo) release() {
+func (o *OpenRepo) Release() {
 	rs := o.owner
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -75,27 +75,27 @@ func (o *openRepo) release() {
 // it until release: the work tree is the zone's data directory, the git directory sits
 // beside it, outside the zone, so nothing a user command writes can change git's
 // configuration or hooks.
-func (s *Service) repo(z *Zone) (*openRepo, error) {
+func (s *Service) Repo(z *Zone) (*OpenRepo, error) {
 	rs := &s.repos
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	now := time.Now()
-	if o, ok := rs.m[z.space]; ok {
+	if o, ok := rs.m[z.Space]; ok {
 		o.refs++
 		o.used = now
 		return o, nil
 	}
 	rs.evict(now)
-	r, err := vcs.Open(filepath.Join(z.space, "repo.git"), z.Fs.Dir())
+	r, err := vcs.Open(filepath.Join(z.Space, "repo.git"), z.Fs.Dir())
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
 			WithHint("Run shed_info(action='maintenance') to repair the repository")
 	}
 	if rs.m == nil {
-		rs.m = map[string]*openRepo{}
+		rs.m = map[string]*OpenRepo{}
 	}
-	o := &openRepo{Repo: r, refs: 1, used: now, owner: rs}
-	rs.m[z.space] = o
+	o := &OpenRepo{Repo: r, refs: 1, used: now, owner: rs}
+	rs.m[z.Space] = o
 	return o, nil
 }
 
@@ -123,7 +123,7 @@ func (rs *repos) evict(now time.Time) {
 	limit := cmp.Or(rs.max, maxOpenRepos)
 	for len(rs.m) >= limit {
 		var space string
-		var lru *openRepo
+		var lru *OpenRepo
 		for k, o := range rs.m {
 			if o.refs == 0 && (lru == nil || o.used.Before(lru.used)) {
 				space, lru = k, o
@@ -137,20 +137,20 @@ func (rs *repos) evict(now time.Time) {
 }
 
 // close closes one repository and forgets it; rs.mu is held.
-func (rs *repos) close(space string, o *openRepo) {
+func (rs *repos) close(space string, o *OpenRepo) {
 	_ = o.Close()
 	delete(rs.m, space)
 }
 
 // flushIndex writes the zone's cached git index to disk, so that the git CLI run by
 // shed_exec sees HEAD's stat cache (commits save it lazily, core/vcs commitWith).
-func (s *Service) flushIndex(ctx context.Context, z *Zone) error {
-	r, err := s.repo(z)
+func (s *Service) FlushIndex(ctx context.Context, z *Zone) error {
+	r, err := s.Repo(z)
 	if err != nil {
 		return err
 	}
-	defer r.release()
-	l, unlock, err := s.lockRepo(ctx, r, z)
+	defer r.Release()
+	l, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ type Change struct {
 	// Growth, for the write of one file (mutateFile), is what the write adds to the zone's
 	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
-	Growth amount
+	Growth Amount
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
@@ -182,22 +182,22 @@ type Change struct {
 // under another message) and commits what fn reports, with the caller as author; message
 // defaults to "tool: path". Empty changes make no commit. It returns the commit hash ("" if
 // none).
-func (s *Service) mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return "", err
 	}
-	defer r.release()
+	defer r.Release()
 	unlock, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	l, unlockRepo, err := s.lockRepo(ctx, r, z)
+	l, unlockRepo, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return "", err
 	}
@@ -206,17 +206,17 @@ func (s *Service) mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 	if err != nil {
 		return "", err
 	}
-	return s.commit(l, c, z, tool, message, ch)
+	return s.Commit(l, c, z, tool, message, ch)
 }
 
 // holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
 // the space's turn (it waits for a command running there), then its gate exclusively.
 func (s *Service) holdWhole(ctx context.Context, z *Zone) (func(), error) {
-	turn, err := s.hold(ctx, spaceKey(kindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
+	turn, err := s.Hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
 	if err != nil {
 		return nil, err
 	}
-	gate, err := s.hold(ctx, spaceKey(kindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
+	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
 	if err != nil {
 		turn()
 		return nil, err
@@ -233,39 +233,39 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return "", err
 	}
-	defer r.release()
-	gate, err := s.hold(ctx, spaceKey(kindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+	defer r.Release()
+	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 	if err != nil {
 		return "", err
 	}
 	defer gate()
 	ch, err := fn()
-	run := r.run
+	run := r.Run
 	run.grew(ch.Growth)
 	if err != nil || (!ch.All && len(ch.Paths) == 0) {
 		return "", err
 	}
 	written := run.identities(z, ch.Paths)
-	l, unlock, err := s.lockRepo(context.WithoutCancel(ctx), r, z)
+	l, unlock, err := s.LockRepo(context.WithoutCancel(ctx), r, z)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
 	return run.commit(l, z, ch.Paths, written, func(paths []string) (string, error) {
 		ch.Paths = paths
-		return s.commit(l, c, z, tool, message, ch)
+		return s.Commit(l, c, z, tool, message, ch)
 	})
 }
 
 // lockRepo takes the repository lock of r, the open repository of z: the Locker's key
 // (the authority across replicas), then the repository's own lock (one host). unlock
 // releases both.
-func (s *Service) lockRepo(ctx context.Context, r *openRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
-	release, err := s.hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
+	release, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,7 +285,7 @@ func repoErr(z *Zone, err error) *Error {
 // commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
 // the author: ch.Paths, or every change with ch.All (then ch.AfterCommit); message defaults
 // to "tool: path". It returns the commit hash ("" when nothing changed).
-func (s *Service) commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
+func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
 	if ch.BeforeCommit != nil {
 		if err := ch.BeforeCommit(l); err != nil {
 			return "", err

@@ -72,7 +72,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	held, err := s.repo(z)
+	held, err := s.Repo(z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 		writeDoc(t, s, fmt.Sprintf("u%d", i), "x\n")
 	}
 	s.repos.mu.Lock()
-	same, n := s.repos.m[z.space] == held, len(s.repos.m)
+	same, n := s.repos.m[z.Space] == held, len(s.repos.m)
 	s.repos.mu.Unlock()
 	if !same || n > 2 {
 		t.Fatalf("held repository still open: %v; %d open (bound 2)", same, n)
@@ -89,7 +89,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 		t.Fatalf("held repository unusable: %v", err)
 	}
 	writeDoc(t, s, "alice", "two\n") // shares the held Repo
-	held.release()
+	held.Release()
 	if n := docHistory(t, s, "alice"); n != 2 {
 		t.Errorf("alice: %d versions, want 2", n)
 	}

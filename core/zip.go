@@ -44,7 +44,7 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 	fi, _, err := z.Fs.LstatIfPossible(rel)
 	switch {
 	case err != nil:
-		return Result{}, pathNotFound(err, z, in.Src)
+		return Result{}, PathNotFound(err, z, in.Src)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return Result{}, Errf(InvalidPath, "Source is a symlink: %s", in.Src).With("path", in.Src).With("zone", z.Label).
 			WithHint("shed_archive zip never follows symlinks: give the path of its target")
@@ -67,14 +67,14 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 		return ""
 	})
 	if err != nil {
-		return Result{}, writeError(err, z, in.Src)
+		return Result{}, WriteError(err, z, in.Src)
 	}
-	tx, t, err := s.beginWrite(ctx, c, z, destRel, shownDest, Edit{Tool: "Zip", Message: "Created ZIP: " + destRel})
+	tx, t, err := s.BeginWrite(ctx, c, z, destRel, shownDest, Edit{Tool: "Zip", Message: "Created ZIP: " + destRel})
 	if err != nil {
 		return Result{}, err
 	}
 	defer tx.Close()
-	if t.exists || t.symlink {
+	if t.Exists || t.Symlink {
 		return Result{}, Errf(FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
 			WithHint("Choose another dest, or delete the existing file first with shed_delete")
 	}
@@ -111,7 +111,7 @@ func zipDest(z *Zone, rel string, in ZipInput) (string, string, error) {
 // writeZip streams the archive of plan into t, the file of tx in z, through writeFile. The
 // reservation is the archive's largest possible size; a producer exceeding it (files grown
 // meanwhile) fails the write rather than overshoot the quota.
-func writeZip(ctx context.Context, tx *Tx, z *Zone, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
+func writeZip(ctx context.Context, tx *Tx, z *Zone, t Target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
 	limit := plan.MaxSize()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -120,20 +120,20 @@ func writeZip(ctx context.Context, tx *Tx, z *Zone, t target, fsys fs.FS, plan *
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	hash, err := tx.writeFile(write{size: limit, body: pr})
+	hash, err := tx.WriteFile(Write{Size: limit, Body: pr})
 	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
 	// A producer's failure reaches writeFile through the pipe (and is its error); only the
 	// cap deserves its own code.
 	if perr := <-done; errors.Is(perr, errTooBig) {
-		return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
+		return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.Shown).
 			WithHint("Call again once the files stop changing")
 	}
 	if err != nil {
 		return "", 0, err
 	}
-	fi, err := z.Fs.Stat(t.rel)
+	fi, err := z.Fs.Stat(t.Rel)
 	if err != nil {
-		return hash, 0, writeError(err, z, t.shown)
+		return hash, 0, WriteError(err, z, t.Shown)
 	}
 	return hash, fi.Size(), nil
 }
@@ -162,7 +162,7 @@ func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[
 		skipped = []archive.Skipped{}
 	}
 	d := map[string]any{"source": src, "zip_path": dest, "files_count": len(plan.Files), "size_bytes": size,
-		"size_human": humanSize(size), "skipped": skipped, "skipped_count": len(plan.Skipped)}
+		"size_human": HumanSize(size), "skipped": skipped, "skipped_count": len(plan.Skipped)}
 	if n := len(plan.EmptyDirs); n > 0 {
 		d["empty_dirs_count"] = n
 	}

@@ -17,9 +17,9 @@ import (
 
 // archiveLimits are the archive valves as the archive leaf takes them.
 func (s *Service) archiveLimits() archive.Limits {
-	a := s.cfg.Archive
+	a := s.Config().Archive
 	return archive.Limits{MaxEntries: a.MaxEntries, MaxTotalBytes: int64(a.MaxTotalMB) << 20,
-		MaxFileBytes: int64(s.cfg.MaxFileSizeMB) << 20, MaxRatio: int64(a.MaxRatio), MaxDepth: a.MaxDepth,
+		MaxFileBytes: int64(s.Config().MaxFileSizeMB) << 20, MaxRatio: int64(a.MaxRatio), MaxDepth: a.MaxDepth,
 		MaxNameLength: a.MaxNameLength}
 }
 
@@ -30,7 +30,7 @@ func (s *Service) archiveZone(ctx context.Context, c Caller, za ZoneArgs, tool s
 		return nil, Errf(ZoneForbidden, "Zone 'uploads' not allowed for %s", tool).With("zone", za.Zone).
 			WithHint("Use zone='storage', 'documents' or 'group'; an upload can be the source: shed_archive(action='unzip', zone='storage', src_zone='uploads', src=...)")
 	}
-	return s.resolveZone(ctx, c, za.Zone, za.Group, true)
+	return s.ResolveZone(ctx, c, za.Zone, za.Group, true)
 }
 
 // notAFileDir is the openRead answer for a folder given where a ZIP file is expected.
@@ -55,14 +55,14 @@ func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 	}
 	switch {
 	case errors.As(err, &le) && le.Limit == "file_bytes":
-		return Errf(FileTooLarge, "ZIP entry %s would be %d bytes, over the %d bytes limit", shorten(le.Entry), le.Value, le.Max).
-			With("file", shown).With("entry", shorten(le.Entry)).With("size", le.Value).With("limit", le.Max).
+		return Errf(FileTooLarge, "ZIP entry %s would be %d bytes, over the %d bytes limit", Shorten(le.Entry), le.Value, le.Max).
+			With("file", shown).With("entry", Shorten(le.Entry)).With("size", le.Value).With("limit", le.Max).
 			WithHint("Extract it with shed_exec unzip if it must be, or ask an administrator to raise max_file_size_mb")
 	case errors.As(err, &le):
 		e := Errf(ZipBomb, "ZIP refused (possible decompression bomb): %s", le.Error()).With("file", shown).
 			With("limit", le.Limit).With("value", le.Value).With("max", le.Max)
 		if le.Entry != "" {
-			e.With("entry", shorten(le.Entry))
+			e.With("entry", Shorten(le.Entry))
 		}
 		if v, ok := limitValves[le.Limit]; ok {
 			e.With("valve", v).WithHint("Nothing was extracted. Inspect the archive with shed_archive(action='info'); the limit is the valve %s (see shed_info(action='parameters'))", v)
@@ -75,7 +75,7 @@ func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 		if ne.Escape {
 			code, msg = PathEscape, "ZIP contains a path traversal"
 		}
-		return Errf(code, "%s: %s", msg, ne.Error()).With("file", shown).With("entry", shorten(ne.Entry)).With("reason", ne.Reason).
+		return Errf(code, "%s: %s", msg, ne.Error()).With("file", shown).With("entry", Shorten(ne.Entry)).With("reason", ne.Reason).
 			WithHint("Nothing was extracted: the ZIP file may be malicious. List its entries with shed_archive(action='info')")
 	case errors.As(err, &fe):
 		e := Errf(InvalidFormat, "%s: %s", shown, fe.Error()).With("file", shown).With("zone", z.Label)
@@ -83,14 +83,14 @@ func archiveError(err error, z *Zone, shown string, dz *Zone) error {
 			e.With("detected", fe.Kind)
 		}
 		if fe.Entry != "" {
-			e.With("entry", shorten(fe.Entry))
+			e.With("entry", Shorten(fe.Entry))
 		}
 		return e.WithHint("%s", formatHint(fe.Kind, shown))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Errf(InternalError, "Extraction interrupted").With("file", shown).Because(err).
 			WithHint("Nothing was extracted; call again")
 	}
-	return writeError(err, dz, shown)
+	return WriteError(err, dz, shown)
 }
 
 // formatHint names the next step for a file that is not a readable ZIP.
@@ -114,7 +114,7 @@ func formatHint(kind, shown string) string {
 // (protected.go: fileshed's temporary names, which the start-up sweep would delete, and in
 // versioned zones anything inside a .git folder, the classic way to run code through git).
 func unzipExclude(z *Zone) archive.Exclude {
-	return func(p string) string { return protectedReason(z, p) }
+	return func(p string) string { return ProtectedReason(z, p) }
 }
 
 // stagingDest is the archive.Dest of shed_unzip: a staging folder inside the zone, written

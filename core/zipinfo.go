@@ -35,14 +35,14 @@ type zipEntry struct {
 // first entries, the totals, the comment, and a warnings list of everything shed_unzip
 // would refuse or skip (unsafe names, bombs, symlinks, duplicates), so a model can decide.
 func (s *Service) Zipinfo(ctx context.Context, c Caller, in ZipinfoInput) (Result, error) {
-	o, err := s.openRead(ctx, c, in.ZoneArgs, in.Path, notAFileDir)
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, notAFileDir)
 	if err != nil {
 		return Result{}, err
 	}
-	defer o.close()
-	a, problems, err := archive.Inspect(o.f, o.info.Size(), s.archiveLimits())
+	defer o.Close()
+	a, problems, err := archive.Inspect(o.F, o.Info.Size(), s.archiveLimits())
 	if err != nil {
-		return Result{}, archiveError(err, o.z, o.rel, o.z)
+		return Result{}, archiveError(err, o.Z, o.Rel, o.Z)
 	}
 	var warnings []string
 	for _, p := range problems {
@@ -67,8 +67,8 @@ func (s *Service) Zipinfo(ctx context.Context, c Caller, in ZipinfoInput) (Resul
 	if len(comment) > zipinfoComment {
 		comment = comment[:zipinfoComment] + "..."
 	}
-	data := map[string]any{"path": o.rel, "files_count": len(a.Entries), "total_size": size,
-		"total_size_human": humanSize(int64(min(size, 1<<62))), "compressed_size": compressed,
+	data := map[string]any{"path": o.Rel, "files_count": len(a.Entries), "total_size": size,
+		"total_size_human": HumanSize(int64(min(size, 1<<62))), "compressed_size": compressed,
 		"compression_ratio": saved(size, compressed), "files": entries, "truncated": len(a.Entries) > len(entries),
 		"comment": comment, "warnings": warnings[:min(len(warnings), zipinfoWarnings)], "warnings_count": len(warnings)}
 	if warnings == nil {
