@@ -330,3 +330,18 @@ func (s *Service) verifyRepo(space string) string {
 	}
 	return "ok"
 }
+
+// AdminLinks lists the links of user ("" = everyone), newest first, for `fileshed admin
+// links list`.
+func (s *Service) AdminLinks(ctx context.Context, user string) ([]store.Link, error) {
+	return s.db.LinksOf(ctx, user)
+}
+
+// AdminRevokeLink revokes any user's link at once (`fileshed admin links revoke`).
+func (s *Service) AdminRevokeLink(ctx context.Context, id string) (store.Link, error) {
+	l, err := s.db.RevokeLink(ctx, id, "", time.Now())
+	if errors.Is(err, store.ErrNoLink) {
+		return store.Link{}, fmt.Errorf("no link with id %q", id)
+	}
+	return l, err
+}

@@ -71,15 +71,15 @@ type Version struct {
 // version is the version to put a file written beside the command back to.
 func (w BesideWrite) Version() Version { return Version{Rev: w.rev, Fixed: true} }
 
-// ident is a file's identity for the checks of a write beside a command (ok false: absent).
-type ident struct {
+// Ident is a file's identity for the checks of a write beside a command (ok false: absent).
+type Ident struct {
 	st unix.Stat_t
 	ok bool
 }
 
 // unchanged reports whether p has the same identity in two takes (false when either could
 // not be taken).
-func unchanged(written, now map[string]ident, p string) bool {
+func unchanged(written, now map[string]Ident, p string) bool {
 	a, okA := written[p]
 	b, okB := now[p]
 	return okA && okB && a.ok == b.ok && (!a.ok || SameEntry(a.st, b.st))
@@ -101,31 +101,31 @@ func (r *BesideRun) grew(n Amount) {
 	}
 }
 
-// identities takes the identity of each path (nil when no command runs; empty when the zone
+// Identities takes the identity of each path (nil when no command runs; empty when the zone
 // cannot be opened: every path then counts as changed).
-func (r *BesideRun) identities(z *Zone, paths []string) map[string]ident {
+func (r *BesideRun) Identities(z *Zone, paths []string) map[string]Ident {
 	if r == nil {
 		return nil
 	}
 	st, err := NewStatter(z)
 	if err != nil {
-		return map[string]ident{}
+		return map[string]Ident{}
 	}
 	defer st.Close()
-	out := make(map[string]ident, len(paths))
+	out := make(map[string]Ident, len(paths))
 	for _, p := range paths {
 		s, ok := st.Lstat(p)
-		out[p] = ident{s, ok}
+		out[p] = Ident{s, ok}
 	}
 	return out
 }
 
-// commit commits paths, just written, beside the command (under l, the repository lock):
+// CommitWrite commits paths, just written, beside the command (under l, the repository lock):
 // only those the command has not changed since the write, and each is noted for the
 // command, with its identity and the commit, or as contested when the command changed it
 // before or during the commit (the version to put back is then the one before the write).
 // Without a command running it is commit(paths).
-func (r *BesideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[string]ident, commit func([]string) (string, error)) (string, error) {
+func (r *BesideRun) CommitWrite(l *vcs.Locked, z *Zone, paths []string, written map[string]Ident, commit func([]string) (string, error)) (string, error) {
 	if r == nil {
 		return commit(paths)
 	}
@@ -133,7 +133,7 @@ func (r *BesideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 	if err != nil {
 		return "", repoErr(z, err)
 	}
-	now := r.identities(z, paths)
+	now := r.Identities(z, paths)
 	keep := paths[:0:0]
 	for _, p := range paths {
 		if unchanged(written, now, p) {
@@ -153,7 +153,7 @@ func (r *BesideRun) commit(l *vcs.Locked, z *Zone, paths []string, written map[s
 	if err != nil {
 		return "", repoErr(z, err)
 	}
-	now = r.identities(z, keep)
+	now = r.Identities(z, keep)
 	for _, p := range keep {
 		if unchanged(written, now, p) {
 			r.Writes[p] = BesideWrite{St: now[p].st, rev: head}

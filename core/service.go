@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fileshed/fileshed/core/linktoken"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/sandbox"
@@ -38,8 +37,6 @@ type Service struct {
 	slots slots
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
-	// links signs and verifies download-link tokens (links.go).
-	links *linktoken.Signer
 	// draining is set when the server begins to shut down (readiness turns off).
 	draining atomic.Bool
 	// timings receives operation durations (SetTimings; the metrics).
@@ -98,7 +95,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	return s, nil
 }
 
-// open creates the zones' parents and opens the state database and the link signer.
+// open creates the zones' parents and opens the state database.
 func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	for _, d := range []string{filepath.Join(base, "users"), filepath.Join(base, "groups")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -113,13 +110,8 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	signer, err := linkSigner(cfg.Links.Secret, base)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
 	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: lock.NewLocal(), started: time.Now(),
-		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.

@@ -249,13 +249,13 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 	if err != nil || (!ch.All && len(ch.Paths) == 0) {
 		return "", err
 	}
-	written := run.identities(z, ch.Paths)
+	written := run.Identities(z, ch.Paths)
 	l, unlock, err := s.LockRepo(context.WithoutCancel(ctx), r, z)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	return run.commit(l, z, ch.Paths, written, func(paths []string) (string, error) {
+	return run.CommitWrite(l, z, ch.Paths, written, func(paths []string) (string, error) {
 		ch.Paths = paths
 		return s.Commit(l, c, z, tool, message, ch)
 	})
