@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkExecQuotaWalk is the cost of one snapshot of a zone around a writing shed_exec
-// (two per command: before and after; exec_quota.go), beside the plain usage walk of
+// (two per command: before and after; tools/commands), beside the plain usage walk of
 // shed_stats as the baseline: 10,000 files in 100 folders (the issue 5 target size).
 func BenchmarkExecQuotaWalk(b *testing.B) {
 	dir := b.TempDir()

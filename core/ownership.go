@@ -20,8 +20,8 @@ import (
 // 'group', or before groups were enforced) is open to every member. Every tool that writes into a zone calls checkGroupWrite before
 // it touches a file and recordGroupFiles for the files it creates, so one place decides;
 // outside group zones both are no-ops. The -wal, -journal and -shm of a database take the
-// database's record (sqlite_companions.go). shed_exec is checked after the fact by its guard
-// (groups_guard.go).
+// database's record (companions.go). shed_exec is checked after the fact by its guard
+// (tools/commands, groups_guard.go).
 //
 // The key of a record is the zone-relative path as confine.Clean makes it: "./a.md",
 // "sub/../a.md", "a.md/" and the NFC or NFD spelling of a name are one key. Clean puts
@@ -108,7 +108,7 @@ func (s *Service) CheckGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 			return e.With("zone", z.Label)
 		}
 	}
-	return s.checkCompanion(ctx, c, z, key) // sqlite_companions.go
+	return s.checkCompanion(ctx, c, z, key) // companions.go
 }
 
 // allowed reports whether c may do kind to the file of record o.

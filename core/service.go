@@ -33,7 +33,7 @@ type Service struct {
 	// storageLock is the storage directory's lock, held exclusively while serving (admin.go).
 	storageLock *os.File
 	audit       auditor
-	// slots bounds the commands running at once (exec_slots.go).
+	// slots bounds the commands running at once (budget.go).
 	slots slots
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64

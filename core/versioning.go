@@ -48,7 +48,7 @@ type OpenRepo struct {
 	// kindSpace orders the whole-tree operations with the writing commands of the space: a
 	// command holds it from its measures to its commit, its run included, a whole-tree
 	// operation for its change and commit. Single-file writes never take it: they run
-	// beside a command (exec_beside.go).
+	// beside a command (beside.go).
 	//
 	// run is the command running in the space without the gate (nil when none); set and
 	// cleared with the gate held exclusively, so a single-file write, which holds it

@@ -29,7 +29,7 @@ type ExecInput struct {
 }
 
 // Exec runs one whitelisted command in a zone (reference §5.1, DESIGN §5): policy first
-// (core/sandbox.Prepare), then a command slot (exec_slots.go), then the kernel layer
+// (core/sandbox.Prepare), then a command slot (core/budget.go), then the kernel layer
 // (launcher, rlimits, Landlock). success is true when the command ran; data.returncode
 // (and data.ok) say how it ended. A command that may write runs alone among its owner's
 // writing commands, under the quota watchdog, with the files other conversations have

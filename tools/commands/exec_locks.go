@@ -34,7 +34,7 @@ type lockGuard struct {
 	// dir holds the copies, beside the zone's data (outside every command's reach).
 	dir    string
 	copies map[string]string // zone-relative path -> copy
-	// beside notes the single-file writes beside the command (exec_beside.go): a locked
+	// beside notes the single-file writes beside the command (core/beside.go): a locked
 	// file its holder wrote meanwhile is theirs, not the command's (when the command changed
 	// it again, the copy from before the command is what is put back).
 	beside *core.BesideRun

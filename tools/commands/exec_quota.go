@@ -24,7 +24,7 @@ import (
 //     grows past the remaining quota, in bytes or in names;
 //   - after: the zone is walked again and the owner's usage read again; the command's growth
 //     is the difference of the walks less what single-file writes beside it added (they
-//     count their own: exec_beside.go); a command whose growth puts the owner, with
+//     count their own: core/beside.go); a command whose growth puts the owner, with
 //     everything recorded meanwhile, past the quota has its changes rolled back
 //     (exec_rollback.go) and answers QUOTA_EXCEEDED; otherwise the owner's usage is
 //     adjusted by the growth. Adjusting by a delta, not storing an absolute total, keeps

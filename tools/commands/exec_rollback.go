@@ -28,7 +28,7 @@ import (
 //
 // It runs while the owner's writing commands are serialised, so no other command's changes
 // are touched. In versioned zones it runs with the zone's gate held exclusively, and a file
-// written beside the command (exec_beside.go) is left as that write left it (put back so
+// written beside the command (core/beside.go) is left as that write left it (put back so
 // when the command changed it since); a file another tool call created in Storage during
 // the command would be removed with the command's own.
 

@@ -26,7 +26,7 @@ var errOverQuota = errors.New("command over quota")
 // In a versioned zone the command holds the space's turn from its first measure to its
 // commit, so no whole-tree operation (rename, delete, restore...) runs meanwhile, but the
 // zone's gate (exclusively) and the repository lock only before its run and after it: other
-// callers' writes of single files go on while it runs, each noted for it (exec_beside.go).
+// callers' writes of single files go on while it runs, each noted for it (core/beside.go).
 // Why: a group member's command held both for its whole run, up to exec_timeout_max, and
 // every other member's writes waited behind it (issue 24).
 func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, p *execPlan, guard *lockGuard, q *execQuota) (core.Result, error) {

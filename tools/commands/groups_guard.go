@@ -30,7 +30,7 @@ import (
 // folder that was renamed or replaced by a link) is written back from HEAD, so the commit
 // does not contain that change. The answer lists them in data.reverted. Records of files
 // the caller was allowed to delete and that are gone are dropped. The command runs without
-// the gate (exec_write.go): a file another member wrote beside it (exec_beside.go) is judged
+// the gate (exec_write.go): a file another member wrote beside it (core/beside.go) is judged
 // against that write (its identity then, its commit to put back), and a protected file
 // created beside it is guarded too.
 

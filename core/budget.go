@@ -21,7 +21,7 @@ import (
 // when it is the tighter bound. A call that finds no free slot waits up to slotWait, then
 // answers TOO_MANY_COMMANDS: a bounded wait, never a queue that one user can fill.
 // Everything expensive a user starts takes a slot: commands, and PDF reads (poppler runs
-// as a command, read_pdf.go).
+// as a command, tools/files read_pdf.go).
 //
 // Some calls also need their owner's turn (ownerTurn): writing commands, and every call
 // that works on a decrypted copy of an encrypted zone. They wait for it holding their slot,
