@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/lock"
 )
 
@@ -213,6 +214,9 @@ func protectedBelow(from *Zone, src string, to *Zone, dst string) error {
 	var bad error
 	errStop := errors.New("stop")
 	err := walkNames(from, src, func(rel string) error {
+		if confine.IsTempName(path.Base(rel)) {
+			return nil // a write in flight in the source: a copy skips it (copy.go)
+		}
 		if why := ProtectedReason(to, path.Join(dst, rel)); why != "" {
 			bad = CheckProtected(to, path.Join(dst, rel), path.Join(dst, rel))
 			return errStop

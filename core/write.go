@@ -50,6 +50,19 @@ func (s *Service) BeginWrite(ctx context.Context, c Caller, z *Zone, rel, shown 
 	return tx, tx.Target(0), nil
 }
 
+// CheckWrite answers what BeginWrite would refuse for a whole-file write of rel in z
+// (protected path, locked edit of another conversation, group ownership, a wait that ends)
+// without holding anything: for a tool whose write comes after long work (a query's CSV
+// export), so that a refused call does that work, and leaves its traces, not at all. The
+// write itself still goes through BeginWrite, which checks again.
+func (s *Service) CheckWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) error {
+	tx, _, err := s.BeginWrite(ctx, c, z, rel, shown, e)
+	if err == nil {
+		tx.Close()
+	}
+	return err
+}
+
 // needsFile is FILE_NOT_FOUND for a patch at a position other than start/end of a file
 // that does not exist; create says how to make it.
 func NeedsFile(z *Zone, shown, position, create string) error {

@@ -60,6 +60,9 @@ func (s *Tools) newCSVOut(ctx context.Context, c core.Caller, z *core.Zone, p st
 	if _, err := core.StatTarget(z, rel, p); err != nil {
 		return nil, err
 	}
+	if err := s.CheckWrite(ctx, c, z, rel, p, exportEdit(rel)); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
 		return nil, core.Errf(core.InternalError, "Cannot prepare the CSV export").Because(err)
 	}
@@ -127,7 +130,7 @@ func (s *Tools) finishCSVOut(ctx context.Context, c core.Caller, o *csvOut, d *d
 		return core.Result{}, core.Errf(core.InternalError, "Cannot write the CSV export").Because(err)
 	}
 	z := o.z
-	tx, _, err := s.BeginWrite(ctx, c, z, o.rel, o.shown, core.Edit{Tool: "shed_sqlite", Message: "shed_sqlite: export " + o.rel})
+	tx, _, err := s.BeginWrite(ctx, c, z, o.rel, o.shown, exportEdit(o.rel))
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -137,6 +140,11 @@ func (s *Tools) finishCSVOut(ctx context.Context, c core.Caller, o *csvOut, d *d
 	}
 	return core.Result{Data: map[string]any{"path": d.rel, "query": in.Query, "output_csv": o.rel, "rows_exported": o.rows, "columns": ans.Columns},
 		Message: fmt.Sprintf("Exported %d row(s) to %s", o.rows, o.rel)}, nil
+}
+
+// exportEdit is the change a CSV export makes.
+func exportEdit(rel string) core.Edit {
+	return core.Edit{Tool: "shed_sqlite", Message: "shed_sqlite: export " + rel}
 }
 
 // decodeJSON parses a JSON value sent as a string (params), or returns the string.
