@@ -69,15 +69,18 @@ func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
 		if _, old := before.Entries[rel]; old {
 			continue
 		}
-		parts := strings.Split(rel, "/")
-		for i := range parts {
-			top := strings.Join(parts[:i+1], "/")
-			if ProtectedReason(z, top) != "" {
-				if _, old := before.Entries[top]; !old {
+		// The rule is per name, so each name is looked at once (a tree thousands of
+		// folders deep would make a check of every prefix quadratic in its depth).
+		end := 0
+		for c := range strings.SplitSeq(rel, "/") {
+			end += len(c)
+			if ProtectedReason(z, c) != "" {
+				if top := rel[:end]; !isOld(before, top) {
 					tops = append(tops, top)
 				}
 				break
 			}
+			end++ // the slash
 		}
 	}
 	slices.Sort(tops)
@@ -90,6 +93,12 @@ func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
 		}
 	}
 	return removed
+}
+
+// isOld tells whether the snapshot before holds rel.
+func isOld(before Snapshot, rel string) bool {
+	_, ok := before.Entries[rel]
+	return ok
 }
 
 // revertedProtected is the reason of a data.reverted entry removed for a protected path.

@@ -41,6 +41,8 @@ type Service struct {
 	draining atomic.Bool
 	// timings receives operation durations (SetTimings; the metrics).
 	timings atomic.Pointer[Timings]
+	// recovery commits what an unclean stop left uncommitted (recover.go).
+	recovery recovery
 	// keys are the master key and the users' unwrapped data keys (encryption at rest).
 	keys *keyring
 }

@@ -192,6 +192,9 @@ func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 		return "", err
 	}
 	defer r.Release()
+	if err := s.recoverSpace(ctx, r, z); err != nil {
+		return "", err
+	}
 	unlock, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
@@ -238,6 +241,9 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 		return "", err
 	}
 	defer r.Release()
+	if err := s.recoverSpace(ctx, r, z); err != nil {
+		return "", err
+	}
 	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 	if err != nil {
 		return "", err

@@ -11,9 +11,15 @@ import (
 // user's zones (as shed_maintenance's reconcile measures them).
 func diskUsage(t *testing.T, e *env, user string) int64 {
 	t.Helper()
+	return diskUsageAt(t, e.base, user)
+}
+
+// diskUsageAt is diskUsage of the storage directory base.
+func diskUsageAt(t *testing.T, base, user string) int64 {
+	t.Helper()
 	var n int64
 	for _, d := range []string{"Uploads", "Storage/data", "Documents/data"} {
-		err := filepath.WalkDir(filepath.Join(e.base, "users", user, d), func(_ string, de fs.DirEntry, err error) error {
+		err := filepath.WalkDir(filepath.Join(base, "users", user, d), func(_ string, de fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
 					return fs.SkipDir
