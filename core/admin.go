@@ -103,8 +103,8 @@ type OwnerReport struct {
 }
 
 // ownerReport is o's line with its recorded usage used.
-func (s *Service) ownerReport(o store.Owner, used amount) OwnerReport {
-	l := s.limit(o)
+func (s *Service) ownerReport(o store.Owner, used Amount) OwnerReport {
+	l := s.Limit(o)
 	return OwnerReport{Kind: o.Kind, ID: o.ID, Used: used.Bytes, Limit: l.Bytes, UsedFiles: used.Files, LimitFiles: l.Files}
 }
 
@@ -329,4 +329,19 @@ func (s *Service) verifyRepo(space string) string {
 		return err.Error()
 	}
 	return "ok"
+}
+
+// AdminLinks lists the links of user ("" = everyone), newest first, for `fileshed admin
+// links list`.
+func (s *Service) AdminLinks(ctx context.Context, user string) ([]store.Link, error) {
+	return s.db.LinksOf(ctx, user)
+}
+
+// AdminRevokeLink revokes any user's link at once (`fileshed admin links revoke`).
+func (s *Service) AdminRevokeLink(ctx context.Context, id string) (store.Link, error) {
+	l, err := s.db.RevokeLink(ctx, id, "", time.Now())
+	if errors.Is(err, store.ErrNoLink) {
+		return store.Link{}, fmt.Errorf("no link with id %q", id)
+	}
+	return l, err
 }

@@ -38,7 +38,7 @@ func (s *Service) startAudit() {
 // named, and the outcome ("OK" or the error code). It never blocks.
 func (s *Service) Audit(c Caller, tool, zone, path, outcome string) {
 	e := store.AuditEntry{At: time.Now(), UserID: c.UserID, ConvID: c.ConvID, Tool: tool,
-		Zone: zone, Path: shorten(path), Outcome: outcome}
+		Zone: zone, Path: Shorten(path), Outcome: outcome}
 	s.audit.mu.Lock()
 	defer s.audit.mu.Unlock()
 	if s.audit.closed {

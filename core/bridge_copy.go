@@ -22,12 +22,12 @@ import (
 // treeInfo is what a scan found: the regular files (zone-relative) and their total size;
 // names counts every name of the tree (its root included), copied the names a copy writes
 // (stageCopy: the root, the files and the folders that lead to them).
-type treeInfo struct {
-	dir           bool
-	files         []string
+type TreeInfo struct {
+	Dir           bool
+	Files         []string
 	sizes         []int64
-	size          int64
-	names, copied int64
+	Size          int64
+	Names, Copied int64
 }
 
 // scanTree walks rel (described by fi, not followed) in z and refuses what a bridge must
@@ -35,13 +35,13 @@ type treeInfo struct {
 // otherwise: a link moved or copied to another zone would point elsewhere), a FIFO, a
 // device or a socket (NOT_A_FILE: opening a FIFO would hang), and names no tool could
 // have written (INVALID_PATH). Temporary files of writes in flight are left out.
-func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
-	var t treeInfo
-	t.dir = fi.IsDir()
+func ScanTree(z *Zone, rel string, fi fs.FileInfo) (TreeInfo, error) {
+	var t TreeInfo
+	t.Dir = fi.IsDir()
 	var walk func(rel string, fi fs.FileInfo) error
 	walk = func(rel string, fi fs.FileInfo) error {
 		if !confine.IsTempName(rel) {
-			t.names++
+			t.Names++
 		}
 		switch m := fi.Mode(); {
 		case m&fs.ModeSymlink != 0:
@@ -56,26 +56,26 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 		case m.IsRegular() && confine.IsTempName(rel):
 			return nil // a write in flight (or its crash leftover): never copied
 		case m.IsRegular():
-			t.files = append(t.files, rel)
+			t.Files = append(t.Files, rel)
 			t.sizes = append(t.sizes, fi.Size())
-			t.size += fi.Size()
+			t.Size += fi.Size()
 			return nil
 		case !m.IsDir():
-			return Errf(NotAFile, "%s is not a regular file (a %s)", rel, fileKind(m)).With("path", rel).With("zone", z.Label).
+			return Errf(NotAFile, "%s is not a regular file (a %s)", rel, FileKind(m)).With("path", rel).With("zone", z.Label).
 				WithHint("Only regular files and folders can be moved or copied: remove it with shed_delete")
 		}
 		d, err := z.Fs.Open(rel)
 		if err != nil {
-			return writeError(err, z, rel)
+			return WriteError(err, z, rel)
 		}
 		entries, err := d.Readdir(-1)
 		_ = d.Close()
 		if err != nil {
-			return writeError(err, z, rel)
+			return WriteError(err, z, rel)
 		}
 		for _, e := range entries {
 			if c, err := confine.Clean(e.Name()); err != nil || c != e.Name() {
-				return Errf(InvalidPath, "%s holds a name that cannot be carried: %q", rel, shorten(e.Name())).
+				return Errf(InvalidPath, "%s holds a name that cannot be carried: %q", rel, Shorten(e.Name())).
 					With("path", rel).With("zone", z.Label).
 					WithHint("Rename or delete that entry with shed_exec (mv/rm), then retry")
 			}
@@ -88,23 +88,23 @@ func scanTree(z *Zone, rel string, fi fs.FileInfo) (treeInfo, error) {
 	if err := walk(rel, fi); err != nil {
 		return t, err
 	}
-	t.copied = int64(len(t.files))
-	if t.dir {
-		t.copied++ // the root
+	t.Copied = int64(len(t.Files))
+	if t.Dir {
+		t.Copied++ // the root
 		folders := map[string]bool{}
-		for _, f := range t.files {
+		for _, f := range t.Files {
 			for d := path.Dir(f); d != rel && d != "." && !folders[d]; d = path.Dir(d) {
 				folders[d] = true
 			}
 		}
-		t.copied += int64(len(folders))
+		t.Copied += int64(len(folders))
 	}
 	return t, nil
 }
 
 // recodes reports whether moving from src to dst is a copy then a removal: between an
 // encrypted zone and a plain one, the files are decrypted or encrypted on the way.
-func recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.Fs, dst.Fs) }
+func Recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.Fs, dst.Fs) }
 
 // carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
 // model gave it): moved in one rename, or copied into a staging name and renamed into
@@ -112,18 +112,18 @@ func recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(
 // is FILE_EXISTS (checked by the kernel); with it, a file is replaced atomically. It returns
 // the bytes written (0 for a move). The caller holds the path locks and, for versioned
 // zones, runs it inside mutate.
-func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone, destRel, shown string, move, replace bool) (int64, error) {
+func Carry(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone, destRel, shown string, move, replace bool) (int64, error) {
 	dir := path.Dir(destRel)
 	if dir == "." {
 		dir = ""
 	}
 	if err := dst.Fs.MkdirAll(dir, 0o700); err != nil {
-		return 0, writeError(err, dst, shown)
+		return 0, WriteError(err, dst, shown)
 	}
 	from, fromRel, written := src, srcRel, int64(0)
 	// Between an encrypted zone and a plain one a move is a copy (decrypting or
 	// encrypting), then the source's removal.
-	recode := recodes(move, src, dst)
+	recode := Recodes(move, src, dst)
 	if !move || recode {
 		stage := path.Join(dir, confine.TempName())
 		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)
@@ -137,13 +137,13 @@ func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone,
 			_ = dst.Fs.RemoveAll(fromRel)
 		}
 		if errors.Is(err, fs.ErrExist) {
-			return 0, destExists(dst, shown, t.dir, false)
+			return 0, DestExists(dst, shown, t.Dir, false)
 		}
-		return 0, writeError(err, dst, shown)
+		return 0, WriteError(err, dst, shown)
 	}
 	if recode {
 		if err := src.Fs.RemoveAll(srcRel); err != nil {
-			return 0, writeError(err, src, srcRel)
+			return 0, WriteError(err, src, srcRel)
 		}
 		written = 0
 	}
@@ -155,23 +155,23 @@ func carry(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone,
 // place. Each file is opened without blocking (a FIFO swapped in after the scan cannot
 // hang the server) and read up to its scanned size, so the bytes written are exactly what
 // was reserved. On error the staging copy is removed. It returns the bytes written.
-func stageCopy(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Zone, stage string) (int64, error) {
+func stageCopy(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone, stage string) (int64, error) {
 	var written int64
 	err := func() error {
-		if t.dir {
+		if t.Dir {
 			if err := dst.Fs.Mkdir(stage, 0o700); err != nil {
-				return writeError(err, dst, stage)
+				return WriteError(err, dst, stage)
 			}
 		}
-		for i, f := range t.files {
+		for i, f := range t.Files {
 			if err := ctx.Err(); err != nil {
 				return Errf(InternalError, "The copy was interrupted").Because(err)
 			}
 			target := stage
-			if t.dir {
+			if t.Dir {
 				target = path.Join(stage, f[len(srcRel)+1:])
 				if err := dst.Fs.MkdirAll(path.Dir(target), 0o700); err != nil {
-					return writeError(err, dst, f)
+					return WriteError(err, dst, f)
 				}
 			}
 			n, err := stageFile(src, f, t.sizes[i], dst, target)
@@ -194,7 +194,7 @@ func stageCopy(ctx context.Context, src *Zone, srcRel string, t treeInfo, dst *Z
 func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int64, error) {
 	f, err := src.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return 0, writeError(err, src, rel)
+		return 0, WriteError(err, src, rel)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -203,7 +203,17 @@ func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int
 	}
 	n, err := dst.Fs.WriteAtomic(target, io.LimitReader(f, size), 0o600)
 	if err != nil {
-		return 0, writeError(err, dst, rel)
+		return 0, WriteError(err, dst, rel)
 	}
 	return n, nil
+}
+
+// destExists is FILE_EXISTS for a bridge's destination.
+func DestExists(dst *Zone, dest string, folder, overwrite bool) *Error {
+	e := Errf(FileExists, "Destination exists: %s", dest).With("path", dest).With("zone", dst.Label).
+		WithHint("Use overwrite=true to replace the existing file, or choose another dest")
+	if folder || overwrite {
+		e.WithHint("overwrite=true replaces a file by a file, never a folder: choose another dest or shed_delete it first")
+	}
+	return e
 }

@@ -14,84 +14,78 @@ import (
 // zones, atomic writes, one commit in versioned zones). shed_copy_to_group uses it; the
 // bridges can too.
 
-// copyItem is one regular file to copy: source and destination zone-relative paths, its
-// size, and what the destination holds now.
+// copyItem is one regular file to copy: source and destination zone-relative paths, and
+// its size.
 type copyItem struct {
 	src, dst string
 	size     int64
-	exists   bool  // the destination file exists (it will be replaced)
-	old      int64 // its size
 }
 
 // copyJob is a planned copy from one zone into another.
-type copyJob struct {
-	from, to *Zone
-	items    []copyItem
+type CopyJob struct {
+	From, To *Zone
+	Items    []copyItem
 	// skipped are source entries that are not regular files (symlinks, devices), never
 	// followed nor copied.
-	skipped []string
+	Skipped []string
 	// overwrite allows replacing existing destination files (never folders).
-	overwrite bool
+	Overwrite bool
 	// mode is the ownership mode of the files created in a group zone.
-	mode string
+	Mode string
 }
 
 // planCopy lists the regular files of srcRel (a file, or a folder walked without following
 // symlinks) with their destinations under dstRel, and checks each against the size limit
-// and the destination (FILE_EXISTS unless overwrite, NOT_A_FILE over a folder, ownership).
+// and the destination (FILE_EXISTS unless overwrite, NOT_A_FILE over a folder); runCopy's
+// transaction checks the rest (locks, ownership, protected paths).
 // A symlink given as the source is refused: its target may be anywhere.
-func (s *Service) planCopy(ctx context.Context, c Caller, job *copyJob, srcRel, dstRel, shownSrc string) error {
-	fi, _, err := job.from.Fs.LstatIfPossible(srcRel)
+func (s *Service) PlanCopy(job *CopyJob, srcRel, dstRel, shownSrc string) error {
+	fi, _, err := job.From.Fs.LstatIfPossible(srcRel)
 	if err != nil {
-		return pathNotFound(err, job.from, shownSrc)
+		return PathNotFound(err, job.From, shownSrc)
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return Errf(NotAFile, "%s is a symbolic link: copy the file it points to instead", shownSrc).With("path", shownSrc).
-			With("zone", job.from.Label).WithHint("Links are never copied between zones; give the path of the real file")
+			With("zone", job.From.Label).WithHint("Links are never copied between zones; give the path of the real file")
 	case fi.IsDir():
 		if err := s.walkCopy(job, srcRel, dstRel); err != nil {
 			return err
 		}
 	case fi.Mode().IsRegular():
-		job.items = append(job.items, copyItem{src: srcRel, dst: dstRel, size: fi.Size()})
+		job.Items = append(job.Items, copyItem{src: srcRel, dst: dstRel, size: fi.Size()})
 	default:
-		return Errf(NotAFile, "%s is not a regular file", shownSrc).With("path", shownSrc).With("zone", job.from.Label)
+		return Errf(NotAFile, "%s is not a regular file", shownSrc).With("path", shownSrc).With("zone", job.From.Label)
 	}
-	for i := range job.items {
-		it := &job.items[i]
-		if err := s.checkSize(it.size); err != nil {
+	for i := range job.Items {
+		it := &job.Items[i]
+		if err := s.CheckSize(it.size); err != nil {
 			return err.(*Error).With("path", it.src)
 		}
-		switch dfi, _, err := job.to.Fs.LstatIfPossible(it.dst); {
+		switch dfi, _, err := job.To.Fs.LstatIfPossible(it.dst); {
 		case err == nil && dfi.IsDir():
-			return Errf(NotAFile, "Destination is a folder: %s", it.dst).With("path", it.dst).With("zone", job.to.Label).
+			return Errf(NotAFile, "Destination is a folder: %s", it.dst).With("path", it.dst).With("zone", job.To.Label).
 				WithHint("Choose another dest_path, or delete the folder first with shed_delete")
-		case err == nil && !job.overwrite:
-			return Errf(FileExists, "Destination exists: %s", it.dst).With("path", it.dst).With("zone", job.to.Label).
+		case err == nil && !job.Overwrite:
+			return Errf(FileExists, "Destination exists: %s", it.dst).With("path", it.dst).With("zone", job.To.Label).
 				WithHint("Use overwrite=true to replace the existing file")
-		case err == nil:
-			it.exists, it.old = true, dfi.Size()
-		case !errors.Is(err, fs.ErrNotExist):
-			return writeError(err, job.to, it.dst)
-		}
-		if err := s.checkGroupWrite(ctx, c, job.to, writeModify, it.dst); err != nil {
-			return err
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return WriteError(err, job.To, it.dst)
 		}
 	}
 	return nil
 }
 
 // walkCopy adds the regular files under the folder srcRel to job.
-func (s *Service) walkCopy(job *copyJob, srcRel, dstRel string) error {
-	d, err := job.from.Fs.Open(srcRel)
+func (s *Service) walkCopy(job *CopyJob, srcRel, dstRel string) error {
+	d, err := job.From.Fs.Open(srcRel)
 	if err != nil {
-		return pathError(err, job.from, srcRel)
+		return PathError(err, job.From, srcRel)
 	}
 	entries, err := d.Readdir(-1)
 	_ = d.Close()
 	if err != nil {
-		return pathError(err, job.from, srcRel)
+		return PathError(err, job.From, srcRel)
 	}
 	slices.SortFunc(entries, func(a, b fs.FileInfo) int { return cmp.Compare(a.Name(), b.Name()) })
 	for _, e := range entries {
@@ -102,9 +96,9 @@ func (s *Service) walkCopy(job *copyJob, srcRel, dstRel string) error {
 				return err
 			}
 		case e.Mode().IsRegular():
-			job.items = append(job.items, copyItem{src: src, dst: dst, size: e.Size()})
+			job.Items = append(job.Items, copyItem{src: src, dst: dst, size: e.Size()})
 		default:
-			job.skipped = append(job.skipped, src)
+			job.Skipped = append(job.Skipped, src)
 		}
 	}
 	return nil
@@ -114,69 +108,67 @@ func (s *Service) walkCopy(job *copyJob, srcRel, dstRel string) error {
 // once, ownership recorded for created files, then every file written atomically inside
 // one s.mutate of the destination (one commit). It returns the commit id and the bytes
 // written.
-func (s *Service) runCopy(ctx context.Context, c Caller, job *copyJob, tool, message string) (string, int64, error) {
-	dsts := make([]string, len(job.items))
-	var growth int64
-	var created []string
-	for i, it := range job.items {
+func (s *Service) RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, message string) (string, int64, error) {
+	if len(job.Items) == 0 {
+		return "", 0, nil
+	}
+	steps := make([]Step, len(job.Items))
+	dsts := make([]string, len(job.Items))
+	for i, it := range job.Items {
+		steps[i] = Step{Zone: job.To, Path: it.dst, Op: OpWrite}
 		dsts[i] = it.dst
-		growth += it.size - it.old
-		if !it.exists {
-			created = append(created, it.dst)
-		}
 	}
-	locks := slices.Clone(dsts)
-	slices.Sort(locks)
-	for _, p := range slices.Compact(locks) {
-		defer s.lockPath(job.to, p)()
-	}
-	r, err := s.reserve(ctx, job.to, -1, amount{Bytes: growth, Files: int64(len(created))})
+	tx, err := s.Begin(ctx, c, Edit{Tool: tool, Message: message, Mode: job.Mode, Steps: steps})
 	if err != nil {
 		return "", 0, err
 	}
-	if err := s.recordGroupFiles(ctx, c, job.to, job.mode, created...); err != nil {
-		r.Settle(ctx, amount{})
+	defer tx.Close()
+	var growth Amount
+	for i, it := range job.Items {
+		if t := tx.Target(i); t.Exists {
+			growth.Bytes += it.size - t.Size
+		} else {
+			growth.Bytes += it.size
+			growth.Files++
+		}
+	}
+	if err := tx.Reserve(job.To, -1, growth); err != nil {
 		return "", 0, err
 	}
-	var delta amount
 	var written int64
-	hash, err := s.mutate(c, job.to, tool, message, func() (Change, error) {
-		for _, it := range job.items {
-			n, err := copyOne(ctx, r, job.from, job.to, it)
+	hash, err := tx.Apply(func() (Change, error) {
+		ch := Change{Paths: dsts}
+		for i, it := range job.Items {
+			n, err := copyOne(ctx, tx.Reservation(), job.From, job.To, it)
 			if err != nil {
-				return Change{Paths: dsts}, err
+				return ch, err
 			}
-			delta.Bytes += n - it.old
-			if !it.exists {
-				delta.Files++
+			t := tx.Target(i)
+			ch.Growth.Bytes += n - t.Size
+			if !t.Exists {
+				ch.Growth.Files++
 			}
 			written += n
 		}
-		return Change{Paths: dsts}, nil
+		return ch, nil
 	})
-	r.Settle(ctx, delta)
-	for _, p := range created {
-		if !fileExists(job.to, p) {
-			s.dropGroupRecords(ctx, job.to, p)
-		}
-	}
 	return hash, written, err
 }
 
 // copyOne copies one file for the reservation r: parents created (0700, counted by r),
 // content written atomically (0600).
 func copyOne(ctx context.Context, r *Reservation, from, to *Zone, it copyItem) (int64, error) {
-	if err := r.mkdirAll(ctx, to.Fs, path.Dir(it.dst)); err != nil {
-		return 0, writeError(err, to, it.dst)
+	if err := r.MkdirAll(ctx, to.Fs, path.Dir(it.dst)); err != nil {
+		return 0, WriteError(err, to, it.dst)
 	}
 	src, err := from.Fs.Open(it.src)
 	if err != nil {
-		return 0, pathError(err, from, it.src)
+		return 0, PathError(err, from, it.src)
 	}
 	defer src.Close()
 	n, err := to.Fs.WriteAtomic(it.dst, src, 0o600)
 	if err != nil {
-		return 0, writeError(err, to, it.dst)
+		return 0, WriteError(err, to, it.dst)
 	}
 	return n, nil
 }

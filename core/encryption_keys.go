@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/crypt"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -25,7 +26,7 @@ type keyring struct {
 	master []byte
 	id     string // names the master key in user_keys.key_id ("" when there is none)
 	mu     sync.Mutex
-	users  map[string]userKey
+	users  map[string]UserKey
 	// gen counts forgetUserKey calls: a load that saw another generation is not cached (it
 	// may predate the setup or disable that forgot the user).
 	gen uint64
@@ -33,15 +34,15 @@ type keyring struct {
 
 // userKey is what the keyring knows of one user: no row (key nil, state ""), or the
 // unwrapped key and its state, or why it cannot be used.
-type userKey struct {
-	key   *crypt.Key
-	state string // "active" or "disabled"
-	err   error
+type UserKey struct {
+	Key   *crypt.Key
+	State string // "active" or "disabled"
+	Err   error
 }
 
 // newKeyring keeps master (may be empty: no encryption can be set up).
 func newKeyring(master string) *keyring {
-	k := &keyring{users: map[string]userKey{}}
+	k := &keyring{users: map[string]UserKey{}}
 	if master != "" {
 		k.master, k.id = []byte(master), masterKeyID([]byte(master))
 	}
@@ -57,7 +58,7 @@ func masterKeyID(master []byte) string {
 
 // userKey returns the caller's key state, unwrapping it once per process. Every call of a
 // Storage or Uploads zone asks, so the lock is never held across the database read.
-func (s *Service) userKey(ctx context.Context, userID string) userKey {
+func (s *Service) UserKey(ctx context.Context, userID string) UserKey {
 	k := s.keys
 	k.mu.Lock()
 	u, ok := k.users[userID]
@@ -67,7 +68,7 @@ func (s *Service) userKey(ctx context.Context, userID string) userKey {
 		return u
 	}
 	u = s.loadUserKey(ctx, userID)
-	if u.err == nil || !isTransient(u.err) {
+	if u.Err == nil || !isTransient(u.Err) {
 		k.mu.Lock()
 		if k.gen == gen {
 			k.users[userID] = u
@@ -83,37 +84,37 @@ func isTransient(err error) bool {
 	return !ok || e.Code == InternalError
 }
 
-func (s *Service) loadUserKey(ctx context.Context, userID string) userKey {
+func (s *Service) loadUserKey(ctx context.Context, userID string) UserKey {
 	row, err := s.db.UserKey(ctx, userID)
 	if errors.Is(err, store.ErrNoKey) {
-		return userKey{}
+		return UserKey{}
 	}
 	if err != nil {
-		return userKey{err: Errf(InternalError, "Cannot read your encryption key").Because(err)}
+		return UserKey{Err: Errf(InternalError, "Cannot read your encryption key").Because(err)}
 	}
-	u := userKey{state: row.State}
+	u := UserKey{State: row.State}
 	switch {
 	case s.keys.master == nil:
-		u.err = Errf(EncryptionKeyRequired, "Your files are encrypted but the server has no encryption master key").
+		u.Err = Errf(EncryptionKeyRequired, "Your files are encrypted but the server has no encryption master key").
 			WithHint("Ask the administrator to configure encryption.master_key (the one your files were encrypted with)")
 	case row.KeyID != s.keys.id:
-		u.err = Errf(InvalidEncryptionKey, "The server's encryption master key is not the one your files were encrypted with").
+		u.Err = Errf(InvalidEncryptionKey, "The server's encryption master key is not the one your files were encrypted with").
 			WithHint("Ask the administrator to restore the original encryption.master_key; nothing was changed")
 	default:
 		kek := crypt.DeriveKEK(s.keys.master, userID, row.Salt)
 		key, err := crypt.Unwrap(&kek, row.Wrapped, userID)
 		if err != nil {
-			u.err = Errf(InvalidEncryptionKey, "Your encryption key cannot be unwrapped with the server's master key").
+			u.Err = Errf(InvalidEncryptionKey, "Your encryption key cannot be unwrapped with the server's master key").
 				Because(err).WithHint("Ask the administrator to check encryption.master_key; nothing was changed")
 		} else {
-			u.key = &key
+			u.Key = &key
 		}
 	}
 	return u
 }
 
 // forgetUserKey drops the cached state after setup or disable changed it.
-func (s *Service) forgetUserKey(userID string) {
+func (s *Service) ForgetUserKey(userID string) {
 	s.keys.mu.Lock()
 	delete(s.keys.users, userID)
 	s.keys.gen++
@@ -128,7 +129,7 @@ func (s *Service) EncryptionMismatch(ctx context.Context) (int, error) {
 }
 
 // newUserKey creates, wraps and stores a fresh data key for userID.
-func (s *Service) newUserKey(ctx context.Context, userID string) (bool, error) {
+func (s *Service) NewUserKey(ctx context.Context, userID string) (bool, error) {
 	dek, err := crypt.NewKey()
 	if err != nil {
 		return false, Errf(InternalError, "Cannot create an encryption key").Because(err)
@@ -207,7 +208,26 @@ func (s *Service) AdminRotateMasterKey(ctx context.Context, old string) (Rotatio
 		if done {
 			rep.Rotated++
 		}
-		s.forgetUserKey(row.UserID)
+		s.ForgetUserKey(row.UserID)
 	}
 	return rep, nil
+}
+
+// sealZone applies the user's key to a Storage or Uploads zone: active encrypts what is
+// written and decrypts what is read; disabled only decrypts (files sealed before).
+func (s *Service) sealZone(ctx context.Context, userID string, fsys *confine.Fs) error {
+	u := s.UserKey(ctx, userID)
+	switch {
+	case u.State == "":
+		return nil
+	case u.Err != nil && u.State == "active":
+		return u.Err
+	case u.Err != nil:
+		fsys.RefuseSealed() // disabled and no usable key: plain files read, a stray sealed one is refused
+	case u.State == "active":
+		fsys.Seal(u.Key)
+	default:
+		fsys.ReadSealed(u.Key)
+	}
+	return nil
 }

@@ -22,13 +22,13 @@ import (
 // on disk: the programs of shed_exec and shed_lockedit_exec, SQLite, PDF reading. It lives
 // in a private folder of encryption.work_dir for one call and is removed after it (and at
 // start, after a crash); what the call changed goes back into the folder encrypted.
-type mirror struct {
+type Mirror struct {
 	src *confine.Fs // the encrypted folder
-	fs  *confine.Fs // the plaintext copy
+	Fs  *confine.Fs // the plaintext copy
 	// root is the mirror's private folder; dir (root/data) holds the copy, and root can
 	// serve as the space of a zone whose data is the copy (the lock guard's copies).
-	root, dir string
-	before    snapshot
+	Root, Dir string
+	before    Snapshot
 	// unreadable lists the files that could not be decrypted (left out of the copy, and
 	// left alone by the sync).
 	unreadable []string
@@ -37,14 +37,14 @@ type mirror struct {
 	// notSaved counts the changes the write-back did not carry back because ctx ended
 	// (each entry goes back whole or not at all), and unsaved is their growth in bytes and
 	// names: the caller's measure of the copy counted it, the zone did not get it.
-	notSaved int
-	unsaved  amount
+	NotSaved int
+	Unsaved  Amount
 	// copied counts the files decrypted into the copy.
 	copied int
 }
 
 // workDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
-func (s *Service) workDir() string {
+func (s *Service) WorkDir() string {
 	if d := s.cfg.Encryption.WorkDir; d != "" {
 		return d
 	}
@@ -53,44 +53,44 @@ func (s *Service) workDir() string {
 
 // openMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
 // their own work).
-func (s *Service) openMirror(src *confine.Fs, names []string) (*mirror, error) {
-	return s.openMirrorWithin(context.Background(), src, names)
+func (s *Service) OpenMirror(src *confine.Fs, names []string) (*Mirror, error) {
+	return s.OpenMirrorWithin(context.Background(), src, names)
 }
 
 // openMirrorWithin copies the encrypted folder src, decrypted, into a fresh private folder.
 // names, when not nil, limits the copy to those files (a single database or PDF). ctx bounds
 // the copy (a TIMEOUT, the partial copy removed) and the later write-back. The caller
 // removes it.
-func (s *Service) openMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*mirror, error) {
-	if err := os.MkdirAll(s.workDir(), 0o700); err != nil {
+func (s *Service) OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error) {
+	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	root, err := os.MkdirTemp(s.workDir(), "m-")
+	root, err := os.MkdirTemp(s.WorkDir(), "m-")
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	m := &mirror{src: src, root: root, dir: filepath.Join(root, "data"), ctx: ctx}
-	if m.fs, err = confine.New(m.dir); err != nil {
+	m := &Mirror{src: src, Root: root, Dir: filepath.Join(root, "data"), ctx: ctx}
+	if m.Fs, err = confine.New(m.Dir); err != nil {
 		_ = os.RemoveAll(root)
 		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)
 	}
 	if err := m.fill(names); err != nil {
-		m.remove()
+		m.Remove()
 		if ctx.Err() != nil {
 			return nil, Errf(Timeout, "The call's time ran out while its files were decrypted into a working copy (%d copied)", m.copied).
 				With("copied", m.copied).Because(ctx.Err())
 		}
 		return nil, Errf(InternalError, "Cannot decrypt the zone into the working folder").Because(err)
 	}
-	if m.before, err = takeSnapshot(m.dir); err != nil {
-		m.remove()
+	if m.before, err = TakeSnapshot(m.Dir); err != nil {
+		m.Remove()
 		return nil, Errf(InternalError, "Cannot measure the decrypted working folder").Because(err)
 	}
 	return m, nil
 }
 
 // fill decrypts src (or only names) into the mirror, keeping modes, times and symlinks.
-func (m *mirror) fill(names []string) error {
+func (m *Mirror) fill(names []string) error {
 	raw := m.src.Raw()
 	if names != nil {
 		for _, n := range names {
@@ -102,7 +102,7 @@ func (m *mirror) fill(names []string) error {
 				if fi, err := raw.Stat(dir); err != nil || !fi.IsDir() {
 					continue
 				}
-				if err := m.fs.MkdirAll(dir, 0o700); err != nil {
+				if err := m.Fs.MkdirAll(dir, 0o700); err != nil {
 					return err
 				}
 			}
@@ -130,21 +130,21 @@ func (m *mirror) fill(names []string) error {
 			return nil
 		}
 		if fi.IsDir() {
-			return m.fs.Mkdir(rel, fi.Mode().Perm()|0o700)
+			return m.Fs.Mkdir(rel, fi.Mode().Perm()|0o700)
 		}
 		return m.copyIn(rel, fi)
 	})
 }
 
 // copyIn copies one entry described by fi (lstat) into the mirror.
-func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
+func (m *Mirror) copyIn(rel string, fi fs.FileInfo) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := m.src.ReadlinkIfPossible(rel)
 		if err != nil {
 			return err
 		}
-		return os.Symlink(target, filepath.Join(m.dir, filepath.FromSlash(rel)))
+		return os.Symlink(target, filepath.Join(m.Dir, filepath.FromSlash(rel)))
 	case !fi.Mode().IsRegular():
 		return nil // never a FIFO or device into the copy
 	}
@@ -157,7 +157,7 @@ func (m *mirror) copyIn(rel string, fi fs.FileInfo) error {
 		return err
 	}
 	defer in.Close()
-	host := filepath.Join(m.dir, filepath.FromSlash(rel))
+	host := filepath.Join(m.Dir, filepath.FromSlash(rel))
 	out, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
 	if err != nil {
 		return err
@@ -197,19 +197,19 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // leaves the zone) is listed in skipped; any other failure is an INTERNAL_ERROR after the
 // rest was written. When m.ctx ends, the entries not yet carried back are left as they
 // are in the folder and counted in notSaved and unsaved.
-func (m *mirror) sync() (skipped []string, err error) {
-	after, err := takeSnapshot(m.dir)
+func (m *Mirror) sync() (skipped []string, err error) {
+	after, err := TakeSnapshot(m.Dir)
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot measure the decrypted copy").Because(err)
 	}
 	var gone, names []string
-	for rel := range m.before.entries {
-		if _, ok := after.entries[rel]; !ok {
+	for rel := range m.before.Entries {
+		if _, ok := after.Entries[rel]; !ok {
 			gone = append(gone, rel)
 		}
 	}
-	for rel, now := range after.entries {
-		if was, existed := m.before.entries[rel]; !existed || now != was || now.other {
+	for rel, now := range after.Entries {
+		if was, existed := m.before.Entries[rel]; !existed || now != was || now.Other {
 			names = append(names, rel)
 		}
 	}
@@ -218,12 +218,12 @@ func (m *mirror) sync() (skipped []string, err error) {
 	var errs []error
 	// cut counts an entry the deadline kept from the folder: its growth stays out of it.
 	cut := func(rel string) {
-		m.notSaved++
-		was, existed := m.before.entries[rel]
-		now, exists := after.entries[rel]
-		m.unsaved.Bytes += now.size - was.size
+		m.NotSaved++
+		was, existed := m.before.Entries[rel]
+		now, exists := after.Entries[rel]
+		m.Unsaved.Bytes += now.Size - was.Size
 		if exists != existed {
-			m.unsaved.Files += map[bool]int64{true: 1, false: -1}[exists]
+			m.Unsaved.Files += map[bool]int64{true: 1, false: -1}[exists]
 		}
 	}
 	for i := len(gone) - 1; i >= 0; i-- { // children first
@@ -240,7 +240,7 @@ func (m *mirror) sync() (skipped []string, err error) {
 			cut(rel)
 			continue
 		}
-		err := m.syncOne(rel, after.entries[rel], m.before.entries[rel])
+		err := m.syncOne(rel, after.Entries[rel], m.before.Entries[rel])
 		switch {
 		case err != nil && m.ctx.Err() != nil:
 			cut(rel) // stopped in the middle of the file: the old one is still whole
@@ -258,7 +258,7 @@ func (m *mirror) sync() (skipped []string, err error) {
 
 // writeBack syncs the mirror and notes in data, when there is one, the files it left out:
 // not_decrypted (damaged, not copied, untouched) and not_written_back (refused symlinks).
-func (m *mirror) writeBack(data map[string]any) error {
+func (m *Mirror) WriteBack(data map[string]any) error {
 	skipped, err := m.sync()
 	if data != nil {
 		if len(m.unreadable) > 0 {
@@ -272,15 +272,15 @@ func (m *mirror) writeBack(data map[string]any) error {
 }
 
 // syncOne puts the mirror's entry rel (now; was before the call) into the folder.
-func (m *mirror) syncOne(rel string, now, was entry) error {
-	host := filepath.Join(m.dir, filepath.FromSlash(rel))
+func (m *Mirror) syncOne(rel string, now, was entry) error {
+	host := filepath.Join(m.Dir, filepath.FromSlash(rel))
 	switch {
-	case now.dir:
-		if !was.dir {
+	case now.Dir:
+		if !was.Dir {
 			_ = m.src.RemoveAll(rel)
 		}
 		return m.src.MkdirAll(rel, 0o700)
-	case now.other:
+	case now.Other:
 		target, err := os.Readlink(host)
 		if err != nil {
 			return nil // a FIFO or socket: never carried back
@@ -291,7 +291,7 @@ func (m *mirror) syncOne(rel string, now, was entry) error {
 		_ = m.src.RemoveAll(rel)
 		return m.src.SymlinkIfPossible(target, rel)
 	}
-	if was.dir || was.other {
+	if was.Dir || was.Other {
 		_ = m.src.RemoveAll(rel)
 	}
 	in, err := os.Open(host)
@@ -314,7 +314,7 @@ func (m *mirror) syncOne(rel string, now, was entry) error {
 // -f, jq --slurpfile). Not here: commands that read files named elsewhere (sqlite3's
 // journals, patch's targets, tar's -T lists), or that walk folders (find; any command given a
 // folder falls back to the whole zone anyway).
-var operandOnly = map[string]bool{
+var OperandOnly = map[string]bool{
 	"cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
 	"sed": true, "awk": true, "gawk": true, "mawk": true, "jq": true, "yq": true, "sort": true,
 	"uniq": true, "cut": true, "nl": true, "tac": true, "rev": true, "fold": true, "fmt": true,
@@ -327,57 +327,20 @@ var operandOnly = map[string]bool{
 	"dos2unix": true, "unix2dos": true, "shuf": true, "tee": true,
 }
 
-// mirrorNames is what the mirror of command p needs: its files (operands, output files)
-// when cmd reads only those and each is a regular file or does not exist yet; nil (the whole
-// zone) otherwise: no operand (the command works on its folder), a folder, or a symlink.
-func mirrorNames(z *Zone, cmd string, p *execPlan) []string {
-	if !operandOnly[cmd] || len(p.operands) == 0 {
-		return nil
-	}
-	for _, a := range p.in.Args {
-		// Lists of file names read from a file (wc, du and sort --files0-from, file -f,
-		// strings @FILE): the names inside are not operands.
-		if strings.HasPrefix(a, "--files0-from") || strings.HasPrefix(a, "--files-from") ||
-			cmd == "file" && strings.HasPrefix(a, "-f") || cmd == "strings" && strings.HasPrefix(a, "@") {
-			return nil
-		}
-	}
-	names := []string{}
-	for _, op := range p.operands {
-		if op == "" {
-			return nil // the zone root
-		}
-		fi, _, err := z.Fs.Raw().LstatIfPossible(op)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil, !fi.Mode().IsRegular():
-			return nil
-		}
-		names = append(names, op)
-	}
-	for _, out := range []string{p.stdoutFile, p.stderrFile} {
-		if out != "" {
-			names = append(names, out) // its folder must exist in the copy
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names) // the policy may confine an argument twice
-}
-
 // remove deletes the plaintext copy.
-func (m *mirror) remove() {
-	if m.fs != nil {
-		_ = m.fs.Close()
+func (m *Mirror) Remove() {
+	if m.Fs != nil {
+		_ = m.Fs.Close()
 	}
-	_ = os.RemoveAll(m.root)
+	_ = os.RemoveAll(m.Root)
 }
 
 // sweepWorkDir removes the mirrors a crash left behind (no call runs yet).
 func (s *Service) sweepWorkDir() {
-	entries, _ := os.ReadDir(s.workDir())
+	entries, _ := os.ReadDir(s.WorkDir())
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "m-") {
-			_ = os.RemoveAll(filepath.Join(s.workDir(), e.Name()))
+			_ = os.RemoveAll(filepath.Join(s.WorkDir(), e.Name()))
 		}
 	}
 }

@@ -7,79 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/afero"
 )
-
-// TestMirrorNames: a command that reads only its files gets a mirror of those files (and
-// its output files); anything else, or a folder, a symlink, the zone root, a list of names
-// read from a file, gets the whole zone (nil).
-func TestMirrorNames(t *testing.T) {
-	s, base := testService(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": "mirror-names-master-key-0123456789abcdef"})
-	c := Caller{UserID: "u1", ConvID: "c1"}
-	ctx := context.Background()
-	if _, err := s.EncryptionSetup(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(base, "users", "u1", "Storage", "data")
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.MkdirAll(filepath.Join(data, "d"), 0o700))
-	must(os.WriteFile(filepath.Join(data, "a.txt"), []byte("a"), 0o600))
-	must(os.WriteFile(filepath.Join(data, "d", "b.txt"), []byte("b"), 0o600))
-	must(os.Symlink("a.txt", filepath.Join(data, "link")))
-	z, err := s.resolveZone(ctx, c, "storage", "", false)
-	must(err)
-	defer z.Close()
-	if !z.Fs.Sealed() {
-		t.Fatal("the zone is not sealed")
-	}
-	for _, tc := range []struct {
-		name  string
-		in    ExecInput
-		want  []string
-		whole bool
-	}{
-		{"cat one file", ExecInput{Cmd: "cat", Args: []string{"a.txt"}}, []string{"a.txt"}, false},
-		{"sed -i two files", ExecInput{Cmd: "sed", Args: []string{"-i", "s/a/b/", "a.txt", "d/b.txt"}}, []string{"a.txt", "d/b.txt"}, false},
-		{"sort -o new file", ExecInput{Cmd: "sort", Args: []string{"-o", "d/out.txt", "a.txt"}}, []string{"d/out.txt", "a.txt"}, false},
-		{"stdout_file", ExecInput{Cmd: "wc", Args: []string{"-c", "a.txt"}, StdoutFile: "d/count.txt"}, []string{"a.txt", "d/count.txt"}, false},
-		{"no operand", ExecInput{Cmd: "ls"}, nil, true},
-		{"a folder", ExecInput{Cmd: "grep", Args: []string{"-r", "x", "d"}}, nil, true},
-		{"the zone root", ExecInput{Cmd: "ls", Args: []string{"."}}, nil, true},
-		{"a symlink", ExecInput{Cmd: "cat", Args: []string{"link"}}, nil, true},
-		{"names from a file", ExecInput{Cmd: "du", Args: []string{"--files0-from=a.txt"}}, nil, true},
-		{"not operand-only", ExecInput{Cmd: "tar", Args: []string{"-tf", "a.txt"}}, nil, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.in.Zone = "storage"
-			p, err := s.plan(z, z.Fs, tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := mirrorNames(z, tc.in.Cmd, p)
-			if tc.whole {
-				if got != nil {
-					t.Fatalf("want the whole zone, got %v", got)
-				}
-				return
-			}
-			slices.Sort(got)
-			slices.Sort(tc.want)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("names = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
 
 // countdown is a context whose Err turns to DeadlineExceeded after n calls: a deadline
 // that falls at a chosen point of a copy or a write-back.
@@ -109,10 +42,10 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 	s, _ := testService(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": "mirror-cut-master-key-0123456789abcdef"})
 	c := Caller{UserID: "u1", ConvID: "c1"}
 	ctx := context.Background()
-	if _, err := s.EncryptionSetup(ctx, c); err != nil {
+	if _, err := s.NewUserKey(ctx, c.UserID); err != nil {
 		t.Fatal(err)
 	}
-	z, err := s.resolveZone(ctx, c, "storage", "", false)
+	z, err := s.ResolveZone(ctx, c, "storage", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,39 +56,39 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		}
 	}
 	copies := func() []string {
-		m, _ := filepath.Glob(filepath.Join(s.workDir(), "m-*"))
+		m, _ := filepath.Glob(filepath.Join(s.WorkDir(), "m-*"))
 		return m
 	}
 	for _, n := range []int64{0, 5, 40} {
-		_, err := s.openMirrorWithin(newCountdown(n), z.Fs, nil)
-		if !isCode(err, Timeout) || len(copies()) != 0 {
+		_, err := s.OpenMirrorWithin(newCountdown(n), z.Fs, nil)
+		if !IsCode(err, Timeout) || len(copies()) != 0 {
 			t.Fatalf("copy cut after %d checks: %v, copies left %v", n, err, copies())
 		}
 	}
 	for _, n := range []int64{0, 1, 9, 50, 1 << 20} {
-		m, err := s.openMirrorWithin(ctx, z.Fs, nil)
+		m, err := s.OpenMirrorWithin(ctx, z.Fs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// 20 new files of 7 bytes, old00-04 grown to 15 bytes, old05-09 removed.
 		for i := range 20 {
-			if err := os.WriteFile(filepath.Join(m.dir, fmt.Sprintf("new%02d.txt", i)), []byte("created"), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(m.Dir, fmt.Sprintf("new%02d.txt", i)), []byte("created"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i := range 5 {
-			if err := os.WriteFile(filepath.Join(m.dir, fmt.Sprintf("old%02d.txt", i)), []byte("0123456789grown"), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(m.Dir, fmt.Sprintf("old%02d.txt", i)), []byte("0123456789grown"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Remove(filepath.Join(m.dir, fmt.Sprintf("old%02d.txt", i+5))); err != nil {
+			if err := os.Remove(filepath.Join(m.Dir, fmt.Sprintf("old%02d.txt", i+5))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		m.ctx = newCountdown(n)
-		if err := m.writeBack(nil); err != nil {
+		if err := m.WriteBack(nil); err != nil {
 			t.Fatal(err)
 		}
-		m.remove()
+		m.Remove()
 		saved, growth, files := 0, int64(0), int64(0)
 		for i := range 20 {
 			switch b, err := afero.ReadFile(z.Fs, fmt.Sprintf("new%02d.txt", i)); {
@@ -177,8 +110,8 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 				saved, growth, files = saved+1, growth-10, files-1
 			}
 		}
-		if m.notSaved != 30-saved || m.unsaved != (amount{Bytes: 20*7 + 5*5 - 5*10 - growth, Files: 20 - 5 - files}) {
-			t.Fatalf("cut after %d checks: %d saved, notSaved %d, unsaved %+v (growth saved %d bytes, %d files)", n, saved, m.notSaved, m.unsaved, growth, files)
+		if m.NotSaved != 30-saved || m.Unsaved != (Amount{Bytes: 20*7 + 5*5 - 5*10 - growth, Files: 20 - 5 - files}) {
+			t.Fatalf("cut after %d checks: %d saved, notSaved %d, unsaved %+v (growth saved %d bytes, %d files)", n, saved, m.NotSaved, m.Unsaved, growth, files)
 		}
 		t.Logf("cut after %d checks: %d of 30 changes saved", n, saved)
 		// Back to the start for the next case.

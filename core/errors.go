@@ -59,3 +59,9 @@ func AsError(err error) (*Error, bool) {
 	ok := errors.As(err, &e)
 	return e, ok
 }
+
+// IsCode reports whether err is a fileshed error with code c.
+func IsCode(err error, c Code) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == c
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkExecQuotaWalk is the cost of one snapshot of a zone around a writing shed_exec
-// (two per command: before and after; exec_quota.go), beside the plain usage walk of
+// (two per command: before and after; tools/commands), beside the plain usage walk of
 // shed_stats as the baseline: 10,000 files in 100 folders (the issue 5 target size).
 func BenchmarkExecQuotaWalk(b *testing.B) {
 	dir := b.TempDir()
@@ -32,8 +32,8 @@ func BenchmarkExecQuotaWalk(b *testing.B) {
 	})
 	b.Run("snapshot", func(b *testing.B) {
 		for b.Loop() {
-			if s, err := takeSnapshot(dir); err != nil || len(s.entries) != 10_100 {
-				b.Fatal(err, len(s.entries))
+			if s, err := TakeSnapshot(dir); err != nil || len(s.Entries) != 10_100 {
+				b.Fatal(err, len(s.Entries))
 			}
 		}
 	})

@@ -20,7 +20,7 @@ type Group struct {
 // memberships lists the caller's groups from every configured source: the request itself
 // (headers mode), the static valves map, and Open WebUI (session mode, with the user's
 // token). available=false means no source is configured at all.
-func (s *Service) memberships(ctx context.Context, c Caller) (groups []Group, available bool, err error) {
+func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, available bool, err error) {
 	if c.Groups != nil {
 		available = true
 		for _, id := range c.Groups {
@@ -91,7 +91,7 @@ func (s *Service) resolveGroup(ctx context.Context, c Caller, group string) (Gro
 	if strings.IndexFunc(group, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 || len(group) > 255 {
 		return Group{}, Errf(InvalidGroupID, "Group ID contains invalid characters").With("group_id", group)
 	}
-	groups, available, err := s.memberships(ctx, c)
+	groups, available, err := s.Memberships(ctx, c)
 	if err != nil {
 		return Group{}, err
 	}

@@ -13,15 +13,15 @@ import (
 //
 //	group     every member writes, moves and deletes it
 //	owner     only the owner writes, moves or deletes it (FILE_OWNER_ONLY, PERMISSION_DENIED)
-//	owner_ro  nobody writes it (FILE_READ_ONLY); only the owner moves, deletes it or
-//	          changes its mode back
+//	owner_ro  nobody writes, moves or deletes it, not even its owner (FILE_READ_ONLY):
+//	          "I publish and protect" (reference §2.10); the owner changes the mode first
 //
 // A file without a record (made by an archive tool, by a command while the default mode was
 // 'group', or before groups were enforced) is open to every member. Every tool that writes into a zone calls checkGroupWrite before
 // it touches a file and recordGroupFiles for the files it creates, so one place decides;
 // outside group zones both are no-ops. The -wal, -journal and -shm of a database take the
-// database's record (sqlite_companions.go). shed_exec is checked after the fact by its guard
-// (groups_guard.go).
+// database's record (companions.go). shed_exec is checked after the fact by its guard
+// (tools/commands, groups_guard.go).
 //
 // The key of a record is the zone-relative path as confine.Clean makes it: "./a.md",
 // "sub/../a.md", "a.md/" and the NFC or NFD spelling of a name are one key. Clean puts
@@ -38,7 +38,7 @@ import (
 // The ownership modes.
 const (
 	modeOwner   = "owner"
-	modeGroup   = "group"
+	ModeGroup   = "group"
 	modeOwnerRO = "owner_ro"
 )
 
@@ -47,44 +47,44 @@ type writeKind int
 
 const (
 	// writeCreate makes a new file (or replaces a missing one).
-	writeCreate writeKind = iota
+	WriteCreate writeKind = iota
 	// writeModify changes or replaces the content of an existing file (through symlinks).
-	writeModify
+	WriteModify
 	// writeDelete removes a file or moves it away (a rename's source); a folder counts
 	// for every file below it.
-	writeDelete
+	WriteDelete
 	// writeReplace replaces the directory entry itself (a rename's destination): a
 	// symlink there is replaced, not followed.
 	writeReplace
 )
 
 // groupMode validates a mode argument; "" is the group_default_mode valve.
-func (s *Service) groupMode(mode string) (string, error) {
+func (s *Service) GroupMode(mode string) (string, error) {
 	switch m := strings.ToLower(strings.TrimSpace(mode)); m {
 	case "":
 		return s.cfg.GroupDefaultMode, nil
-	case modeOwner, modeGroup, modeOwnerRO:
+	case modeOwner, ModeGroup, modeOwnerRO:
 		return m, nil
 	}
-	return "", Errf(InvalidMode, "Invalid mode: %s", mode).With("mode", mode).With("valid", []string{modeOwner, modeGroup, modeOwnerRO}).
+	return "", Errf(InvalidMode, "Invalid mode: %s", mode).With("mode", mode).With("valid", []string{modeOwner, ModeGroup, modeOwnerRO}).
 		WithHint("Use 'owner', 'group', or 'owner_ro'")
 }
 
 // checkGroupWrite refuses a write that the group ownership modes forbid (FILE_OWNER_ONLY,
 // FILE_READ_ONLY, PERMISSION_DENIED). rel is zone-relative and clean; a folder counts for
 // every file below it. nil outside group zones.
-func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind writeKind, rel string) error {
+func (s *Service) CheckGroupWrite(ctx context.Context, c Caller, z *Zone, kind writeKind, rel string) error {
 	if z.Kind != GroupZone || rel == "" {
 		return nil
 	}
-	key := physicalRel(z, rel)
-	if kind == writeDelete || kind == writeReplace {
+	key := PhysicalRel(z, rel)
+	if kind == WriteDelete || kind == writeReplace {
 		key = entryRel(z, rel)
 	}
 	var recs []store.Ownership
 	var err error
 	switch kind {
-	case writeDelete:
+	case WriteDelete:
 		recs, err = s.db.OwnershipUnder(ctx, z.GroupID, key)
 	default:
 		var o store.Ownership
@@ -94,13 +94,13 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 		}
 	}
 	if err != nil {
-		return ownershipErr(err)
+		return OwnershipErr(err)
 	}
 	for _, o := range recs {
-		if !fileExists(z, o.Path) {
+		if !EntryExists(z, o.Path) {
 			// A record left by a crash or by a command that moved the file: drop it.
 			if err := s.db.DeleteOwnership(ctx, z.GroupID, o.Path); err != nil {
-				return ownershipErr(err)
+				return OwnershipErr(err)
 			}
 			continue
 		}
@@ -108,27 +108,27 @@ func (s *Service) checkGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 			return e.With("zone", z.Label)
 		}
 	}
-	return s.checkCompanion(ctx, c, z, key) // sqlite_companions.go
+	return s.checkCompanion(ctx, c, z, key) // companions.go
 }
 
 // allowed reports whether c may do kind to the file of record o.
-func allowed(c Caller, o store.Ownership, kind writeKind) bool {
+func Allowed(c Caller, o store.Ownership, kind writeKind) bool {
 	switch o.Mode {
-	case modeGroup:
+	case ModeGroup:
 		return true
 	case modeOwner:
 		return o.Owner == c.UserID
 	case modeOwnerRO:
-		return kind == writeDelete && o.Owner == c.UserID
+		return false
 	}
 	return false
 }
 
 // refusal is the error refusing kind on the file of record o by c, nil when allowed.
 func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
-	del := kind == writeDelete
+	del := kind == WriteDelete
 	switch {
-	case allowed(c, o, kind):
+	case Allowed(c, o, kind):
 		return nil
 	case o.Mode == modeOwner && del:
 		return denied(o, FileOwnerOnly, "Cannot delete or move %s: only its owner may (mode owner)")
@@ -136,7 +136,11 @@ func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
 		return Errf(FileOwnerOnly, "Cannot write to file: %s belongs to its owner (mode owner)", o.Path).
 			With("path", o.Path).With("owner", o.Owner).With("mode", o.Mode)
 	case o.Mode == modeOwnerRO && del:
-		return denied(o, FileReadOnly, "Cannot delete or move %s: it is read-only and only its owner may (mode owner_ro)")
+		e := denied(o, FileReadOnly, "Cannot delete or move %s: it is read-only (mode owner_ro)")
+		if o.Owner == c.UserID {
+			e.WithHint("You own it: switch it to mode 'owner' with shed_group(action='set_mode'), then delete or move it")
+		}
+		return e
 	case o.Mode == modeOwnerRO:
 		e := Errf(FileReadOnly, "Cannot write to file: %s is read-only (mode owner_ro)", o.Path).
 			With("path", o.Path).With("owner", o.Owner).With("mode", o.Mode)
@@ -155,12 +159,12 @@ func denied(o store.Ownership, reason Code, format string) *Error {
 }
 
 // ownershipErr wraps a state-database failure on ownership records.
-func ownershipErr(err error) *Error {
+func OwnershipErr(err error) *Error {
 	return Errf(InternalError, "Cannot read or record file ownership").Because(err)
 }
 
 // fileExists reports whether rel is an entry of the zone (a symlink counts, not followed).
-func fileExists(z *Zone, rel string) bool {
+func EntryExists(z *Zone, rel string) bool {
 	_, _, err := z.Fs.LstatIfPossible(rel)
 	return err == nil
 }
@@ -168,7 +172,7 @@ func fileExists(z *Zone, rel string) bool {
 // physicalRel resolves the symlinks of rel (zone-relative, clean) to the zone-relative
 // path of the file it reaches, for the ownership key; a missing tail is kept as written.
 // A path whose resolution leaves the zone is returned unchanged (confinement refuses it).
-func physicalRel(z *Zone, rel string) string {
+func PhysicalRel(z *Zone, rel string) string {
 	root, err := filepath.EvalSymlinks(z.Fs.Dir())
 	if err != nil {
 		return rel
@@ -200,24 +204,27 @@ func entryRel(z *Zone, rel string) string {
 	if dir == "." {
 		return rel
 	}
-	return strings.TrimPrefix(path.Join(physicalRel(z, dir), path.Base(rel)), "/")
+	return strings.TrimPrefix(path.Join(PhysicalRel(z, dir), path.Base(rel)), "/")
 }
 
 // recordGroupFiles records c as the owner of files about to be created in a group zone,
 // with mode ("" = group_default_mode). Call it before writing when possible: a record
 // without its file is ignored, a file without a record is open to every member. A no-op
 // outside group zones.
-func (s *Service) recordGroupFiles(ctx context.Context, c Caller, z *Zone, mode string, rels ...string) error {
+func (s *Service) RecordGroupFiles(ctx context.Context, c Caller, z *Zone, mode string, rels ...string) error {
 	if z.Kind != GroupZone {
 		return nil
 	}
-	m, err := s.groupMode(mode)
+	m, err := s.GroupMode(mode)
 	if err != nil {
 		return err
 	}
 	for _, rel := range rels {
-		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: z.GroupID, Path: physicalRel(z, rel), Owner: c.UserID, Mode: m}); err != nil {
-			return ownershipErr(err)
+		if _, ok := CompanionOf(rel); ok {
+			continue // a SQLite companion has no record of its own: it takes its database's
+		}
+		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: z.GroupID, Path: PhysicalRel(z, rel), Owner: c.UserID, Mode: m}); err != nil {
+			return OwnershipErr(err)
 		}
 	}
 	return nil
@@ -226,7 +233,7 @@ func (s *Service) recordGroupFiles(ctx context.Context, c Caller, z *Zone, mode 
 // dropGroupRecords removes the records of rel and of everything under it after the files
 // are gone (a delete, or a failed create). Errors are ignored: a record without its file
 // is ignored by every reader and dropped when met.
-func (s *Service) dropGroupRecords(ctx context.Context, z *Zone, rel string) {
+func (s *Service) DropGroupRecords(ctx context.Context, z *Zone, rel string) {
 	if z.Kind == GroupZone && rel != "" {
 		_ = s.db.DeleteOwnership(context.WithoutCancel(ctx), z.GroupID, entryRel(z, rel))
 	}
@@ -243,10 +250,10 @@ func (s *Service) moveGroupRecords(ctx context.Context, z *Zone, from, to string
 	from, to = entryRel(z, from), entryRel(z, to)
 	old, hadOld, err := s.db.Ownership(ctx, z.GroupID, to)
 	if err != nil {
-		return nil, ownershipErr(err)
+		return nil, OwnershipErr(err)
 	}
 	if err := s.db.CopyOwnership(ctx, z.GroupID, from, to); err != nil {
-		return nil, ownershipErr(err)
+		return nil, OwnershipErr(err)
 	}
 	return func(moved bool) {
 		ctx := context.WithoutCancel(ctx)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -21,43 +22,33 @@ import (
 //
 // A measurement of the disk (Reconcile) writes an absolute usage; done while a write is
 // between its reservation and its settlement, it would erase that write from the count. So
-// each owner has a read-write lock in this process: writers hold it shared from reservation
-// to settlement (commands from their first measurement to their last), Reconcile holds it
+// each owner has a read-write lock (kindQuota): writers hold it shared from reservation to
+// settlement (commands from their first measurement to their last), Reconcile holds it
 // exclusively and thus sees the disk with no write in flight.
 type quota struct {
 	// reconciled remembers the owners whose usage row was checked against the disk in this
 	// process (a first-time owner with files on disk is walked once).
 	reconciled sync.Map
-	// owners holds one *sync.RWMutex per store.Owner.
-	owners sync.Map
 }
 
-// ownerLock is the owner's in-process read-write lock (see quota).
-func (s *Service) ownerLock(o store.Owner) *sync.RWMutex {
-	l, _ := s.quota.owners.LoadOrStore(o, &sync.RWMutex{})
-	return l.(*sync.RWMutex)
-}
-
-// holdOwner takes the owner's lock shared and returns its idempotent release.
-func (s *Service) holdOwner(o store.Owner) func() {
-	l := s.ownerLock(o)
-	l.RLock()
-	var once sync.Once
-	return func() { once.Do(l.RUnlock) }
+// holdOwner takes the owner's quota lock in mode m (writers shared, a measure of the disk
+// exclusively) and returns its idempotent release.
+func (s *Service) HoldOwner(ctx context.Context, o store.Owner, m lock.Mode) (func(), error) {
+	return s.Hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
 }
 
 // amount is a quantity of usage: bytes, and names (store.Amount).
-type amount = store.Amount
+type Amount = store.Amount
 
 // sub is a - b.
-func sub(a, b amount) amount { return amount{Bytes: a.Bytes - b.Bytes, Files: a.Files - b.Files} }
+func Sub(a, b Amount) Amount { return Amount{Bytes: a.Bytes - b.Bytes, Files: a.Files - b.Files} }
 
 // limit is the owner's quota.
-func (s *Service) limit(o store.Owner) amount {
+func (s *Service) Limit(o store.Owner) Amount {
 	if o.Kind == "group" {
-		return amount{Bytes: int64(s.cfg.QuotaPerGroupMB) << 20, Files: int64(s.cfg.QuotaFilesPerGroup)}
+		return Amount{Bytes: int64(s.cfg.QuotaPerGroupMB) << 20, Files: int64(s.cfg.QuotaFilesPerGroup)}
 	}
-	return amount{Bytes: int64(s.cfg.QuotaPerUserMB) << 20, Files: int64(s.cfg.QuotaFilesPerUser)}
+	return Amount{Bytes: int64(s.cfg.QuotaPerUserMB) << 20, Files: int64(s.cfg.QuotaFilesPerUser)}
 }
 
 // ownerDir is one directory whose regular files count against an owner's quota, and the
@@ -78,7 +69,7 @@ func (s *Service) ownerDirs(o store.Owner) []ownerDir {
 // ensureUsage reconciles an owner once per process when its recorded usage holds no name
 // (a new owner, or a row written before the file count), so files that pre-date the
 // accounting are counted. Callers must not hold the owner's lock.
-func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
+func (s *Service) EnsureUsage(ctx context.Context, o store.Owner) error {
 	if _, done := s.quota.reconciled.Load(o); done {
 		return nil
 	}
@@ -100,10 +91,12 @@ func (s *Service) ensureUsage(ctx context.Context, o store.Owner) error {
 // returns the measured usage and what the walk could not read ("zone/path: cause"); then
 // the recorded usage is kept, as a measure that misses a folder would understate it.
 // Callers must not hold the owner's lock.
-func (s *Service) Reconcile(ctx context.Context, o store.Owner) (amount, []string, error) {
-	l := s.ownerLock(o)
-	l.Lock()
-	defer l.Unlock()
+func (s *Service) Reconcile(ctx context.Context, o store.Owner) (Amount, []string, error) {
+	unlock, err := s.HoldOwner(ctx, o, lock.Exclusive)
+	if err != nil {
+		return Amount{}, nil, err
+	}
+	defer unlock()
 	total, unmeasured, err := s.measureOwner(ctx, o)
 	if err != nil || len(unmeasured) > 0 {
 		return total, unmeasured, err
@@ -113,13 +106,13 @@ func (s *Service) Reconcile(ctx context.Context, o store.Owner) (amount, []strin
 
 // measureOwner walks the owner's directories: the usage they hold and what could not be
 // read, as "zone/path: cause".
-func (s *Service) measureOwner(ctx context.Context, o store.Owner) (amount, []string, error) {
-	var total amount
+func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []string, error) {
+	var total Amount
 	var unmeasured []string
 	for _, d := range s.ownerDirs(o) {
-		u, err := s.dirUsage(ctx, o, d.dir)
+		u, err := s.DirUsage(ctx, o, d.dir)
 		if err != nil {
-			return amount{}, nil, err
+			return Amount{}, nil, err
 		}
 		total.Bytes += u.SizeBytes
 		total.Files += u.Files
@@ -135,14 +128,14 @@ func (s *Service) measureOwner(ctx context.Context, o store.Owner) (amount, []st
 type Reservation struct {
 	s        *Service
 	owner    store.Owner
-	reserved amount
+	Reserved Amount
 	// made counts the folders mkdirAll created: settled with the write, whatever its fate.
 	made    int64
 	release func()
 }
 
 // checkSize refuses a resulting file over max_file_size_mb.
-func (s *Service) checkSize(size int64) error {
+func (s *Service) CheckSize(size int64) error {
 	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; size > maxSize {
 		return Errf(FileTooLarge, "File would be %d bytes, over the %d MB limit", size, s.cfg.MaxFileSizeMB).
 			With("size", size).With("limit", maxSize)
@@ -153,20 +146,24 @@ func (s *Service) checkSize(size int64) error {
 // reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
 // reserves growth (bytes, and the names the write adds) for the zone's owner. Nothing
 // touches the disk before this succeeds.
-func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth amount) (*Reservation, error) {
-	if err := s.checkSize(size); err != nil {
+func (s *Service) Reserve(ctx context.Context, z *Zone, size int64, growth Amount) (*Reservation, error) {
+	if err := s.CheckSize(size); err != nil {
 		return nil, err
 	}
 	// Even without growth: the reservation may grow later (mkdirAll, an import's chunks),
 	// when the owner's lock it holds keeps a first-use reconcile from running.
-	if err := s.ensureUsage(ctx, z.Owner); err != nil {
-		return nil, quotaErr("Cannot read the quota", err)
+	if err := s.EnsureUsage(ctx, z.Owner); err != nil {
+		return nil, QuotaErr("Cannot read the quota", err)
 	}
-	r := &Reservation{s: s, owner: z.Owner, release: s.holdOwner(z.Owner)}
+	release, err := s.HoldOwner(ctx, z.Owner, lock.Shared)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reservation{s: s, owner: z.Owner, release: release}
 	if growth.Bytes <= 0 && growth.Files <= 0 {
 		return r, nil
 	}
-	if err := r.grow(ctx, amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)}); err != nil {
+	if err := r.Grow(ctx, Amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)}); err != nil {
 		r.release()
 		return nil, err
 	}
@@ -174,16 +171,16 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth amoun
 }
 
 // grow reserves growth more (QUOTA_EXCEEDED when over the limit).
-func (r *Reservation) grow(ctx context.Context, growth amount) error {
-	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.limit(r.owner)) }); err != nil {
+func (r *Reservation) Grow(ctx context.Context, growth Amount) error {
+	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.Limit(r.owner)) }); err != nil {
 		var qe *store.QuotaError
 		if errors.As(err, &qe) {
 			return quotaExceeded(qe, r.owner)
 		}
-		return quotaErr("Cannot reserve quota", err)
+		return QuotaErr("Cannot reserve quota", err)
 	}
-	r.reserved.Bytes += growth.Bytes
-	r.reserved.Files += growth.Files
+	r.Reserved.Bytes += growth.Bytes
+	r.Reserved.Files += growth.Files
 	return nil
 }
 
@@ -196,14 +193,14 @@ func quotaExceeded(qe *store.QuotaError, o store.Owner) *Error {
 			With("owner", o.Kind).
 			WithHint("Delete files or folders you no longer need with shed_delete (see shed_info(action='stats')), or keep many small files in one archive")
 	}
-	return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", humanMB(qe.Used.Bytes), humanMB(qe.Requested.Bytes), humanMB(qe.Limit.Bytes)).
+	return Errf(QuotaExceeded, "Quota exceeded: %s used, %s requested, %s limit", HumanMB(qe.Used.Bytes), HumanMB(qe.Requested.Bytes), HumanMB(qe.Limit.Bytes)).
 		With("used", qe.Used.Bytes).With("requested", qe.Requested.Bytes).With("limit", qe.Limit.Bytes).With("owner", o.Kind)
 }
 
 // mkdirAll creates the folder dir of fsys and its missing parents (0700) for the
 // reservation's write: the folders it is about to make are reserved first (QUOTA_EXCEEDED
 // when they do not fit), and those it made are counted in the settlement.
-func (r *Reservation) mkdirAll(ctx context.Context, fsys *confine.Fs, dir string) error {
+func (r *Reservation) MkdirAll(ctx context.Context, fsys *confine.Fs, dir string) error {
 	var missing []string
 	for d := dir; d != "." && d != "" && d != "/"; d = path.Dir(d) {
 		if _, err := fsys.Stat(d); err == nil {
@@ -214,7 +211,7 @@ func (r *Reservation) mkdirAll(ctx context.Context, fsys *confine.Fs, dir string
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := r.grow(ctx, amount{Files: int64(len(missing))}); err != nil {
+	if err := r.Grow(ctx, Amount{Files: int64(len(missing))}); err != nil {
 		return err
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
@@ -230,24 +227,37 @@ func (r *Reservation) mkdirAll(ctx context.Context, fsys *confine.Fs, dir string
 
 // Settle records the real change of usage (negative for shrinking or deleting; zero after a
 // failed write), plus the folders mkdirAll made, in place of the reservation.
-func (r *Reservation) Settle(ctx context.Context, actual amount) {
+func (r *Reservation) Settle(ctx context.Context, actual Amount) {
 	actual.Files += r.made
-	if d := sub(actual, r.reserved); d != (amount{}) {
+	if d := Sub(actual, r.Reserved); d != (Amount{}) {
 		// Why ignore the error: the write already happened; a failed adjustment is drift that
 		// shed_maintenance's reconcile repairs, and must not turn a done write into a failure.
 		_ = r.s.db.Adjust(context.WithoutCancel(ctx), r.owner, d)
 	}
-	r.reserved, r.made = actual, 0
+	r.Reserved, r.made = actual, 0
 	r.release()
 }
 
 // quotaErr is the answer of a failed read or reservation of the quota. A call whose time
 // ran out before it got there (it waited behind a slow statement on the same database, or
 // another writer of the same file) answers TIMEOUT: nothing is wrong but the wait.
-func quotaErr(what string, err error) *Error {
+func QuotaErr(what string, err error) *Error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return Errf(Timeout, "%s: the call ran out of time waiting for another call on the same file", what).Because(err).
 			WithHint("Retry when the other call has finished (a long SQL statement holds its database until it ends, at most exec_timeout_default seconds)")
 	}
 	return Errf(InternalError, "%s", what).Because(err)
+}
+
+// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
+func (s *Service) RemainingQuota(ctx context.Context, z *Zone) (Amount, error) {
+	if err := s.EnsureUsage(ctx, z.Owner); err != nil {
+		return Amount{}, QuotaErr("Cannot read the quota", err)
+	}
+	used, err := s.db.Usage(ctx, z.Owner)
+	if err != nil {
+		return Amount{}, QuotaErr("Cannot read the quota", err)
+	}
+	left := Sub(s.Limit(z.Owner), used)
+	return Amount{Bytes: max(0, left.Bytes), Files: max(0, left.Files)}, nil
 }

@@ -30,7 +30,7 @@ func TestFirstReservationsCannotOvershoot(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, err := s.reserve(context.Background(), z, 6<<20, amount{Bytes: 6 << 20, Files: 1})
+				r, err := s.Reserve(context.Background(), z, 6<<20, Amount{Bytes: 6 << 20, Files: 1})
 				if err != nil {
 					return
 				}
@@ -39,7 +39,7 @@ func TestFirstReservationsCannotOvershoot(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), make([]byte, 6<<20), 0o600); err != nil {
 					t.Error(err)
 				}
-				r.Settle(context.Background(), amount{Bytes: 6 << 20, Files: 1})
+				r.Settle(context.Background(), Amount{Bytes: 6 << 20, Files: 1})
 			}()
 		}
 		wg.Wait()
@@ -47,7 +47,7 @@ func TestFirstReservationsCannotOvershoot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok.Load() != 1 || used != (amount{Bytes: 6 << 20, Files: 1}) {
+		if ok.Load() != 1 || used != (Amount{Bytes: 6 << 20, Files: 1}) {
 			t.Fatalf("round %d: %d reservations succeeded, usage %d", round, ok.Load(), used)
 		}
 	}
@@ -60,11 +60,11 @@ func TestReconcileWaitsForWritesInFlight(t *testing.T) {
 	s, base := testService(t, nil)
 	ctx := context.Background()
 	z := &Zone{Owner: store.Owner{Kind: "user", ID: "writer"}}
-	r, err := s.reserve(ctx, z, 1000, amount{Bytes: 1000, Files: 1})
+	r, err := s.Reserve(ctx, z, 1000, Amount{Bytes: 1000, Files: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan amount, 1)
+	done := make(chan Amount, 1)
 	go func() {
 		n, _, err := s.Reconcile(ctx, z.Owner)
 		if err != nil {
@@ -84,11 +84,11 @@ func TestReconcileWaitsForWritesInFlight(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x"), make([]byte, 1000), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.Settle(ctx, amount{Bytes: 1000, Files: 1})
-	if n := <-done; n != (amount{Bytes: 1000, Files: 1}) {
+	r.Settle(ctx, Amount{Bytes: 1000, Files: 1})
+	if n := <-done; n != (Amount{Bytes: 1000, Files: 1}) {
 		t.Fatalf("measured %+v", n)
 	}
-	if used, _ := s.db.Usage(ctx, z.Owner); used != (amount{Bytes: 1000, Files: 1}) {
+	if used, _ := s.db.Usage(ctx, z.Owner); used != (Amount{Bytes: 1000, Files: 1}) {
 		t.Fatalf("usage %+v, want 1000 bytes in 1 file", used)
 	}
 }

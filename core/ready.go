@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/fileshed/fileshed/core/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,4 +40,21 @@ func (s *Service) Readiness(ctx context.Context) (bool, map[string]any) {
 		details["draining"] = true
 	}
 	return ok, details
+}
+
+// SandboxStatus reports the kernel layer for shed_allowed_commands and /readyz: the
+// exec_sandbox mode, the Landlock probe, and whether commands can run at all
+// (ready is false when exec_sandbox=required and Landlock is unavailable).
+func (s *Service) SandboxStatus() map[string]any {
+	pr := sandbox.Detect()
+	mode := sandbox.Mode(s.cfg.ExecSandbox)
+	return map[string]any{
+		"mode":            string(mode),
+		"landlock_abi":    pr.LandlockABI,
+		"landlock":        pr.Available,
+		"enforced":        pr.Available && mode != sandbox.ModeOff,
+		"ready":           pr.Available || mode != sandbox.ModeRequired,
+		"coverage":        pr.Reason,
+		"process_hygiene": "scrubbed environment (HOME outside the zone), stdin /dev/null, only fds 0-2, rlimits (memory, CPU, file size, open files, no core), no capabilities, no_new_privs, seccomp (no sockets unless the network is on, no FIFOs/devices, no set-id bits), every descendant killed when the call ends",
+	}
 }

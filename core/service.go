@@ -1,14 +1,16 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
-	"github.com/fileshed/fileshed/core/linktoken"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
+	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/sqlq"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/valves"
@@ -22,9 +24,8 @@ type Service struct {
 	owui  *owui.Client
 	quota quota
 	repos repos
-	// paths serialises writers of the same file (size read, reservation, write) in this
-	// process; cross-replica exclusion goes through the same interface (DESIGN §9).
-	paths store.Locker
+	// locks is the one seam of every cross-request exclusion (locks.go, DESIGN §9).
+	locks lock.Locker
 	// started tells the leftovers of interrupted writes (older) from running writes;
 	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
@@ -32,16 +33,16 @@ type Service struct {
 	// storageLock is the storage directory's lock, held exclusively while serving (admin.go).
 	storageLock *os.File
 	audit       auditor
-	// slots bounds the commands running at once (exec_slots.go).
+	// slots bounds the commands running at once (budget.go).
 	slots slots
 	// running counts the commands running now (RunningCommands).
 	running atomic.Int64
-	// links signs and verifies download-link tokens (links.go).
-	links *linktoken.Signer
 	// draining is set when the server begins to shut down (readiness turns off).
 	draining atomic.Bool
 	// timings receives operation durations (SetTimings; the metrics).
 	timings atomic.Pointer[Timings]
+	// recovery commits what an unclean stop left uncommitted (recover.go).
+	recovery recovery
 	// keys are the master key and the users' unwrapped data keys (encryption at rest).
 	keys *keyring
 }
@@ -96,7 +97,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	return s, nil
 }
 
-// open creates the zones' parents and opens the state database and the link signer.
+// open creates the zones' parents and opens the state database.
 func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	for _, d := range []string{filepath.Join(base, "users"), filepath.Join(base, "groups")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -111,13 +112,8 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	signer, err := linkSigner(cfg.Links.Secret, base)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
-		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: lock.NewLocal(), started: time.Now(),
+		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.
@@ -132,8 +128,28 @@ func (s *Service) Close() error {
 	return err
 }
 
-// RunningCommands is how many commands (shed_exec, shed_lockedit_exec) run now.
+// RunningCommands is how many commands (shed_exec, shed_lockedit_exec, PDF reading) run now.
 func (s *Service) RunningCommands() int64 { return s.running.Load() }
+
+// runSandboxed runs spec in the sandbox, counted in RunningCommands while it runs.
+func (s *Service) RunSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	return sandbox.Run(ctx, spec)
+}
+
+// encryptionAvailable reports whether the server has a master key (encryption at rest can
+// be set up).
+func (s *Service) EncryptionAvailable() bool { return s.keys.master != nil }
+
+// DB is the state database (ownership, locks, links, usage, audit, keys).
+func (s *Service) DB() *store.DB { return s.db }
+
+// Base is the absolute storage directory.
+func (s *Service) Base() string { return s.base }
+
+// OpenWebUI is the Open WebUI client, nil when no openwebui.url is configured.
+func (s *Service) OpenWebUI() *owui.Client { return s.owui }
 
 // Config returns the effective configuration (read-only by convention).
 func (s *Service) Config() *valves.Config { return s.cfg }

@@ -30,6 +30,7 @@ func (s *Service) startSweep() {
 	marker := filepath.Join(s.base, runningMarker)
 	_, err := os.Stat(marker)
 	crashed := err == nil
+	s.recovery.crashed = crashed
 	if f, err := os.Create(marker); err == nil {
 		f.Close()
 	}

@@ -32,7 +32,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 		t.Fatalf("a running server has no marker: %v", err)
 	}
 	dead := func() { // a reservation of 5000 bytes whose write never happened
-		if err := s.db.SetUsage(ctx, o, amount{Bytes: 5100, Files: 1}); err != nil {
+		if err := s.db.SetUsage(ctx, o, Amount{Bytes: 5100, Files: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

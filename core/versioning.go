@@ -2,12 +2,14 @@ package core
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
@@ -27,7 +29,7 @@ const (
 // first when more than max are open, and any that stayed unused for idle.
 type repos struct {
 	mu    sync.Mutex
-	m     map[string]*openRepo
+	m     map[string]*OpenRepo
 	swept time.Time
 	// max and idle default to maxOpenRepos and idleRepo (tests lower them).
 	max  int
@@ -35,31 +37,32 @@ type repos struct {
 }
 
 // openRepo is one open repository with its gate and the number of callers holding it.
-type openRepo struct {
+type OpenRepo struct {
 	*vcs.Repo
-	// gate orders the writers of the space: whole-tree operations (rename, delete, restore,
-	// maintenance, and a command's measures before its run and its commit after) hold it
-	// exclusively from their change to their commit, so a full commit never sweeps a
-	// half-done change under another message; single-file writes (writeFile) hold it
-	// shared, so writes of different files write and fsync in parallel and only their
-	// commits queue on the repository lock.
-	gate sync.RWMutex
-	// turn orders the whole-tree operations with the writing commands of the space: a
+	// The space's gate and turn are locks (locks.go): kindGate orders the writers of the
+	// space — whole-tree operations (rename, delete, restore, maintenance, and a command's
+	// measures before its run and its commit after) hold it exclusively from their change
+	// to their commit, so a full commit never sweeps a half-done change under another
+	// message; single-file writes (writeFile) hold it shared, so writes of different files
+	// write and fsync in parallel and only their commits queue on the repository lock.
+	// kindSpace orders the whole-tree operations with the writing commands of the space: a
 	// command holds it from its measures to its commit, its run included, a whole-tree
 	// operation for its change and commit. Single-file writes never take it: they run
-	// beside a command (exec_beside.go).
-	turn sync.Mutex
+	// beside a command (beside.go).
+	//
 	// run is the command running in the space without the gate (nil when none); set and
 	// cleared with the gate held exclusively, so a single-file write, which holds it
-	// shared, sees the same run from its change to its commit.
-	run   *besideRun
+	// shared, sees the same run from its change to its commit. It is process-local: a
+	// single-file write on another replica is not noted in it (DESIGN §9 keeps the
+	// commands of a space on one replica's Locker turn, the writes beside them are not).
+	Run   *BesideRun
 	refs  int
 	used  time.Time
 	owner *repos
 }
 
 // release gives back the reference taken by Service.repo; call it once.
-func (o *openRepo) release() {
+func (o *OpenRepo) Release() {
 	rs := o.owner
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -72,27 +75,27 @@ func (o *openRepo) release() {
 // it until release: the work tree is the zone's data directory, the git directory sits
 // beside it, outside the zone, so nothing a user command writes can change git's
 // configuration or hooks.
-func (s *Service) repo(z *Zone) (*openRepo, error) {
+func (s *Service) Repo(z *Zone) (*OpenRepo, error) {
 	rs := &s.repos
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	now := time.Now()
-	if o, ok := rs.m[z.space]; ok {
+	if o, ok := rs.m[z.Space]; ok {
 		o.refs++
 		o.used = now
 		return o, nil
 	}
 	rs.evict(now)
-	r, err := vcs.Open(filepath.Join(z.space, "repo.git"), z.Fs.Dir())
+	r, err := vcs.Open(filepath.Join(z.Space, "repo.git"), z.Fs.Dir())
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
 			WithHint("Run shed_info(action='maintenance') to repair the repository")
 	}
 	if rs.m == nil {
-		rs.m = map[string]*openRepo{}
+		rs.m = map[string]*OpenRepo{}
 	}
-	o := &openRepo{Repo: r, refs: 1, used: now, owner: rs}
-	rs.m[z.space] = o
+	o := &OpenRepo{Repo: r, refs: 1, used: now, owner: rs}
+	rs.m[z.Space] = o
 	return o, nil
 }
 
@@ -120,7 +123,7 @@ func (rs *repos) evict(now time.Time) {
 	limit := cmp.Or(rs.max, maxOpenRepos)
 	for len(rs.m) >= limit {
 		var space string
-		var lru *openRepo
+		var lru *OpenRepo
 		for k, o := range rs.m {
 			if o.refs == 0 && (lru == nil || o.used.Before(lru.used)) {
 				space, lru = k, o
@@ -134,24 +137,24 @@ func (rs *repos) evict(now time.Time) {
 }
 
 // close closes one repository and forgets it; rs.mu is held.
-func (rs *repos) close(space string, o *openRepo) {
+func (rs *repos) close(space string, o *OpenRepo) {
 	_ = o.Close()
 	delete(rs.m, space)
 }
 
 // flushIndex writes the zone's cached git index to disk, so that the git CLI run by
 // shed_exec sees HEAD's stat cache (commits save it lazily, core/vcs commitWith).
-func (s *Service) flushIndex(z *Zone) error {
-	r, err := s.repo(z)
+func (s *Service) FlushIndex(ctx context.Context, z *Zone) error {
+	r, err := s.Repo(z)
 	if err != nil {
 		return err
 	}
-	defer r.release()
-	l, err := lockRepo(r, z)
+	defer r.Release()
+	l, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
-	defer l.Unlock()
+	defer unlock()
 	return l.Flush()
 }
 
@@ -164,7 +167,7 @@ type Change struct {
 	// Growth, for the write of one file (mutateFile), is what the write adds to the zone's
 	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
-	Growth amount
+	Growth Amount
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
@@ -179,73 +182,104 @@ type Change struct {
 // under another message) and commits what fn reports, with the caller as author; message
 // defaults to "tool: path". Empty changes make no commit. It returns the commit hash ("" if
 // none).
-func (s *Service) mutate(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return "", err
 	}
-	defer r.release()
-	r.turn.Lock()
-	defer r.turn.Unlock()
-	r.gate.Lock()
-	defer r.gate.Unlock()
-	l, err := lockRepo(r, z)
+	defer r.Release()
+	if err := s.recoverSpace(ctx, r, z); err != nil {
+		return "", err
+	}
+	unlock, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
 	}
-	defer l.Unlock()
+	defer unlock()
+	l, unlockRepo, err := s.LockRepo(ctx, r, z)
+	if err != nil {
+		return "", err
+	}
+	defer unlockRepo()
 	ch, err := fn()
 	if err != nil {
 		return "", err
 	}
-	return s.commit(l, c, z, tool, message, ch)
+	return s.Commit(l, c, z, tool, message, ch)
+}
+
+// holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
+// the space's turn (it waits for a command running there), then its gate exclusively.
+func (s *Service) holdWhole(ctx context.Context, z *Zone) (func(), error) {
+	turn, err := s.Hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
+	if err != nil {
+		return nil, err
+	}
+	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
+	if err != nil {
+		turn()
+		return nil, err
+	}
+	return func() { gate(); turn() }, nil
 }
 
 // mutateFile is mutate for the write of one file whose path is known in advance and that
 // fn reports in Change.Paths (writeFile, shed_sqlite; the caller holds the file's path
 // lock): the gate is held shared and the repository lock only for the commit, and a command
 // running in the zone is no reason to wait: the write is noted for it (besideRun).
-func (s *Service) mutateFile(c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
+func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.repo(z)
+	r, err := s.Repo(z)
 	if err != nil {
 		return "", err
 	}
-	defer r.release()
-	r.gate.RLock()
-	defer r.gate.RUnlock()
+	defer r.Release()
+	if err := s.recoverSpace(ctx, r, z); err != nil {
+		return "", err
+	}
+	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+	if err != nil {
+		return "", err
+	}
+	defer gate()
 	ch, err := fn()
-	run := r.run
+	run := r.Run
 	run.grew(ch.Growth)
 	if err != nil || (!ch.All && len(ch.Paths) == 0) {
 		return "", err
 	}
-	written := run.identities(z, ch.Paths)
-	l, err := lockRepo(r, z)
+	written := run.Identities(z, ch.Paths)
+	l, unlock, err := s.LockRepo(context.WithoutCancel(ctx), r, z)
 	if err != nil {
 		return "", err
 	}
-	defer l.Unlock()
-	return run.commit(l, z, ch.Paths, written, func(paths []string) (string, error) {
+	defer unlock()
+	return run.CommitWrite(l, z, ch.Paths, written, func(paths []string) (string, error) {
 		ch.Paths = paths
-		return s.commit(l, c, z, tool, message, ch)
+		return s.Commit(l, c, z, tool, message, ch)
 	})
 }
 
-// lockRepo takes the repository lock of r, the open repository of z.
-func lockRepo(r *openRepo, z *Zone) (*vcs.Locked, error) {
-	l, err := r.Lock()
+// lockRepo takes the repository lock of r, the open repository of z: the Locker's key
+// (the authority across replicas), then the repository's own lock (one host). unlock
+// releases both.
+func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
+	release, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
-		return nil, repoErr(z, err)
+		return nil, nil, err
 	}
-	return l, nil
+	if l, err = r.Lock(); err != nil {
+		release()
+		return nil, nil, repoErr(z, err)
+	}
+	return l, func() { l.Unlock(); release() }, nil
 }
 
 // repoErr is the error of z's repository when it cannot be locked or read.
@@ -257,7 +291,7 @@ func repoErr(z *Zone, err error) *Error {
 // commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
 // the author: ch.Paths, or every change with ch.All (then ch.AfterCommit); message defaults
 // to "tool: path". It returns the commit hash ("" when nothing changed).
-func (s *Service) commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
+func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
 	if ch.BeforeCommit != nil {
 		if err := ch.BeforeCommit(l); err != nil {
 			return "", err

@@ -3,15 +3,32 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
 
-// writeDoc writes one file into user's Documents (one commit) and fails the test otherwise.
+// documents opens user's Documents for writing.
+func documents(t *testing.T, s *Service, user string) *Zone {
+	t.Helper()
+	z, err := s.ResolveZone(context.Background(), Caller{UserID: user, ConvID: "c"}, "documents", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return z
+}
+
+// writeDoc writes one file into user's Documents through the write transaction (one
+// commit) and fails the test otherwise.
 func writeDoc(t *testing.T, s *Service, user, content string) {
 	t.Helper()
-	_, err := s.CreateFile(context.Background(), Caller{UserID: user, ConvID: "c"},
-		CreateFileInput{ZoneArgs: ZoneArgs{Zone: "documents"}, Path: "f.txt", Content: content})
+	z := documents(t, s, user)
+	defer z.Close()
+	tx, _, err := s.BeginWrite(context.Background(), Caller{UserID: user, ConvID: "c"}, z, "f.txt", "f.txt", Edit{Tool: "Patch"})
+	if err == nil {
+		defer tx.Close()
+		_, err = tx.WriteFile(Write{Size: int64(len(content)), Body: strings.NewReader(content)})
+	}
 	if err != nil {
 		t.Fatalf("%s: write: %v", user, err)
 	}
@@ -20,12 +37,18 @@ func writeDoc(t *testing.T, s *Service, user, content string) {
 // docHistory is the number of versions of f.txt in user's Documents.
 func docHistory(t *testing.T, s *Service, user string) int {
 	t.Helper()
-	res, err := s.History(context.Background(), Caller{UserID: user, ConvID: "c"},
-		HistoryInput{ZoneArgs: ZoneArgs{Zone: "documents"}, Path: "f.txt", Limit: 100})
+	z := documents(t, s, user)
+	defer z.Close()
+	r, err := s.Repo(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	log, err := r.Log("f.txt", 100)
 	if err != nil {
 		t.Fatalf("%s: history: %v", user, err)
 	}
-	return res.Data.(map[string]any)["count"].(int)
+	return len(log)
 }
 
 // openRepos is the number of open repositories, failing the test if one is still held.
@@ -67,12 +90,9 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 	s, _ := testService(t, nil)
 	s.repos.max = 2
 	writeDoc(t, s, "alice", "one\n")
-	z, err := s.versionedZone(context.Background(), Caller{UserID: "alice", ConvID: "c"}, ZoneArgs{Zone: "documents"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	z := documents(t, s, "alice")
 	defer z.Close()
-	held, err := s.repo(z)
+	held, err := s.Repo(z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +100,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 		writeDoc(t, s, fmt.Sprintf("u%d", i), "x\n")
 	}
 	s.repos.mu.Lock()
-	same, n := s.repos.m[z.space] == held, len(s.repos.m)
+	same, n := s.repos.m[z.Space] == held, len(s.repos.m)
 	s.repos.mu.Unlock()
 	if !same || n > 2 {
 		t.Fatalf("held repository still open: %v; %d open (bound 2)", same, n)
@@ -89,7 +109,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 		t.Fatalf("held repository unusable: %v", err)
 	}
 	writeDoc(t, s, "alice", "two\n") // shares the held Repo
-	held.release()
+	held.Release()
 	if n := docHistory(t, s, "alice"); n != 2 {
 		t.Errorf("alice: %d versions, want 2", n)
 	}

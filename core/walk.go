@@ -322,6 +322,6 @@ func (p *walkProblems) add(rel string, err error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		p.first = append(p.first, shorten(rel)+": "+err.Error())
+		p.first = append(p.first, Shorten(rel)+": "+err.Error())
 	}
 }

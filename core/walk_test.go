@@ -49,7 +49,7 @@ func TestWalkDeeperThanOpenFilesLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, werr := walkUsage(context.Background(), root, false, false)
-	snap, serr := takeSnapshot(root)
+	snap, serr := TakeSnapshot(root)
 	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func TestWalkDeeperThanOpenFilesLimit(t *testing.T) {
 		t.Fatalf("usage walk: %+v, %v", u, werr)
 	}
 	bottom := strings.Repeat("d/", depth) + "bottom.txt"
-	if serr != nil || snap.total != 5 || len(snap.entries) != depth+1 || snap.entries[bottom].size != 5 {
-		t.Fatalf("snapshot: total %d, %d names, %v", snap.total, len(snap.entries), serr)
+	if serr != nil || snap.total != 5 || len(snap.Entries) != depth+1 || snap.Entries[bottom].Size != 5 {
+		t.Fatalf("snapshot: total %d, %d names, %v", snap.total, len(snap.Entries), serr)
 	}
 }
 

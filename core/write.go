@@ -11,55 +11,75 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 )
 
-// target is what a write is about to replace: the zone-relative path and, when it exists,
-// the size and whether it is reached through a symlink.
-type target struct {
-	rel     string
-	shown   string // the path as the model gave it (messages)
-	exists  bool
-	size    int64
-	symlink bool
+// target is what a step of a write is about to change: the zone-relative path and, when it
+// exists, its size (regular files), whether it is a folder and whether it is (written:
+// reached through) a symlink.
+type Target struct {
+	Rel     string
+	Shown   string // the path as the model gave it (messages)
+	Exists  bool
+	Size    int64
+	Dir     bool
+	Symlink bool
+	// info is the entry itself (not followed), for the steps other than OpWrite.
+	Info fs.FileInfo
 }
 
-// lockPath serialises the writers of one file of one zone in this process (size read,
-// reservation, write, settle), so the accounted delta is the real one.
-func (s *Service) lockPath(z *Zone, rel string) func() {
-	return s.paths.Lock(z.Fs.Dir() + "\x00" + rel)
+// lockPath serialises the writers of one file of one zone (size read, reservation, write,
+// settle), so the accounted delta is the real one; the wait ends with ctx.
+func (s *Service) LockPath(ctx context.Context, z *Zone, rel string) (func(), error) {
+	return s.Hold(ctx, fileKey(z, rel), lock.Exclusive, "another change of "+rel)
+}
+
+// lockEdit serialises the steps of one locked edit of p in z.
+func (s *Service) LockEdit(ctx context.Context, z *Zone, p string) (func(), error) {
+	return s.Hold(ctx, editKey(z, p), lock.Exclusive, "another locked-edit step on "+p)
+}
+
+// beginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the
+// change, its one step is set here. The caller closes the transaction.
+func (s *Service) BeginWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) (*Tx, Target, error) {
+	e.Steps = []Step{{Zone: z, Path: rel, Shown: shown, Op: OpWrite}}
+	tx, err := s.Begin(ctx, c, e)
+	if err != nil {
+		return nil, Target{}, err
+	}
+	return tx, tx.Target(0), nil
+}
+
+// CheckWrite answers what BeginWrite would refuse for a whole-file write of rel in z
+// (protected path, locked edit of another conversation, group ownership, a wait that ends)
+// without holding anything: for a tool whose write comes after long work (a query's CSV
+// export), so that a refused call does that work, and leaves its traces, not at all. The
+// write itself still goes through BeginWrite, which checks again.
+func (s *Service) CheckWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) error {
+	tx, _, err := s.BeginWrite(ctx, c, z, rel, shown, e)
+	if err == nil {
+		tx.Close()
+	}
+	return err
+}
+
+// needsFile is FILE_NOT_FOUND for a patch at a position other than start/end of a file
+// that does not exist; create says how to make it.
+func NeedsFile(z *Zone, shown, position, create string) error {
+	return Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
+		WithHint("Position '%s' needs an existing file: %s", position, create)
 }
 
 // statTarget describes the file a write will replace. The zone root and directories are
 // NOT_A_FILE; a parent that is a file is INVALID_PATH; a symlink leaving the zone (even a
 // dangling one) is PATH_ESCAPE. A missing file is not an error (exists=false).
-// patchTarget takes the file's write lock and stats the target of a patch; with safe, a
-// file another conversation holds in a locked edit is refused. A position other than
-// start/end needs an existing file (create says how to make it). The caller releases the
-// lock with unlock, also on error.
-func (s *Service) patchTarget(ctx context.Context, c Caller, z *Zone, rel, shown string, safe bool, position, create string) (t target, unlock func(), err error) {
-	unlock = s.lockPath(z, rel)
-	if t, err = statTarget(z, rel, shown); err != nil {
-		return t, unlock, err
-	}
-	if safe {
-		if err := s.checkUnlocked(ctx, c, z, rel); err != nil {
-			return t, unlock, err
-		}
-	}
-	if !t.exists && position != "start" && position != "end" {
-		return t, unlock, Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
-			WithHint("Position '%s' needs an existing file: %s", position, create)
-	}
-	return t, unlock, nil
-}
-
-func statTarget(z *Zone, rel, shown string) (target, error) {
-	t := target{rel: rel, shown: shown}
+func StatTarget(z *Zone, rel, shown string) (Target, error) {
+	t := Target{Rel: rel, Shown: shown}
 	if rel == "" {
 		return t, Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
 	}
 	if li, _, err := z.Fs.LstatIfPossible(rel); err == nil {
-		t.symlink = li.Mode()&fs.ModeSymlink != 0
+		t.Symlink = li.Mode()&fs.ModeSymlink != 0
 	}
 	fi, err := z.Fs.Stat(rel)
 	switch {
@@ -68,124 +88,91 @@ func statTarget(z *Zone, rel, shown string) (target, error) {
 	case err == nil && !fi.Mode().IsRegular():
 		return t, Errf(NotAFile, "Path is not a regular file: %s", shown).With("path", shown).With("zone", z.Label)
 	case err == nil:
-		t.exists, t.size = true, fi.Size()
+		t.Exists, t.Size = true, fi.Size()
 		return t, nil
 	case errors.Is(err, syscall.ENOTDIR):
-		return t, parentNotDir(z, shown)
-	case errors.Is(err, fs.ErrNotExist) && t.symlink:
+		return t, ParentNotDir(z, shown)
+	case errors.Is(err, fs.ErrNotExist) && t.Symlink:
 		// A dangling symlink: the write would create its target. Confined resolves it the way
 		// the kernel would and refuses a target outside the zone.
 		if _, cerr := z.Fs.Confined(rel); cerr != nil {
-			return t, writeError(cerr, z, shown)
+			return t, WriteError(cerr, z, shown)
 		}
 		return t, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return t, nil
 	}
-	return t, writeError(err, z, shown)
+	return t, WriteError(err, z, shown)
 }
 
 // parentNotDir is the error of a path whose parent is a file.
-func parentNotDir(z *Zone, shown string) *Error {
+func ParentNotDir(z *Zone, shown string) *Error {
 	return Errf(InvalidPath, "A parent of %s is a file, not a folder", shown).With("path", shown).With("zone", z.Label).
 		WithHint("Choose a path whose folders are folders (see shed_tree), or rename the file in the way")
 }
 
 // writeError maps a confinement or file system error of a write to the catalogue.
-func writeError(err error, z *Zone, shown string) *Error {
+func WriteError(err error, z *Zone, shown string) *Error {
 	switch {
 	case errors.Is(err, confine.ErrIsDir):
 		return Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
 	case errors.Is(err, confine.ErrNotDir), errors.Is(err, syscall.ENOTDIR):
-		return parentNotDir(z, shown)
+		return ParentNotDir(z, shown)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return Errf(QuotaExceeded, "The server's disk is full").With("path", shown).Because(err).
 			WithHint("Free space with shed_delete, or ask an administrator to free disk space")
 	}
-	return pathError(err, z, shown)
+	return PathError(err, z, shown)
 }
 
 // write is one whole-file write: the resulting content streamed from body, size bytes long.
-type write struct {
-	tool, message string
-	t             target
-	size          int64
-	body          io.Reader
-	// mode is the ownership mode of a file this write creates in a group zone ("" =
-	// group_default_mode).
-	mode string
+type Write struct {
+	Size int64
+	Body io.Reader
 }
 
-// writeFile performs w in zone z for c: the file-size check and the quota reservation of
-// the growth (bytes, and a name for a new file) happen before anything touches the disk; then, inside s.mutate (the commit in
-// versioned zones), missing parents are created (0700) and the content is written
-// atomically (temporary file, fsync, rename, fsync of the directory; new files 0600);
-// finally the reservation is settled with the real delta. It returns the commit id ("" if
-// none). The caller holds s.lockPath for the file.
-func (s *Service) writeFile(ctx context.Context, c Caller, z *Zone, w write) (string, error) {
-	old, kind := int64(0), writeCreate
-	if w.t.exists {
-		old, kind = w.t.size, writeModify
+// writeFile writes w as the content of the transaction's one file (beginWrite): the
+// file-size check and the quota reservation of the growth (bytes, and a name for a new
+// file) happen before anything touches the disk; then, in the zone's versioning, missing
+// parents are created (0700) and the content is written atomically (temporary file, fsync,
+// rename, fsync of the directory; new files 0600). It returns the commit id ("" if none).
+func (tx *Tx) WriteFile(w Write) (string, error) {
+	t, z := tx.targets[0], tx.e.Steps[0].Zone
+	old, files := int64(0), int64(1)
+	if t.Exists {
+		old, files = t.Size, 0
 	}
-	if _, err := s.groupMode(w.mode); err != nil {
+	if err := tx.Reserve(z, w.Size, Amount{Bytes: w.Size - old, Files: files}); err != nil {
 		return "", err
 	}
-	if err := s.checkGroupWrite(ctx, c, z, kind, w.t.rel); err != nil {
-		return "", err
-	}
-	files := int64(0)
-	if !w.t.exists {
-		files = 1
-	}
-	r, err := s.reserve(ctx, z, w.size, amount{Bytes: w.size - old, Files: files})
-	if err != nil {
-		return "", err
-	}
-	if !w.t.exists {
-		if err := s.recordGroupFiles(ctx, c, z, w.mode, w.t.rel); err != nil {
-			r.Settle(ctx, amount{})
-			return "", err
+	return tx.Apply(func() (Change, error) {
+		if err := tx.r.MkdirAll(tx.ctx, z.Fs, path.Dir(t.Rel)); err != nil {
+			return Change{}, WriteError(err, z, t.Shown)
 		}
-	}
-	var delta amount
-	mut := s.mutateFile
-	if w.t.symlink {
-		mut = s.mutate // the content goes to the link's target: a full detection commits it
-	}
-	hash, err := mut(c, z, w.tool, w.message, func() (Change, error) {
-		if err := r.mkdirAll(ctx, z.Fs, path.Dir(w.t.rel)); err != nil {
-			return Change{}, writeError(err, z, w.t.shown)
-		}
-		n, err := z.Fs.WriteAtomic(w.t.rel, w.body, 0o600)
+		n, err := z.Fs.WriteAtomic(t.Rel, w.Body, 0o600)
 		if err != nil {
-			return Change{}, writeError(err, z, w.t.shown)
+			return Change{}, WriteError(err, z, t.Shown)
 		}
-		delta = amount{Bytes: n - old, Files: files}
-		ch := changeOf(w.t)
-		ch.Growth = delta
+		ch := changeOf(t)
+		ch.Growth = Amount{Bytes: n - old, Files: files}
 		return ch, nil
 	})
-	r.Settle(ctx, delta)
-	if err != nil && !w.t.exists && !fileExists(z, w.t.rel) {
-		s.dropGroupRecords(ctx, z, physicalRel(z, w.t.rel))
-	}
-	return hash, err
 }
 
 // changeOf is the versioning change of a write: the path itself, or a full detection when
 // the path is a symlink (the content went to its target, whose name we do not know here).
-func changeOf(t target) Change {
-	if t.symlink {
+func changeOf(t Target) Change {
+	if t.Symlink {
 		return Change{All: true}
 	}
-	return Change{Paths: []string{t.rel}}
+	return Change{Paths: []string{t.Rel}}
 }
 
 // openOld opens the existing file of t, to stream it into its new version.
-func openOld(z *Zone, t target) (afero.File, error) {
-	f, err := z.Fs.Open(t.rel)
+func OpenOld(z *Zone, t Target) (afero.File, error) {
+	f, err := z.Fs.Open(t.Rel)
 	if err != nil {
-		return nil, writeError(err, z, t.shown)
+		return nil, WriteError(err, z, t.Shown)
 	}
 	return f, nil
 }

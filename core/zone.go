@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ const (
 )
 
 // zoneNames are the values accepted in the `zone` argument (case-insensitive).
-var zoneNames = map[string]ZoneKind{"uploads": Uploads, "storage": Storage, "documents": Documents, "group": GroupZone}
+var ZoneNames = map[string]ZoneKind{"uploads": Uploads, "storage": Storage, "documents": Documents, "group": GroupZone}
 
 // Zone is a resolved zone: its confined file system and what may be done in it.
 // Close it when the call is done.
@@ -42,9 +43,11 @@ type Zone struct {
 	// Owner is the quota account the zone's bytes are charged to.
 	Owner store.Owner
 	// space is the host directory that holds data/, editzone/ and the git directory.
-	space string
+	Space string
+	// conv is the conversation of an Uploads zone (its folder in space).
+	conv string
 	// group is the resolved group of a group zone (members, for the group tools).
-	group Group
+	Group Group
 }
 
 // Close releases the zone's root handle.
@@ -56,13 +59,13 @@ func (z *Zone) Close() {
 
 // resolveZone turns (zone, group) into a Zone for the caller, creating its layout lazily.
 // write=true refuses the read-only Uploads zone.
-func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error) {
-	kind, ok := zoneNames[strings.ToLower(strings.TrimSpace(zone))]
+func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error) {
+	kind, ok := ZoneNames[strings.ToLower(strings.TrimSpace(zone))]
 	if !ok {
 		if zone == "" {
-			return nil, Errf(MissingParameter, "Parameter 'zone' is required").With("valid", zoneList())
+			return nil, Errf(MissingParameter, "Parameter 'zone' is required").With("valid", ZoneList())
 		}
-		return nil, Errf(InvalidZone, "Invalid zone: %s", zone).With("zone", zone).With("valid", zoneList())
+		return nil, Errf(InvalidZone, "Invalid zone: %s", zone).With("zone", zone).With("valid", ZoneList())
 	}
 	user := filepath.Join(s.base, "users", c.UserID)
 	z := &Zone{Kind: kind, Owner: store.Owner{Kind: "user", ID: c.UserID}}
@@ -73,25 +76,25 @@ func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string,
 			return nil, Errf(ZoneReadonly, "Uploads zone is read-only").With("zone", "uploads")
 		}
 		z.Name, z.Label, z.ReadOnly = "Uploads", "uploads", true
-		z.space = filepath.Join(user, "Uploads")
-		dataDir = filepath.Join(z.space, c.ConvID)
+		z.Space, z.conv = filepath.Join(user, "Uploads"), c.ConvID
+		dataDir = filepath.Join(z.Space, c.ConvID)
 	case Storage:
 		z.Name, z.Label = "Storage", "storage"
-		z.space = filepath.Join(user, "Storage")
-		dataDir = filepath.Join(z.space, "data")
+		z.Space = filepath.Join(user, "Storage")
+		dataDir = filepath.Join(z.Space, "data")
 	case Documents:
 		z.Name, z.Label, z.Versioned = "Documents", "documents", true
-		z.space = filepath.Join(user, "Documents")
-		dataDir = filepath.Join(z.space, "data")
+		z.Space = filepath.Join(user, "Documents")
+		dataDir = filepath.Join(z.Space, "data")
 	case GroupZone:
 		g, err := s.resolveGroup(ctx, c, group)
 		if err != nil {
 			return nil, err
 		}
-		z.Name, z.Label, z.Versioned, z.GroupID, z.group = "Group:"+group, "group", true, g.ID, g
+		z.Name, z.Label, z.Versioned, z.GroupID, z.Group = "Group:"+group, "group", true, g.ID, g
 		z.Owner = store.Owner{Kind: "group", ID: g.ID}
-		z.space = filepath.Join(s.base, "groups", g.ID)
-		dataDir = filepath.Join(z.space, "data")
+		z.Space = filepath.Join(s.base, "groups", g.ID)
+		dataDir = filepath.Join(z.Space, "data")
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the %s zone", z.Name).Because(err)
@@ -110,7 +113,7 @@ func (s *Service) resolveZone(ctx context.Context, c Caller, zone, group string,
 	return z, nil
 }
 
-func zoneList() []string { return []string{"uploads", "storage", "documents", "group"} }
+func ZoneList() []string { return []string{"uploads", "storage", "documents", "group"} }
 
 // Path validates a model-supplied path for this zone and returns its clean zone-relative
 // form ("" is the zone root). A first component equal to the zone's label is refused with
@@ -118,7 +121,7 @@ func zoneList() []string { return []string{"uploads", "storage", "documents", "g
 func (z *Zone) Path(p string, allowZone bool) (string, error) {
 	clean, err := confine.Clean(p)
 	if err != nil {
-		return "", pathError(err, z, p)
+		return "", PathError(err, z, p)
 	}
 	first, rest, _ := strings.Cut(clean, "/")
 	if !allowZone && first != "" && strings.EqualFold(first, z.Label) {
@@ -130,7 +133,7 @@ func (z *Zone) Path(p string, allowZone bool) (string, error) {
 }
 
 // pathError translates a confinement error into the catalogue, without host paths.
-func pathError(err error, z *Zone, p string) *Error {
+func PathError(err error, z *Zone, p string) *Error {
 	if e, ok := AsError(err); ok {
 		return e // already an answer (e.g. QUOTA_EXCEEDED for the folders a write makes)
 	}
@@ -138,7 +141,7 @@ func pathError(err error, z *Zone, p string) *Error {
 	case errors.Is(err, confine.ErrEscape):
 		return Errf(PathEscape, "Path escapes the zone: %s", p).With("path", p).With("zone", z.Label).Because(err)
 	case errors.Is(err, confine.ErrInvalid):
-		return Errf(InvalidPath, "Invalid path: %q", shorten(p)).With("path", shorten(p)).With("zone", z.Label).Because(err).
+		return Errf(InvalidPath, "Invalid path: %q", Shorten(p)).With("path", Shorten(p)).With("zone", z.Label).Because(err).
 			WithHint("Paths are relative, use '/' between folders, at most 255 bytes per name, no control characters")
 	case errors.Is(err, os.ErrNotExist):
 		return Errf(FileNotFound, "File not found: %s", p).With("path", p).With("zone", z.Label)
@@ -153,7 +156,7 @@ func pathError(err error, z *Zone, p string) *Error {
 }
 
 // shorten keeps messages readable when a model sends a huge argument.
-func shorten(s string) string {
+func Shorten(s string) string {
 	if len(s) <= 120 {
 		return s
 	}
@@ -162,8 +165,8 @@ func shorten(s string) string {
 
 // zonePath resolves the zone of a path-taking tool and validates the path: the preamble
 // every file operation shares. The caller closes the zone.
-func (s *Service) zonePath(ctx context.Context, c Caller, args ZoneArgs, p string, write bool) (*Zone, string, error) {
-	z, err := s.resolveZone(ctx, c, args.Zone, args.Group, write)
+func (s *Service) ZonePath(ctx context.Context, c Caller, args ZoneArgs, p string, write bool) (*Zone, string, error) {
+	z, err := s.ResolveZone(ctx, c, args.Zone, args.Group, write)
 	if err != nil {
 		return nil, "", err
 	}
@@ -177,4 +180,19 @@ func (s *Service) zonePath(ctx context.Context, c Caller, args ZoneArgs, p strin
 		return nil, "", err
 	}
 	return z, rel, nil
+}
+
+// ZoneArgs are the arguments shared by every zone-scoped tool.
+type ZoneArgs struct {
+	Zone            string `json:"zone" required:"true" enum:"uploads,storage,documents,group" doc:"Zone: uploads (read-only chat files), storage (free workshop), documents (versioned), group (shared; needs group)"`
+	Group           string `json:"group,omitempty" doc:"Group id or exact name, only with zone='group'"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+}
+
+// pathNotFound maps a stat/open failure on a user path to the catalogue.
+func PathNotFound(err error, z *Zone, p string) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errf(FileNotFound, "Path not found: %s", p).With("path", p).With("zone", z.Label)
+	}
+	return PathError(err, z, p)
 }

@@ -87,7 +87,9 @@ func TestEncryptedExecWriteBackBoundedByTimeout(t *testing.T) {
 	}
 	written := len(entries) - 1 // keep.txt
 	t.Logf("split into 3,000 files with timeout=1: %v, %d written back: %s", took, written, r.raw)
-	if took > 3*time.Second || written >= 3000 || r.Details["changes_not_saved"] == nil {
+	// The margin over the 1 s timeout is the measure and settlement after the cut (3,000
+	// names, under -race on a loaded machine); before the bound it was the whole copy.
+	if took > 6*time.Second || written >= 3000 || r.Details["changes_not_saved"] == nil {
 		t.Fatalf("answered after %v with %d of 3000 files written back: %s", took, written, r.raw)
 	}
 	for _, d := range entries {
@@ -107,7 +109,10 @@ func TestEncryptedExecWriteBackBoundedByTimeout(t *testing.T) {
 		t.Fatalf("usage %d, want %d + %d written back", got, used, 10*written)
 	}
 	if written > 0 {
-		name := entries[0].Name()
+		name := entries[0].Name() // "keep.txt" sorts before the parts
+		if name == "keep.txt" {
+			name = entries[1].Name()
+		}
 		r = e.post("shed_read", map[string]any{"zone": "storage", "path": "parts/" + name}, nil)
 		wantOK(t, r)
 		if want := fmt.Sprintf("line%s\n", strings.TrimPrefix(name, "p")); r.Data["content"] != want {

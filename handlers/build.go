@@ -13,6 +13,7 @@ import (
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/valves"
+	"github.com/fileshed/fileshed/tools"
 )
 
 // Build wires a whole server from the configuration: the Open WebUI client (when
@@ -45,7 +46,12 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 			"these users' storage and uploads are refused (ENCRYPTION_KEY_REQUIRED or INVALID_ENCRYPTION_KEY), nothing is changed, "+
 			"until the original key is configured", "users", n)
 	}
-	h, api := New(Deps{Service: svc, Auth: auth, Log: log})
+	set, err := tools.New(svc)
+	if err != nil {
+		svc.Close()
+		return nil, nil, nil, err
+	}
+	h, api := New(Deps{Tools: set, Auth: auth, Log: log})
 	return h, api, svc, nil
 }
 

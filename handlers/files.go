@@ -5,7 +5,7 @@ import (
 )
 
 func registerFiles(api huma.API, d Deps) {
-	s := d.Service
+	s := d.Tools
 	tool(api, d, toolSpec{name: "shed_tree", hints: readOnly, summary: "Directory tree of a zone",
-		description: "List a folder as a tree (depth 1-10)."}, s.Tree)
+		description: "List a folder as a tree (depth 1-10)."}, s.Files.Tree)
 }

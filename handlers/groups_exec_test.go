@@ -97,8 +97,16 @@ func TestGroupExecOwnerAndOthers(t *testing.T) {
 	if reverted(r) != nil {
 		t.Fatalf("reverted: %s", r.raw)
 	}
-	// alice deletes her owner_ro file with rm: allowed, and its record goes with it.
-	wantOK(t, g.as("alice", "shed_exec", in(map[string]any{"cmd": "rm", "args": []string{"ro.md", "mine.md"}})))
+	// alice's rm of her owner_ro file is put back (owner_ro protects from its owner too,
+	// reference §2.10); once she switches it to 'owner', rm deletes it and its record.
+	r = g.as("alice", "shed_exec", in(map[string]any{"cmd": "rm", "args": []string{"ro.md", "mine.md"}}))
+	wantOK(t, r)
+	g.wantFile("ro.md", "v1\n")
+	if got := reverted(r); len(got) != 1 || got[0] != "ro.md" {
+		t.Fatalf("reverted = %v", got)
+	}
+	wantOK(t, g.as("alice", "shed_group_set_mode", in(map[string]any{"path": "ro.md", "mode": "owner"})))
+	wantOK(t, g.as("alice", "shed_exec", in(map[string]any{"cmd": "rm", "args": []string{"ro.md"}})))
 	if _, ok := g.file("ro.md"); ok {
 		t.Fatal("ro.md not deleted by its owner")
 	}

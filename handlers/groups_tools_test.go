@@ -58,6 +58,12 @@ func TestGroupReadOnlyMode(t *testing.T) {
 	wantOK(t, g.as("alice", "shed_group_set_mode", in(map[string]any{"path": "ro.md", "mode": "owner"})))
 	wantOK(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "ro.md", "content": "thawed\n", "overwrite": true})))
 	wantOK(t, g.as("alice", "shed_group_set_mode", in(map[string]any{"path": "ro.md", "mode": "owner_ro"})))
+	r = g.as("alice", "shed_delete", in(map[string]any{"path": "ro.md"}))
+	wantError(t, r, "PERMISSION_DENIED")
+	if r.Details["reason"] != "FILE_READ_ONLY" {
+		t.Fatalf("details: %s", r.raw)
+	}
+	wantOK(t, g.as("alice", "shed_group_set_mode", in(map[string]any{"path": "ro.md", "mode": "owner"})))
 	wantOK(t, g.as("alice", "shed_delete", in(map[string]any{"path": "ro.md"})))
 	g.create("bob", "ro.md", "bob's now\n", "")
 }

@@ -36,7 +36,7 @@ func TestGuidesCallRealTools(t *testing.T) {
 		} `json:"components"`
 	}
 	e.spec(&doc)
-	files, err := filepath.Glob("../core/guides/*.md")
+	files, err := filepath.Glob("../tools/info/guides/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no guides: %v", err)
 	}
@@ -181,7 +181,7 @@ func TestGuidesNameModelFacingTools(t *testing.T) {
 		Paths map[string]any `json:"paths"`
 	}
 	e.spec(&doc)
-	files, _ := filepath.Glob("../core/guides/*.md")
+	files, _ := filepath.Glob("../tools/info/guides/*.md")
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/openapi"
+	"github.com/fileshed/fileshed/tools"
 )
 
 // Version is the server version shown in the OpenAPI document.
@@ -18,9 +18,11 @@ const Version = "0.1.0"
 
 // Deps are what the HTTP edge needs; main and the tests build them the same way.
 type Deps struct {
-	Service *core.Service
-	Auth    Authenticator
-	Log     *slog.Logger
+	// Tools are the tool families over the kernel (tools.New); the kernel's own methods are
+	// reached through it too.
+	Tools *tools.Set
+	Auth  Authenticator
+	Log   *slog.Logger
 	// Ready reports readiness details for /readyz (nil: always ready).
 	Ready func() (ok bool, details map[string]any)
 	// metrics is set by New: every tool call is counted there.
@@ -36,7 +38,7 @@ type Deps struct {
 // New builds the whole HTTP handler: middleware, the tool operations, health routes. It is
 // the one registration function used by main and by every handler test.
 func New(d Deps) (http.Handler, huma.API) {
-	d.cfg = d.Service.Config()
+	d.cfg = d.Tools.Config()
 	return register(d)
 }
 
@@ -44,11 +46,11 @@ func New(d Deps) (http.Handler, huma.API) {
 // created, so the configuration can be checked against it (Check) and the spec printed
 // (`fileshed openapi`) before, or without, a storage directory. Its routes must not be served.
 func Spec(cfg *valves.Config) huma.API {
-	_, api := register(Deps{cfg: cfg})
+	_, api := register(Deps{cfg: cfg, Tools: &tools.Set{}})
 	return api
 }
 
-// register builds the router and registers every route with d.cfg; d.Service is only bound
+// register builds the router and registers every route with d.cfg; d.Tools is only bound
 // into the handlers, never called while registering (Spec has none).
 func register(d Deps) (http.Handler, huma.API) {
 	if d.Log == nil {
@@ -56,7 +58,7 @@ func register(d Deps) (http.Handler, huma.API) {
 	}
 	r := chi.NewRouter()
 	d.limits = map[string]int64{}
-	d.metrics = newMetrics(d.Service)
+	d.metrics = newMetrics(d.Tools.Service)
 	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.metrics, d.Log, guarded(d.cfg.MCP.Enabled)))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,

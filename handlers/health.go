@@ -15,7 +15,7 @@ func mountHealth(r chi.Router, d Deps) {
 		writeEnvelope(w, http.StatusOK, Envelope{Success: true, Message: "ok"})
 	})
 	r.Get("/readyz", func(w http.ResponseWriter, req *http.Request) {
-		ok, details := d.Service.Readiness(req.Context())
+		ok, details := d.Tools.Readiness(req.Context())
 		if d.Ready != nil {
 			more, extra := d.Ready()
 			ok = ok && more

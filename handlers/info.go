@@ -12,13 +12,15 @@ import (
 type noArgs struct{}
 
 func registerInfo(api huma.API, d Deps) {
-	s := d.Service
+	s := d.Tools
 	tool(api, d, toolSpec{name: "shed_help", hints: readOnly, summary: "Quick reference and guides", specRequired: []string{"howto"},
-		description: "Quick reference, or a guide (howto). Call it first."}, s.Help)
+		description: "Quick reference, or a guide (howto). Call it first."}, s.Info.Help)
 	tool(api, d, toolSpec{name: "shed_stats", hints: readOnly, summary: "Usage per zone and quota",
 		description: "Usage and quotas per zone and group."},
-		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Stats(ctx, c) })
+		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Info.Stats(ctx, c) })
 	tool(api, d, toolSpec{name: "shed_parameters", hints: readOnly, summary: "Server limits and settings",
 		description: "Server limits: quotas, sizes, timeouts, network."},
-		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Parameters(ctx, c) })
+		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
+			return s.Info.Parameters(ctx, c)
+		})
 }

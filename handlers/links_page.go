@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
+	"github.com/fileshed/fileshed/tools/links"
 
-	"github.com/fileshed/fileshed/core"
+	"github.com/go-chi/chi/v5"
 )
 
 // pageStyle is the pages' only style sheet: inline, so the page needs no other request,
@@ -42,7 +42,7 @@ var pageCSP = func() string {
 		"'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }()
 
-var pages = template.Must(template.New("listing").Parse(`<!doctype html>
+var listingPage = template.Must(template.New("listing").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>{{.Title}} – shared folder</title><style>{{.Style}}</style></head>
 <body><header><nav aria-label="Breadcrumb"><ol>{{range .Crumbs}}<li>{{if .Current}}<span aria-current="page"><bdi>{{.Name}}</bdi></span>{{else}}<a href="{{.Href}}"><bdi>{{.Name}}</bdi></a>{{end}}</li>{{end}}</ol></nav></header>
@@ -86,7 +86,7 @@ type pageEntry struct {
 
 // listing answers a folder link's page: breadcrumb, zip action and a table whose entries
 // carry their own sub-paths under the same token. HEAD gets the headers only.
-func (l *linkServer) listing(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+func (l *linkServer) listing(w http.ResponseWriter, r *http.Request, t *links.LinkTarget) {
 	entries, more, err := t.Entries()
 	if err != nil {
 		l.fail(w, r, err)
@@ -132,7 +132,7 @@ func (l *linkServer) listing(w http.ResponseWriter, r *http.Request, t *core.Lin
 	if r.Method == http.MethodHead {
 		return
 	}
-	_ = pages.Execute(w, data)
+	_ = listingPage.Execute(w, data)
 }
 
 // escapePath turns a clean relative path into "/seg/seg" with every segment escaped.

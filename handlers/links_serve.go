@@ -10,17 +10,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fileshed/fileshed/tools"
+	"github.com/fileshed/fileshed/tools/links"
+	"github.com/fileshed/fileshed/tools/pages"
+
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/go-chi/chi/v5"
-
-	"github.com/fileshed/fileshed/core"
 )
 
 // linkServer serves GET|HEAD /dl/{token}[/sub/path]: files with http.ServeContent (Range,
 // ETag, conditional requests, sendfile), folders as an HTML page or a streamed zip. Its
 // answers are never JSON envelopes: a browser shows them to a person.
 type linkServer struct {
-	svc     *core.Service
+	svc     *tools.Set
 	metrics *metrics
 	log     *slog.Logger
 	// base is public_url: every address on a page is built from it, never from the
@@ -57,13 +59,13 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	commonHeaders(cw.Header())
 	// "//a.txt" is a doubled slash, not an absolute path: the path is otherwise as sent.
 	sub := strings.TrimLeft(chi.URLParam(r, "*"), "/")
-	t, err := l.svc.OpenLink(r.Context(), chi.URLParam(r, "token"), sub)
+	t, err := l.svc.Links.OpenLink(r.Context(), chi.URLParam(r, "token"), sub)
 	if err != nil {
 		l.fail(cw, r, err)
 		return
 	}
 	defer t.Close()
-	defer func() { l.svc.AuditDownload(t, cw.status) }()
+	defer func() { l.svc.Links.AuditDownload(t, cw.status) }()
 	cw.target = t
 	// The server's write timeout is sized for tool answers; a download gets time for its
 	// size at a slow client's pace (64 KiB/s), so large files are not cut off, and a client
@@ -86,9 +88,9 @@ func (l *linkServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // fail answers a refused link: 404 for what is unknown, 410 for what is gone.
 func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
-	case errors.Is(err, core.ErrLinkUnknown):
+	case errors.Is(err, links.ErrLinkUnknown):
 		errorPage(w, http.StatusNotFound, "This link does not exist. Check that it was copied whole.")
-	case errors.Is(err, core.ErrLinkGone):
+	case errors.Is(err, links.ErrLinkGone):
 		errorPage(w, http.StatusGone, "This link has expired or was revoked, or the file changed since it was shared. Ask for a new link.")
 	default:
 		l.log.Error("download failed", "request_id", requestID(r.Context()), "err", err)
@@ -99,9 +101,9 @@ func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 // file streams one file. The download is counted (one atomic UPDATE) before the first
 // byte, on GET only: HEAD and conditional answers without a body count too little to
 // matter, and counting them would let a probe use a one-time link up.
-func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *links.LinkTarget) {
 	// Only a page link renders (core.PageView): on any other link ?view changes nothing.
-	if t.Link.Page && r.URL.Query().Has(core.PageView) && l.view(w, r, t) {
+	if t.Link.Page && r.URL.Query().Has(pages.PageView) && l.view(w, r, t) {
 		return
 	}
 	size := t.Info.Size()
@@ -120,7 +122,7 @@ func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTa
 		return
 	}
 	if r.Method == http.MethodGet {
-		if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
+		if err := l.svc.Links.UseLink(r.Context(), t.Link); err != nil {
 			l.fail(w, r, err)
 			return
 		}
@@ -137,7 +139,7 @@ func (l *linkServer) file(w http.ResponseWriter, r *http.Request, t *core.LinkTa
 }
 
 // etag names this version of the file: inode, size and mtime.
-func etag(t *core.LinkTarget) string {
+func etag(t *links.LinkTarget) string {
 	return fmt.Sprintf(`"%x-%x-%x"`, inode(t.Info), t.Info.Size(), t.Info.ModTime().UnixNano())
 }
 
@@ -153,7 +155,7 @@ func inlineSafe(ctype string) bool {
 }
 
 // zip streams the folder as a zip archive (counted as one download on GET).
-func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) {
+func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *links.LinkTarget) {
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
 	h.Set("Content-Disposition", disposition(false, t.Name+".zip"))
@@ -161,7 +163,7 @@ func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *core.LinkTar
 	if r.Method != http.MethodGet {
 		return
 	}
-	if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
+	if err := l.svc.Links.UseLink(r.Context(), t.Link); err != nil {
 		h.Del("Content-Disposition")
 		l.fail(w, r, err)
 		return
@@ -181,7 +183,7 @@ type countingWriter struct {
 	http.ResponseWriter
 	status int
 	n      int64
-	target *core.LinkTarget // an encrypted file streams itself in whole segments
+	target *links.LinkTarget // an encrypted file streams itself in whole segments
 }
 
 func (c *countingWriter) WriteHeader(status int) {

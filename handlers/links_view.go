@@ -10,10 +10,10 @@ import (
 	"path"
 	"strings"
 
+	"github.com/fileshed/fileshed/tools/links"
+
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
-
-	"github.com/fileshed/fileshed/core"
 )
 
 // A page link (made by shed_save_page; store.Link.Page) opened with ?view shows a result
@@ -68,7 +68,7 @@ const maxView = 8 << 20
 
 // view answers a ?view request for a Markdown or HTML file and reports true; for any other
 // file (or one too large) it does nothing and reports false.
-func (l *linkServer) view(w http.ResponseWriter, r *http.Request, t *core.LinkTarget) bool {
+func (l *linkServer) view(w http.ResponseWriter, r *http.Request, t *links.LinkTarget) bool {
 	ext := strings.ToLower(path.Ext(t.Name))
 	if (ext != ".md" && ext != ".html" && ext != ".htm") || t.Info.Size() > maxView {
 		return false
@@ -97,7 +97,7 @@ func (l *linkServer) view(w http.ResponseWriter, r *http.Request, t *core.LinkTa
 		return true
 	}
 	if r.Method == http.MethodGet {
-		if err := l.svc.UseLink(r.Context(), t.Link); err != nil {
+		if err := l.svc.Links.UseLink(r.Context(), t.Link); err != nil {
 			l.fail(w, r, err)
 			return true
 		}

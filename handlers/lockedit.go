@@ -11,25 +11,27 @@ import (
 // registerLockedit registers the locked-edit family (open, overwrite, save, cancel,
 // force_unlock, maintenance) and the history tools (history, restore).
 func registerLockedit(api huma.API, d Deps) {
-	s := d.Service
+	s := d.Tools
 	maxBody := d.cfg.MaxBodyBytes()
 	tool(api, d, toolSpec{name: "shed_lockedit_open", hints: additive, summary: "Lock a file and open a working copy",
-		description: "Lock a file for this conversation and return its content; edit the working copy with shed_lockedit_overwrite/exec, then shed_lockedit_save or shed_lockedit_cancel. Other conversations get FILE_LOCKED meanwhile. Zones: storage, documents, group."}, s.LockeditOpen)
+		description: "Lock a file for this conversation and return its content; edit the working copy with shed_lockedit_overwrite/exec, then shed_lockedit_save or shed_lockedit_cancel. Other conversations get FILE_LOCKED meanwhile. Zones: storage, documents, group."}, s.Lockedit.LockeditOpen)
 	tool(api, d, toolSpec{name: "shed_lockedit_overwrite", hints: destructive, maxBody: maxBody, summary: "Replace or append to the working copy",
-		description: "Replace (or append=true: append to) the working copy of a file opened with shed_lockedit_open. The original changes only at shed_lockedit_save."}, s.LockeditOverwrite)
+		description: "Replace (or append=true: append to) the working copy of a file opened with shed_lockedit_open. The original changes only at shed_lockedit_save."}, s.Lockedit.LockeditOverwrite)
 	tool(api, d, toolSpec{name: "shed_lockedit_exec", hints: destructive, summary: "Run a command on the working copy",
-		description: "Run a whitelisted command (no shell) on the working copy of a file opened with shed_lockedit_open, e.g. cmd='sed', args=['-i','s/a/b/','.'] ('.' = the copy). It sees only the copy. Check data.returncode."}, s.LockeditExec)
+		description: "Run a whitelisted command (no shell) on the working copy of a file opened with shed_lockedit_open, e.g. cmd='sed', args=['-i','s/a/b/','.'] ('.' = the copy). It sees only the copy. Check data.returncode."}, s.Lockedit.LockeditExec)
 	tool(api, d, toolSpec{name: "shed_lockedit_save", hints: destructive, summary: "Save the working copy and unlock",
-		description: "Replace the original with the working copy atomically (committed with message in documents/group), release the lock and close edit mode."}, s.LockeditSave)
+		description: "Replace the original with the working copy atomically (committed with message in documents/group), release the lock and close edit mode."}, s.Lockedit.LockeditSave)
 	tool(api, d, toolSpec{name: "shed_lockedit_cancel", hints: destructive | idempotent, summary: "Discard the working copy and unlock",
-		description: "Discard the working copy of a file opened with shed_lockedit_open and release the lock; the original is unchanged."}, s.LockeditCancel)
+		description: "Discard the working copy of a file opened with shed_lockedit_open and release the lock; the original is unchanged."}, s.Lockedit.LockeditCancel)
 	tool(api, d, toolSpec{name: "shed_force_unlock", hints: destructive | idempotent, summary: "Break a lock left by another conversation",
-		description: "Release the lock on a file whoever holds it (crash recovery): zone='storage'|'documents', or group. The holder's working copy is kept but can no longer be saved."}, s.ForceUnlock)
+		description: "Release the lock on a file whoever holds it (crash recovery): zone='storage'|'documents', or group. The holder's working copy is kept but can no longer be saved."}, s.Lockedit.ForceUnlock)
 	tool(api, d, toolSpec{name: "shed_maintenance", hints: destructive | idempotent, summary: "Clean expired locks, orphan working copies, repair",
 		description: "Release stale locks, reconcile quota, repair repositories."},
-		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) { return s.Maintenance(ctx, c) })
+		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
+			return s.Info.Maintenance(ctx, c)
+		})
 	tool(api, d, toolSpec{name: "shed_history", hints: readOnly, summary: "Versions of a file or folder",
-		description: "Commits that changed a path (documents, group)."}, s.History)
+		description: "Commits that changed a path (documents, group)."}, s.Versions.History)
 	tool(api, d, toolSpec{name: "shed_restore", hints: destructive, summary: "Restore an earlier version of a file",
-		description: "Restore a file's earlier version (hash or HEAD~N) as a new commit."}, s.Restore)
+		description: "Restore a file's earlier version (hash or HEAD~N) as a new commit."}, s.Versions.Restore)
 }

@@ -6,5 +6,5 @@ import "github.com/danielgtaylor/huma/v2"
 // files with a link that opens it in the browser (served by the links route, ?view).
 func registerPages(api huma.API, d Deps) {
 	tool(api, d, toolSpec{name: "shed_save_page", hints: destructive, summary: "Save a result page with a link",
-		description: "Save a Markdown or HTML report page; show clickable_link to the user."}, d.Service.SavePage)
+		description: "Save a Markdown or HTML report page; show clickable_link to the user."}, d.Tools.Pages.SavePage)
 }

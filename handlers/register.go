@@ -97,7 +97,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		} else {
 			out.Body = Envelope{Success: true, Data: res.Data, Message: res.Message}
 		}
-		d.Service.Audit(c, spec.name, argString(args, fields, "zone"), argString(args, fields, "path"), code)
+		d.Tools.Audit(c, spec.name, argString(args, fields, "zone"), argString(args, fields, "path"), code)
 		d.metrics.observe(spec.name, code, time.Since(start))
 		log.Info("tool", "request_id", reqID, "tool", spec.name, "user", c.UserID, "conv", c.ConvID,
 			"outcome", code, "ms", float64(time.Since(start).Microseconds())/1000)

@@ -11,9 +11,15 @@ import (
 // user's zones (as shed_maintenance's reconcile measures them).
 func diskUsage(t *testing.T, e *env, user string) int64 {
 	t.Helper()
+	return diskUsageAt(t, e.base, user)
+}
+
+// diskUsageAt is diskUsage of the storage directory base.
+func diskUsageAt(t *testing.T, base, user string) int64 {
+	t.Helper()
 	var n int64
 	for _, d := range []string{"Uploads", "Storage/data", "Documents/data"} {
-		err := filepath.WalkDir(filepath.Join(e.base, "users", user, d), func(_ string, de fs.DirEntry, err error) error {
+		err := filepath.WalkDir(filepath.Join(base, "users", user, d), func(_ string, de fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
 					return fs.SkipDir
@@ -38,67 +44,73 @@ func diskUsage(t *testing.T, e *env, user string) int64 {
 
 // TestExecQuotaInDocumentsFollowsTheDisk: in a versioned zone a writing command's usage
 // delta comes from walks of the zone before and after it (exec_quota.go), which also see
-// what the index cannot weigh: a .git folder (never versioned, so never scanned) made by
-// a command or by a file tool, or an index rebuilt from HEAD. After every step the
-// recorded usage must equal what is on disk: a quota escape through .git, or double
-// counting, fails here.
+// what the index cannot weigh: nested folders, or an index rebuilt from HEAD. A .git
+// folder is refused (PROTECTED_PATH, issue 23) to a command and to a file tool alike. After
+// every step, refused ones included, the recorded usage must equal what is on disk: a
+// quota escape, or double counting, fails here.
 func TestExecQuotaInDocumentsFollowsTheDisk(t *testing.T) {
 	e := start(t, nil)
 	e.write("users/local/Documents/data/seed.txt", "0123456789")
 	index := filepath.Join(e.base, "users/local/Documents/repo.git/index")
 	steps := []struct {
-		name string
-		call func() reply
+		name    string
+		call    func() reply
+		refused string // the error code expected ("" = success)
 	}{
 		{"FirstCommandWalks", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "echo", "args": []string{"hello"}, "stdout_file": "notes.txt"})
-		}},
+		}, ""},
 		{"CopyFromIndex", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"seed.txt", "copy.txt"}})
-		}},
+		}, ""},
 		{"PatchBetweenCommands", func() reply {
 			return e.post("shed_patch_text", map[string]any{"zone": "documents", "path": "copy.txt", "content": "more bytes\n"}, nil)
-		}},
+		}, ""},
 		{"GrowAfterPatch", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"copy.txt", "copy2.txt"}})
-		}},
+		}, ""},
 		{"DeleteFromIndex", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "rm", "args": []string{"copy.txt"}})
-		}},
+		}, ""},
 		{"CommandWritesDotGit", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"-r", "copy2.txt", ".git"}})
-		}},
-		{"CommandWithDotGitPresent", func() reply {
+		}, "PROTECTED_PATH"},
+		{"CommandWithoutDotGit", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"seed.txt", "s2.txt"}})
-		}},
-		{"CommandRemovesDotGit", func() reply {
-			return runExec(e, execCall{"zone": "documents", "cmd": "rm", "args": []string{".git"}})
-		}},
+		}, ""},
 		{"FileToolWritesDotGit", func() reply {
 			return e.post("shed_create_file", map[string]any{"zone": "documents", "path": "sub/.git/hidden", "content": "twenty bytes of data"}, nil)
-		}},
+		}, "PROTECTED_PATH"},
 		{"CommandAfterFileToolDotGit", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"seed.txt", "s3.txt"}})
-		}},
+		}, ""},
 		{"CommandInDotGitFolder", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"seed.txt", "sub/.git/more"}})
-		}},
-		{"CommandRemovesNestedDotGit", func() reply {
+		}, "PROTECTED_PATH"},
+		{"CommandMakesNestedFolder", func() reply {
+			return runExec(e, execCall{"zone": "documents", "cmd": "mkdir", "args": []string{"-p", "sub/deeper"}})
+		}, ""},
+		{"CommandRemovesNestedFolder", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "rm", "args": []string{"-r", "sub"}})
-		}},
+		}, ""},
 		{"IndexRebuiltFromHead", func() reply {
 			if err := os.Remove(index); err != nil {
 				t.Fatal(err)
 			}
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"notes.txt", "n2.txt"}})
-		}},
+		}, ""},
 		{"CommandAfterRebuild", func() reply {
 			return runExec(e, execCall{"zone": "documents", "cmd": "cp", "args": []string{"seed.txt", "s4.txt"}})
-		}},
+		}, ""},
 	}
 	for _, s := range steps {
 		r := s.call()
-		if !r.Success || (r.Data["returncode"] != nil && r.Data["returncode"] != 0.0) {
+		switch {
+		case s.refused != "":
+			if r.Success || r.Error != s.refused {
+				t.Fatalf("%s: want %s, got %s", s.name, s.refused, r.raw)
+			}
+		case !r.Success || (r.Data["returncode"] != nil && r.Data["returncode"] != 0.0):
 			t.Fatalf("%s: %s", s.name, r.raw)
 		}
 		if got, want := usage(t, e, "local"), diskUsage(t, e, "local"); got != want {

@@ -1,0 +1,121 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/fileshed/fileshed/core/lock"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// The kernel's locks (DESIGN §9). Every cross-request exclusion is a lock.Key of one of these
+// kinds, taken through s.locks with the call's context, so one server (lock.NewLocal) and
+// several replicas (a database-backed Locker) share the same rules. Keys are logical — a
+// zone's key and a zone-relative path, an owner — never a host path. A holder of several
+// keys takes them in the order of lockOrder (keys of one kind sorted among themselves), so
+// no two holders ever wait for each other.
+const (
+	// kindEdit serialises the steps of one locked edit (open, overwrite, save, cancel...).
+	kindEdit = "edit"
+	// kindTurn is an owner's turn: one writing command, or one decrypted copy, at a time.
+	kindTurn = "turn"
+	// kindSpace orders a versioned space's writing commands and whole-tree changes.
+	KindSpace = "space"
+	// kindFile serialises the writers of one file (size read, reservation, write, settle).
+	kindFile = "file"
+	// kindQuota is an owner's usage: writers hold it shared from reservation to settlement,
+	// a reconcile exclusively (it must see the disk with no write in flight).
+	kindQuota = "quota"
+	// kindGate is a versioned space's gate: single-file writes shared, whole-tree changes
+	// exclusively from their change to their commit.
+	KindGate = "gate"
+	// kindRepo is a repository, around the repository's own lock (an in-process mutex and a
+	// flock of one host): across replicas this is the authority.
+	KindRepo = "repo"
+)
+
+// zoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
+// and Documents of one user, and one group, never collide.
+func ZoneKey(z *Zone) string {
+	switch z.Kind {
+	case GroupZone:
+		return "group:" + z.GroupID
+	case Documents:
+		return "user:" + z.Owner.ID + ":documents"
+	case Uploads:
+		return "user:" + z.Owner.ID + ":uploads"
+	}
+	return "user:" + z.Owner.ID + ":storage"
+}
+
+// fileKey is the lock of the writers of rel in z. In Uploads the path is taken from the
+// folder of every conversation's uploads, so a conversation's folder and its files share
+// their keys with a move of the whole folder.
+func fileKey(z *Zone, rel string) lock.Key {
+	if z.Kind == Uploads && z.conv != "" {
+		rel = z.conv + "/" + rel
+	}
+	return lock.NewKey(kindFile, ZoneKey(z), rel)
+}
+
+// editKey is the lock of the steps of one locked edit of p in z.
+func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, ZoneKey(z), p) }
+
+// ownerKey is a lock of kind on an owner (its turn, its quota).
+func ownerKey(kind string, o store.Owner) lock.Key { return lock.NewKey(kind, o.Kind, o.ID) }
+
+// spaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
+func SpaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, ZoneKey(z)) }
+
+// hold takes k in mode m for as long as ctx allows and returns its release (safe to call
+// more than once). A wait the call's context ended is TIMEOUT naming what, the other call
+// being waited for.
+func (s *Service) Hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (func(), error) {
+	le, err := s.locks.Lock(ctx, k, m)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return nil, waitEnded(ctx, what)
+		}
+		return nil, Errf(InternalError, "Cannot take the lock of %s", what).Because(err)
+	}
+	return le.Unlock, nil
+}
+
+// holdAll takes keys (exclusively) in the global order, each once, and returns the release
+// of all of them; on error nothing is held.
+func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (func(), error) {
+	sorted := sortKeys(keys)
+	var held []func()
+	release := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i]()
+		}
+	}
+	for _, k := range sorted {
+		unlock, err := s.Hold(ctx, k, lock.Exclusive, what)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		held = append(held, unlock)
+	}
+	return release, nil
+}
+
+// lockOrder is the global order of the kinds: a holder never takes a kind ranked lower
+// than one it holds.
+var lockOrder = map[string]int{kindEdit: 0, kindTurn: 1, kindFile: 2, kindQuota: 3, KindSpace: 4, KindGate: 5, KindRepo: 6}
+
+// sortKeys returns keys in the global order, each once.
+func sortKeys(keys []lock.Key) []lock.Key {
+	out := slices.Clone(keys)
+	slices.SortFunc(out, func(a, b lock.Key) int {
+		if c := cmp.Compare(lockOrder[a.Kind()], lockOrder[b.Kind()]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return slices.Compact(out)
+}

@@ -1,0 +1,120 @@
+package core
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// Protected paths (issue 23): names no tool and no command may create or change, decided
+// here once for every writer (the write transaction, rename sources and destinations,
+// copies, archive entries, what a command leaves behind).
+//
+//   - In a versioned zone (Documents, group), a path with a .git component: ".git" in any
+//     letter case, its NTFS aliases (".git.", ".git ", "git~1") and its HFS+ spellings with
+//     zero-width characters (".g\u200cit"), which git itself refuses on checkout
+//     (CVE-2014-9390). The zone's history lives outside the zone; a .git folder inside it
+//     would never be committed, and one planted in a group — a .git/config with
+//     core.fsmonitor, a hook — runs code on every member who downloads the folder and opens
+//     it with git. Storage and Uploads keep a user's own clones as they are.
+//   - In every zone, fileshed's own temporary names (".fileshed-tmp-" and 26 base32
+//     letters): the start-up sweep deletes them as crash leftovers.
+//
+// The editzone, the repository and the locks are outside every zone's data folder: no path
+// a tool confines can reach them.
+
+// hfsIgnorable are the code points HFS+ drops when it compares names (git's is_hfs_dotgit).
+var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
+
+// protectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
+func ProtectedReason(z *Zone, rel string) string {
+	for c := range strings.SplitSeq(rel, "/") {
+		if confine.IsTempName(c) {
+			return "the name is reserved for fileshed's temporary files"
+		}
+	}
+	if z.Versioned && rel != "" && vcs.Ignored(hfsIgnorable.Replace(rel)) {
+		return ".git folders are never written in a versioned zone: its history is kept by fileshed (shed_version)"
+	}
+	return ""
+}
+
+// protectedPath is PROTECTED_PATH for rel in z (shown as the model wrote it), nil when rel
+// may be written.
+func CheckProtected(z *Zone, rel, shown string) error {
+	why := ProtectedReason(z, rel)
+	if why == "" {
+		return nil
+	}
+	return Errf(ProtectedPath, "Protected path: %s (%s)", Shorten(shown), why).With("path", Shorten(shown)).With("zone", z.Label).
+		WithHint("Choose another name; .git folders and fileshed's .fileshed-tmp- names cannot be created, changed or moved here")
+}
+
+// sweepProtected removes what a command made at a protected path of the versioned zone z —
+// the topmost protected name of each new entry of after (an entry of before, which
+// pre-dates the rule or the command, is left alone) — and lists each in data.reverted. It
+// reports whether it removed anything. Only versioned zones: there the command measures
+// with the zone's gate held exclusively, so no other write's temporary file is in flight
+// (in Storage one would be, and fileshed's temporary names are swept at start anyway).
+func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
+	if !z.Versioned {
+		return false
+	}
+	var tops []string
+	for rel := range after.Entries {
+		if _, old := before.Entries[rel]; old {
+			continue
+		}
+		// The rule is per name, so each name is looked at once (a tree thousands of
+		// folders deep would make a check of every prefix quadratic in its depth).
+		end := 0
+		for c := range strings.SplitSeq(rel, "/") {
+			end += len(c)
+			if ProtectedReason(z, c) != "" {
+				if top := rel[:end]; !isOld(before, top) {
+					tops = append(tops, top)
+				}
+				break
+			}
+			end++ // the slash
+		}
+	}
+	slices.Sort(tops)
+	tops = slices.Compact(tops)
+	removed := false
+	for _, top := range tops {
+		if err := z.Fs.RemoveAll(top); err == nil {
+			removed = true
+			AddReverted(data, map[string]any{"path": top, "reason": revertedProtected, "removed": true})
+		}
+	}
+	return removed
+}
+
+// isOld tells whether the snapshot before holds rel.
+func isOld(before Snapshot, rel string) bool {
+	_, ok := before.Entries[rel]
+	return ok
+}
+
+// revertedProtected is the reason of a data.reverted entry removed for a protected path.
+const revertedProtected = "protected path: .git folders and fileshed's temporary names are not kept here"
+
+// revertedLocked is the reason of a data.reverted entry put back for a locked edit.
+const RevertedLocked = "locked by another conversation"
+
+// reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
+// back after the command (the lock guard, and the ownership guard in group zones).
+func Reverted(data map[string]any) []map[string]any {
+	r, _ := data["reverted"].([]map[string]any)
+	return r
+}
+
+// addReverted appends one entry to data.reverted.
+func AddReverted(data map[string]any, entry map[string]any) {
+	data["reverted"] = append(Reverted(data), entry)
+}

@@ -1,0 +1,50 @@
+package core
+
+import (
+	"context"
+	"sync"
+)
+
+// recovery commits what an unclean stop left uncommitted in a versioned zone. A write
+// renames its file into place, then commits it; killed in between (kill -9, power loss),
+// the file is on disk and not in the history, and the next write of the zone commits only
+// its own paths. So after an unclean stop (sweep.go's marker), the first change of each
+// versioned space in this process first commits every difference between the zone and its
+// history, under the fileshed author, with a message that says why.
+type recovery struct {
+	crashed bool     // set at start, before any request
+	done    sync.Map // space directory → struct{}: recovered in this process
+}
+
+// recoveryMessage is the commit message of what an unclean stop left uncommitted.
+const recoveryMessage = "fileshed: changes written before an unclean stop"
+
+// recoverSpace runs the recovery of z's space once, before the first change of the space in
+// this process. It holds the space's turn and gate exclusively, so that no write of this
+// process is between its rename and its commit while the zone is compared with its history.
+func (s *Service) recoverSpace(ctx context.Context, r *OpenRepo, z *Zone) error {
+	if !s.recovery.crashed {
+		return nil
+	}
+	if _, ok := s.recovery.done.Load(z.Space); ok {
+		return nil
+	}
+	unlock, err := s.holdWhole(ctx, z)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, ok := s.recovery.done.Load(z.Space); ok {
+		return nil
+	}
+	l, unlockRepo, err := s.LockRepo(ctx, r, z)
+	if err != nil {
+		return err
+	}
+	defer unlockRepo()
+	if _, err := s.Commit(l, Caller{UserID: "fileshed"}, z, "fileshed", recoveryMessage, Change{All: true}); err != nil {
+		return err
+	}
+	s.recovery.done.Store(z.Space, struct{}{})
+	return nil
+}

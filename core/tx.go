@@ -1,0 +1,391 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
+)
+
+// The write transaction (issue 23): the one way a tool changes a zone. A tool describes its
+// change — the paths, what happens to each, the message, the ownership mode of new files —
+// and the kernel does every step each writer used to wire by hand, in one order:
+//
+//	tx, err := s.Begin(ctx, c, Edit{Tool: "Patch", Steps: []Step{{Zone: z, Path: rel, Op: OpWrite}}})
+//	if err != nil { return err }           // protected path, locked, not allowed, busy
+//	defer tx.Close()                        // unlocks; settles a reservation left open
+//	t := tx.Target(0)                       // the file as it is, under its lock
+//	err = tx.Reserve(z, size, growth)       // max_file_size_mb, then the quota
+//	hash, err := tx.Apply(func() (Change, error) { ... write ... })
+//
+// Begin refuses protected paths (protected.go), takes the path locks in the global order,
+// describes each path under its lock, refuses a file another conversation holds in a locked
+// edit (unless Edit.Unsafe: shed_patch_text's documented safe=false), and applies the group
+// ownership modes. Apply records the ownership of the files it creates before they exist,
+// moves the records of a moved entry, runs the change inside the zone's versioning (one
+// commit in a versioned zone) and settles the reservation with the growth the change
+// reports; on any error, what it recorded for files that do not exist is dropped, so
+// nothing is left half-done.
+
+// Op is what a transaction does to one path.
+type Op int
+
+const (
+	// OpWrite writes a file's whole content: created when missing (with an ownership record
+	// in a group zone), replaced when present (through a symlink that stays in the zone).
+	OpWrite Op = iota
+	// OpRemove removes a file, a link (never its target) or a folder and everything in it.
+	OpRemove
+	// OpMoveFrom is the entry a move takes away; the next step is its OpMoveTo.
+	OpMoveFrom
+	// OpMoveTo is where a moved or copied entry lands: whatever is there is replaced (a
+	// link is replaced, not followed). It follows its source step (OpMoveFrom or OpCopyFrom).
+	OpMoveTo
+	// OpCopyFrom is what a copy reads: not changed, so neither locked nor checked, but the
+	// names of a folder are checked against the destination's protected paths.
+	OpCopyFrom
+	// OpAdd makes new entries in a folder (an import under a fresh name, an archive
+	// extracted whole): nothing is replaced, so no path lock; the protected paths, the
+	// ownership of the folder and the quota still apply.
+	OpAdd
+)
+
+// Step is one path of a transaction.
+type Step struct {
+	Zone *Zone
+	// Path is zone-relative and clean (Zone.Path); Shown is the path as the model wrote it,
+	// for messages ("" = Path).
+	Path, Shown string
+	Op          Op
+}
+
+// Edit describes a change for Begin.
+type Edit struct {
+	// Tool names the change in its commit ("Patch", "shed_restore"); Message is the commit
+	// message ("" = "Tool: paths").
+	Tool, Message string
+	// Mode is the ownership mode of the files it creates in a group zone ("" =
+	// group_default_mode).
+	Mode string
+	// Unsafe lets OpWrite replace a file another conversation holds in a locked edit: only
+	// shed_patch_text with safe=false, as documented to the model.
+	Unsafe bool
+	Steps  []Step
+}
+
+// Tx is a write transaction in progress; Close it on every path.
+type Tx struct {
+	s       *Service
+	ctx     context.Context
+	c       Caller
+	e       Edit
+	targets []Target
+	unlock  func()
+	r       *Reservation
+	settled bool
+	closed  bool
+}
+
+// Begin starts the change e for c: see the package comment above for what it checks. On
+// error nothing is held.
+func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
+	if _, err := s.GroupMode(e.Mode); err != nil {
+		return nil, err
+	}
+	var keys []lock.Key
+	for _, st := range e.Steps {
+		if st.Op == OpCopyFrom {
+			continue
+		}
+		if err := CheckProtected(st.Zone, st.Path, shownOf(st)); err != nil {
+			return nil, err
+		}
+		if st.Op != OpAdd {
+			keys = append(keys, fileKey(st.Zone, st.Path))
+		}
+	}
+	what := "another change of " + shownOf(e.Steps[0])
+	unlock, err := s.holdAll(ctx, what, keys...)
+	if err != nil {
+		return nil, err
+	}
+	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]Target, len(e.Steps)), unlock: unlock}
+	if err := tx.check(); err != nil {
+		tx.Close()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// shownOf is how a step's path is shown to the model.
+func shownOf(st Step) string { return cmp.Or(st.Shown, st.Path) }
+
+// check describes every path under its lock and applies the rules of each step.
+func (tx *Tx) check() error {
+	s, ctx, c := tx.s, tx.ctx, tx.c
+	for i, st := range tx.e.Steps {
+		t, err := describe(st)
+		if err != nil {
+			return err
+		}
+		tx.targets[i] = t
+		z := st.Zone
+		switch st.Op {
+		case OpWrite:
+			kind := WriteCreate
+			if t.Exists {
+				kind = WriteModify
+				if !tx.e.Unsafe {
+					if err := s.checkUnlocked(ctx, c, z, st.Path); err != nil {
+						return err
+					}
+				}
+			}
+			if err := s.CheckGroupWrite(ctx, c, z, kind, st.Path); err != nil {
+				return err
+			}
+		case OpRemove, OpMoveFrom:
+			if err := s.checkTreeUnlocked(ctx, c, z, st.Path); err != nil {
+				return err
+			}
+			if err := s.CheckGroupWrite(ctx, c, z, WriteDelete, st.Path); err != nil {
+				return err
+			}
+		case OpMoveTo:
+			if t.Exists {
+				if err := s.checkTreeUnlocked(ctx, c, z, st.Path); err != nil {
+					return err
+				}
+			}
+			if err := s.CheckGroupWrite(ctx, c, z, writeReplace, st.Path); err != nil {
+				return err
+			}
+			if i > 0 && tx.targets[i-1].Dir && z.Versioned {
+				src := tx.e.Steps[i-1]
+				if err := protectedBelow(src.Zone, src.Path, z, st.Path); err != nil {
+					return err
+				}
+			}
+		case OpAdd:
+			if err := s.CheckGroupWrite(ctx, c, z, WriteCreate, st.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// describe stats the path of st as its op needs: a written file through its symlinks (a
+// folder is NOT_A_FILE), any other entry itself (a link is not followed); the source of a
+// remove, a move or a copy must exist.
+func describe(st Step) (Target, error) {
+	z, rel, shown := st.Zone, st.Path, shownOf(st)
+	switch st.Op {
+	case OpWrite:
+		return StatTarget(z, rel, shown)
+	case OpAdd:
+		return Target{Rel: rel, Shown: shown}, nil
+	}
+	t := Target{Rel: rel, Shown: shown}
+	fi, _, err := z.Fs.LstatIfPossible(rel)
+	switch {
+	case err == nil:
+		t.Exists, t.Dir, t.Symlink = true, fi.IsDir(), fi.Mode()&fs.ModeSymlink != 0
+		if fi.Mode().IsRegular() {
+			t.Size = fi.Size()
+		}
+		t.Info = fi
+	case errors.Is(err, fs.ErrNotExist) && st.Op == OpMoveTo:
+	case errors.Is(err, fs.ErrNotExist):
+		return t, PathNotFound(err, z, shown)
+	default:
+		return t, WriteError(err, z, shown)
+	}
+	return t, nil
+}
+
+// protectedBelow refuses bringing the folder src of zone from to dst of the versioned zone
+// to when a name below it is protected there (a .git carried in by a move or a copy).
+func protectedBelow(from *Zone, src string, to *Zone, dst string) error {
+	var bad error
+	errStop := errors.New("stop")
+	err := walkNames(from, src, func(rel string) error {
+		if confine.IsTempName(path.Base(rel)) {
+			return nil // a write in flight in the source: a copy skips it (copy.go)
+		}
+		if why := ProtectedReason(to, path.Join(dst, rel)); why != "" {
+			bad = CheckProtected(to, path.Join(dst, rel), path.Join(dst, rel))
+			return errStop
+		}
+		return nil
+	})
+	if bad != nil {
+		return bad
+	}
+	if err != nil && !errors.Is(err, errStop) {
+		return WriteError(err, from, src)
+	}
+	return nil
+}
+
+// walkNames calls fn with the path, relative to dir, of every entry below the folder dir
+// of z (links are not followed).
+func walkNames(z *Zone, dir string, fn func(rel string) error) error {
+	f, err := z.Fs.Open(dir)
+	if err != nil {
+		return err
+	}
+	entries, err := f.Readdir(-1)
+	_ = f.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := fn(e.Name()); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			err := walkNames(z, path.Join(dir, e.Name()), func(rel string) error { return fn(path.Join(e.Name(), rel)) })
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Reservation is what Reserve reserved (nil before): a change that makes folders counts
+// them with its mkdirAll, and a download of unknown size grows it as the bytes come.
+func (tx *Tx) Reservation() *Reservation { return tx.r }
+
+// Target is step i's path as it was when Begin took its lock.
+func (tx *Tx) Target(i int) Target { return tx.targets[i] }
+
+// Reserve checks the resulting file size against max_file_size_mb (size -1: no single
+// file) and reserves growth for z's owner (QUOTA_EXCEEDED when it does not fit); nothing
+// touches the disk before it succeeds. More calls reserve more.
+func (tx *Tx) Reserve(z *Zone, size int64, growth Amount) error {
+	if tx.r != nil {
+		if err := tx.s.CheckSize(size); err != nil {
+			return err
+		}
+		return tx.r.Grow(tx.ctx, Amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)})
+	}
+	r, err := tx.s.Reserve(tx.ctx, z, size, growth)
+	if err != nil {
+		return err
+	}
+	tx.r = r
+	return nil
+}
+
+// Apply runs fn, the change itself, and finishes the transaction: ownership records of the
+// files it creates are written first (a record without its file is ignored; a file without
+// a record would be open to every member), records of a moved entry move with it, fn runs
+// inside the versioning of the zone it changes (one commit in a versioned zone: Documents
+// or a group), and the reservation is settled with the Growth fn reports (also on error: a
+// delete that stopped half-way gives back what it freed). It returns the commit id ("" when
+// none).
+func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
+	s, ctx, c := tx.s, tx.ctx, tx.c
+	var created []int
+	for i, st := range tx.e.Steps {
+		if st.Op == OpWrite && !tx.targets[i].Exists {
+			created = append(created, i)
+		}
+	}
+	for _, i := range created {
+		st := tx.e.Steps[i]
+		if err := s.RecordGroupFiles(ctx, c, st.Zone, tx.e.Mode, st.Path); err != nil {
+			tx.dropCreated(created)
+			return "", err
+		}
+	}
+	var moves []func(moved bool)
+	var movedFrom []Step
+	for i, st := range tx.e.Steps {
+		if st.Op == OpMoveTo && i > 0 && tx.e.Steps[i-1].Op == OpMoveFrom && tx.e.Steps[i-1].Zone == st.Zone {
+			done, err := s.moveGroupRecords(ctx, st.Zone, tx.e.Steps[i-1].Path, st.Path)
+			if err != nil {
+				for _, d := range moves {
+					d(false)
+				}
+				tx.dropCreated(created)
+				return "", err
+			}
+			moves, movedFrom = append(moves, done), append(movedFrom, tx.e.Steps[i-1])
+		}
+	}
+	z, single := tx.changed()
+	mut := s.Mutate
+	if single {
+		mut = s.mutateFile
+	}
+	var ch Change
+	hash, err := mut(ctx, c, z, tx.e.Tool, tx.e.Message, func() (Change, error) {
+		var err error
+		ch, err = fn()
+		return ch, err
+	})
+	if tx.r != nil {
+		tx.r.Settle(ctx, ch.Growth)
+		tx.settled = true
+	}
+	for i, done := range moves {
+		done(!EntryExists(movedFrom[i].Zone, movedFrom[i].Path))
+	}
+	tx.dropCreated(created)
+	for _, st := range tx.e.Steps {
+		if st.Op == OpRemove && !EntryExists(st.Zone, st.Path) {
+			s.DropGroupRecords(ctx, st.Zone, st.Path)
+		}
+	}
+	return hash, err
+}
+
+// changed is the zone whose versioning the change runs in (the versioned one it changes,
+// else the first it changes) and whether it is the write of one known file (then other
+// writers of the zone's space go on beside it: mutateFile).
+func (tx *Tx) changed() (*Zone, bool) {
+	var z *Zone
+	n, write := 0, true
+	for i, st := range tx.e.Steps {
+		if st.Op == OpCopyFrom {
+			continue
+		}
+		n++
+		write = write && st.Op == OpWrite && !tx.targets[i].Symlink
+		if z == nil || st.Zone.Versioned && !z.Versioned {
+			z = st.Zone
+		}
+	}
+	return z, n == 1 && write
+}
+
+// dropCreated removes the ownership records of the created files that do not exist (the
+// write failed, or never happened).
+func (tx *Tx) dropCreated(created []int) {
+	for _, i := range created {
+		st := tx.e.Steps[i]
+		if !EntryExists(st.Zone, st.Path) {
+			tx.s.DropGroupRecords(tx.ctx, st.Zone, PhysicalRel(st.Zone, st.Path))
+		}
+	}
+}
+
+// Close ends the transaction: a reservation Apply did not settle is given back, and the
+// locks are released. Calling it again does nothing.
+func (tx *Tx) Close() {
+	if tx.closed {
+		return
+	}
+	tx.closed = true
+	if tx.r != nil && !tx.settled {
+		tx.r.Settle(tx.ctx, Amount{})
+	}
+	tx.unlock()
+}

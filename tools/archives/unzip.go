@@ -1,0 +1,294 @@
+package archives
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/archive"
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// UnzipInput is the input of shed_unzip.
+type UnzipInput struct {
+	core.ZoneArgs
+	Src       string `json:"src" required:"true" doc:"ZIP file, relative to src_zone"`
+	Dest      string `json:"dest,omitempty" doc:"Destination folder (default: the ZIP's folder)"`
+	SrcZone   string `json:"src_zone,omitempty" enum:"uploads,storage,documents,group" doc:"Default: zone"`
+	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
+}
+
+// listCap bounds the names an answer lists (the original's 50).
+const listCap = 50
+
+// Unzip extracts a ZIP archive (reference §5.19) from one of the caller's zones into
+// storage, documents or a group. Nothing is trusted: archive.Open refuses unsafe names and
+// bombs from the central directory, Extract checks the real bytes, and the whole archive
+// is written into a staging folder inside the zone that is moved into place only when
+// complete, so a failure leaves the zone and the quota as they were. One commit in
+// versioned zones.
+func (s *Tools) Unzip(ctx context.Context, c core.Caller, in UnzipInput) (core.Result, error) {
+	z, err := s.archiveZone(ctx, c, in.ZoneArgs, "unzip destination")
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	if in.Src == "" {
+		return core.Result{}, core.Errf(core.MissingParameter, "Source path is required").With("parameter", "src").
+			WithHint("Specify the ZIP file to extract: shed_archive(action='unzip', zone, src, dest)")
+	}
+	srcZone := in.SrcZone
+	if srcZone == "" {
+		srcZone = in.Zone
+	}
+	if _, ok := core.ZoneNames[strings.ToLower(strings.TrimSpace(srcZone))]; !ok {
+		return core.Result{}, core.Errf(core.ZoneForbidden, "Source zone '%s' not allowed", srcZone).With("src_zone", srcZone).
+			With("valid", core.ZoneList()).WithHint("src_zone is one of your zones: uploads, storage, documents or group (with group)")
+	}
+	o, err := s.OpenRead(ctx, c, core.ZoneArgs{Zone: srcZone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Src, notAFileDir)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer o.Close()
+	a, err := archive.Open(o.F, o.Info.Size(), s.archiveLimits(), unzipExclude(z))
+	if err != nil {
+		return core.Result{}, archiveError(err, o.Z, o.Rel, z)
+	}
+	destRel := path.Dir(o.Rel) // the ZIP's folder, re-created in the destination zone
+	if in.Dest != "" {
+		if destRel, err = z.Path(in.Dest, in.AllowZoneInPath); err != nil {
+			return core.Result{}, err
+		}
+	} else if destRel == "." {
+		destRel = ""
+	}
+	shownDest := destRel
+	if shownDest == "" {
+		shownDest = "."
+	}
+	replacing, err := checkUnzipDest(z, a, destRel, in.Overwrite)
+	if err != nil {
+		return core.Result{}, archiveError(err, o.Z, o.Rel, z)
+	}
+	message := fmt.Sprintf("Extracted %s to %s", o.Rel, shownDest)
+	if o.Z.Label != z.Label {
+		message = fmt.Sprintf("Extracted %s:%s to %s", o.Z.Name, o.Rel, shownDest)
+	}
+	// The folder gains the archive's entries; the files overwrite replaces are written.
+	steps := []core.Step{{Zone: z, Path: destRel, Shown: shownDest, Op: core.OpAdd}}
+	written := map[string]bool{}
+	for _, p := range replacing {
+		steps, written[p] = append(steps, core.Step{Zone: z, Path: p, Op: core.OpWrite}), true
+	}
+	for _, e := range a.Entries { // a new SQLite companion writes its database (sqlite_companions.go)
+		if p := path.Join(destRel, e.Path); e.Path != "" && e.Skip == "" && !e.Dir && !written[p] {
+			if _, ok := core.CompanionOf(p); ok {
+				steps, written[p] = append(steps, core.Step{Zone: z, Path: p, Op: core.OpWrite}), true
+			}
+		}
+	}
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Unzip", Message: message, Steps: steps})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	// The names: the archive's, and the staging folder while it exists.
+	if err := tx.Reserve(z, -1, core.Amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
+		return core.Result{}, err
+	}
+	var u unzipped
+	hash, err := tx.Apply(func() (core.Change, error) {
+		ch, err := s.unzipInto(ctx, c, z, tx.Reservation(), a, destRel, in.Overwrite, &u)
+		ch.Growth = u.delta()
+		return ch, err
+	})
+	if err != nil {
+		return core.Result{}, archiveError(err, o.Z, o.Rel, z)
+	}
+	return core.Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.Z, z)}, nil
+}
+
+// unzipped is what an extraction did.
+type unzipped struct {
+	stats    archive.Stats
+	moved    bool  // the staging folder's content reached the destination
+	replaced int64 // bytes of the existing files replaced (overwrite)
+	nReplace int
+	names    int64 // names the move added: staged, less folders merged and files replaced
+}
+
+// delta is the change of the zone's usage: nothing unless the content was moved in.
+func (u *unzipped) delta() core.Amount {
+	if !u.moved {
+		return core.Amount{}
+	}
+	return core.Amount{Bytes: u.stats.Bytes - u.replaced, Files: u.names}
+}
+
+// unzipInto extracts a into a staging folder and moves it into destRel; it runs in the
+// transaction's Apply (in versioned zones no other whole-tree change runs meanwhile).
+func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, r *core.Reservation, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (core.Change, error) {
+	staging := confine.TempName()
+	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
+		return core.Change{}, err
+	}
+	defer z.Fs.RemoveAll(staging) // empty after a successful move
+	dest := newStagingDest(z.Fs, staging)
+	var err error
+	u.stats, err = a.Extract(ctx, dest)
+	if werr := dest.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return core.Change{}, err
+	}
+	if err := r.MkdirAll(ctx, z.Fs, destRel); err != nil {
+		return core.Change{}, err
+	}
+	m := mover{z: z, overwrite: overwrite}
+	if err := m.move(staging, destRel); err != nil {
+		m.undo()
+		return core.Change{}, err
+	}
+	u.moved, u.replaced, u.nReplace = true, m.replaced, len(m.replacedPaths)
+	u.names = dest.names - m.merged - int64(len(m.replacedPaths))
+	m.sync()
+	var created []string
+	for i := range a.Entries {
+		if e := &a.Entries[i]; e.Path != "" && e.Skip == "" && !e.Dir {
+			created = append(created, path.Join(destRel, e.Path))
+		}
+	}
+	if err := s.RecordGroupFiles(ctx, c, z, "", created...); err != nil {
+		return core.Change{Paths: m.paths}, err
+	}
+	return core.Change{Paths: m.paths}, nil
+}
+
+// checkUnzipDest refuses a destination that is not a real folder of the zone (a symlink
+// on the way, a file) and entries that would land on something existing: a file without
+// overwrite (FILE_EXISTS), or anything that is not a plain file or folder of the same kind.
+// It returns the existing files that overwrite would replace.
+func checkUnzipDest(z *core.Zone, a *archive.Archive, destRel string, overwrite bool) ([]string, error) {
+	checked := map[string]bool{}
+	// dir checks that p, if it exists, is a real folder (not a symlink, not a file).
+	dir := func(p, shown string) error {
+		if p == "" || checked[p] {
+			return nil
+		}
+		checked[p] = true
+		fi, _, err := z.Fs.LstatIfPossible(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case errors.Is(err, syscall.ENOTDIR):
+			return core.ParentNotDir(z, shown)
+		case err != nil:
+			return core.WriteError(err, z, shown)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return core.Errf(core.PathEscape, "Destination %s is a symlink", shown).With("path", shown).With("zone", z.Label).
+				WithHint("Extract into a real folder: give another dest")
+		case !fi.IsDir():
+			return core.Errf(core.FileExists, "Destination %s is a file, the archive needs a folder there", shown).With("path", shown).
+				With("zone", z.Label).WithHint("Give another dest, or rename or delete the file first")
+		}
+		return nil
+	}
+	for p := destRel; p != "."; p = path.Dir(p) {
+		if err := dir(p, p); err != nil {
+			return nil, err
+		}
+	}
+	var exists, replacing []string
+	for i := range a.Entries {
+		e := &a.Entries[i]
+		if e.Path == "" || e.Skip != "" {
+			continue
+		}
+		parts := strings.Split(e.Path, "/")
+		for j := 1; j < len(parts); j++ {
+			p := strings.Join(parts[:j], "/")
+			if err := dir(path.Join(destRel, p), p); err != nil {
+				return nil, err
+			}
+		}
+		target := path.Join(destRel, e.Path)
+		if e.Dir {
+			if err := dir(target, e.Path); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fi, _, err := z.Fs.LstatIfPossible(target)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, core.WriteError(err, z, e.Path)
+		case !fi.Mode().IsRegular():
+			return nil, core.Errf(core.FileExists, "Destination %s exists and is not a regular file", e.Path).With("path", e.Path).
+				With("zone", z.Label).WithHint("overwrite replaces files only: delete or rename it first, or give another dest")
+		case overwrite:
+			replacing = append(replacing, target)
+		default:
+			exists = append(exists, e.Path)
+		}
+	}
+	if len(exists) > 0 {
+		return nil, core.Errf(core.FileExists, "%d file(s) of the archive already exist, e.g. %s", len(exists), exists[0]).
+			With("existing", exists[:min(len(exists), listCap)]).With("dest", destRel).
+			WithHint("Add overwrite=true to replace them, or give another dest (e.g. a new folder)")
+	}
+	return replacing, nil
+}
+
+// data is the answer of a successful extraction: the original's fields, plus what was
+// skipped and replaced.
+func (u *unzipped) data(a *archive.Archive, o *core.Opened, z *core.Zone, dest, hash string) map[string]any {
+	var files []string
+	var skipped []map[string]string
+	nSkipped := 0
+	for i := range a.Entries {
+		e := &a.Entries[i]
+		switch {
+		case e.Skip != "":
+			nSkipped++
+			if len(skipped) < listCap {
+				skipped = append(skipped, map[string]string{"entry": e.Name, "reason": e.Skip})
+			}
+		case len(files) < listCap:
+			files = append(files, e.Path)
+		}
+	}
+	count := u.stats.Files + u.stats.Dirs
+	d := map[string]any{"source": o.Rel, "source_zone": o.Z.Name, "destination": dest, "destination_zone": z.Name,
+		"files_count": count, "files": files, "truncated": count > len(files), "bytes": u.stats.Bytes,
+		"skipped": skipped, "skipped_count": nSkipped, "replaced_count": u.nReplace}
+	if skipped == nil {
+		d["skipped"] = []map[string]string{}
+	}
+	if hash != "" {
+		d["commit"] = hash
+	}
+	return d
+}
+
+// message is the one-line summary of a successful extraction.
+func (u *unzipped) message(a *archive.Archive, src, dst *core.Zone) string {
+	msg := fmt.Sprintf("Extracted %d files from %s to %s", u.stats.Files+u.stats.Dirs, src.Name, dst.Name)
+	skipped := 0
+	for i := range a.Entries {
+		if a.Entries[i].Skip != "" {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d entries skipped (see data.skipped)", skipped)
+	}
+	return msg
+}

@@ -1,0 +1,187 @@
+package archives
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/spf13/afero"
+
+	"github.com/fileshed/fileshed/core/archive"
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// ZipInput is the input of shed_zip.
+type ZipInput struct {
+	core.ZoneArgs
+	Src              string `json:"src" required:"true"`
+	Dest             string `json:"dest,omitempty" doc:"ZIP path (default: src + '.zip')"`
+	IncludeEmptyDirs bool   `json:"include_empty_dirs,omitempty"`
+}
+
+// Zip compresses a file or a folder of storage, documents or a group into a new ZIP file
+// of the same zone (reference §5.20). The archive is streamed through the one atomic write
+// path (quota reserved for its largest possible size, settled to the real one; a commit in
+// versioned zones). Symlinks are never followed nor stored, special files are skipped (both
+// listed in data.skipped), and the archive being written is never part of itself.
+func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Result, error) {
+	z, err := s.archiveZone(ctx, c, in.ZoneArgs, "zip")
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	if in.Src == "" {
+		return core.Result{}, core.Errf(core.MissingParameter, "Source path is required").With("parameter", "src").
+			WithHint("Specify the file or folder to compress: shed_archive(action='zip', zone, src, dest)")
+	}
+	rel, err := z.Path(in.Src, in.AllowZoneInPath)
+	if err != nil {
+		return core.Result{}, err
+	}
+	fi, _, err := z.Fs.LstatIfPossible(rel)
+	switch {
+	case err != nil:
+		return core.Result{}, core.PathNotFound(err, z, in.Src)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return core.Result{}, core.Errf(core.InvalidPath, "Source is a symlink: %s", in.Src).With("path", in.Src).With("zone", z.Label).
+			WithHint("shed_archive zip never follows symlinks: give the path of its target")
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return core.Result{}, core.Errf(core.NotAFile, "Source is not a regular file or folder: %s", in.Src).With("path", in.Src).
+			With("zone", z.Label).WithHint("Give a file or folder (see shed_tree)")
+	}
+	destRel, shownDest, err := zipDest(z, rel, in)
+	if err != nil {
+		return core.Result{}, err
+	}
+	fsys := afero.NewIOFS(z.Fs)
+	plan, err := archive.PlanDir(ctx, fsys, rel, in.IncludeEmptyDirs, func(p string) string {
+		switch {
+		case p == destRel:
+			return "the archive being written"
+		case confine.IsTempName(p):
+			return "a temporary file of a write in progress"
+		}
+		return ""
+	})
+	if err != nil {
+		return core.Result{}, core.WriteError(err, z, in.Src)
+	}
+	tx, t, err := s.BeginWrite(ctx, c, z, destRel, shownDest, core.Edit{Tool: "Zip", Message: "Created ZIP: " + destRel})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	if t.Exists || t.Symlink {
+		return core.Result{}, core.Errf(core.FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
+			WithHint("Choose another dest, or delete the existing file first with shed_delete")
+	}
+	hash, size, err := writeZip(ctx, tx, z, t, fsys, plan)
+	if err != nil {
+		return core.Result{}, err
+	}
+	return core.Result{Data: zipData(in.Src, destRel, plan, size, hash), Message: zipMessage(plan)}, nil
+}
+
+// zipDest is the archive's path: dest with ".zip" added when missing, or the source's path
+// plus ".zip" (the zone's name plus ".zip" for the whole zone).
+func zipDest(z *core.Zone, rel string, in ZipInput) (string, string, error) {
+	if in.Dest == "" {
+		if rel == "" {
+			return z.Label + ".zip", z.Label + ".zip", nil
+		}
+		return rel + ".zip", rel + ".zip", nil
+	}
+	d, err := z.Path(in.Dest, in.AllowZoneInPath)
+	if err != nil {
+		return "", "", err
+	}
+	if d == "" {
+		return "", "", core.Errf(core.NotAFile, "dest is the zone root, not a file").With("dest", in.Dest).
+			WithHint("Give a file name for the archive, e.g. 'backup.zip'")
+	}
+	if !strings.HasSuffix(strings.ToLower(d), ".zip") {
+		d += ".zip"
+	}
+	return d, d, nil
+}
+
+// writeZip streams the archive of plan into t, the file of tx in z, through writeFile. The
+// reservation is the archive's largest possible size; a producer exceeding it (files grown
+// meanwhile) fails the write rather than overshoot the quota.
+func writeZip(ctx context.Context, tx *core.Tx, z *core.Zone, t core.Target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
+	limit := plan.MaxSize()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := archive.Create(ctx, &capWriter{w: pw, left: limit}, fsys, plan)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	hash, err := tx.WriteFile(core.Write{Size: limit, Body: pr})
+	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
+	// A producer's failure reaches writeFile through the pipe (and is its error); only the
+	// cap deserves its own code.
+	if perr := <-done; errors.Is(perr, errTooBig) {
+		return "", 0, core.Errf(core.FileTooLarge, "The source grew while it was compressed").With("path", t.Shown).
+			WithHint("Call again once the files stop changing")
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	fi, err := z.Fs.Stat(t.Rel)
+	if err != nil {
+		return hash, 0, core.WriteError(err, z, t.Shown)
+	}
+	return hash, fi.Size(), nil
+}
+
+// errTooBig is capWriter's refusal.
+var errTooBig = errors.New("archive larger than planned")
+
+// capWriter passes at most left bytes to w.
+type capWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.left {
+		return 0, errTooBig
+	}
+	c.left -= int64(len(p))
+	return c.w.Write(p)
+}
+
+// zipData is the answer of shed_zip: the original's fields, plus what was skipped.
+func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[string]any {
+	skipped := plan.Skipped[:min(len(plan.Skipped), listCap)]
+	if skipped == nil {
+		skipped = []archive.Skipped{}
+	}
+	d := map[string]any{"source": src, "zip_path": dest, "files_count": len(plan.Files), "size_bytes": size,
+		"size_human": core.HumanSize(size), "skipped": skipped, "skipped_count": len(plan.Skipped)}
+	if n := len(plan.EmptyDirs); n > 0 {
+		d["empty_dirs_count"] = n
+	}
+	if hash != "" {
+		d["commit"] = hash
+	}
+	return d
+}
+
+// zipMessage is the original's message, with the skipped count.
+func zipMessage(plan *archive.Plan) string {
+	msg := fmt.Sprintf("Created ZIP with %d files", len(plan.Files))
+	if n := len(plan.EmptyDirs); n > 0 {
+		msg += fmt.Sprintf(" and %d empty directories", n)
+	}
+	if n := len(plan.Skipped); n > 0 {
+		msg += fmt.Sprintf("; %d skipped (symlinks, special files: see data.skipped)", n)
+	}
+	return msg
+}

@@ -1,0 +1,17 @@
+// Package commands is a tool family over the kernel (core): the command tools: shed_exec (and the runner of shed_lockedit exec), shed_allowed_commands. Every change of a zone
+// goes through the kernel's write transaction (core.Tx).
+//
+// It imports the kernel, core's leaves and no sibling; the kernel never imports it.
+package commands
+
+import (
+	"github.com/fileshed/fileshed/core"
+)
+
+// Tools are this family's tools, over the kernel.
+type Tools struct {
+	*core.Service
+}
+
+// New returns the family's tools over the kernel k.
+func New(k *core.Service) *Tools { return &Tools{Service: k} }

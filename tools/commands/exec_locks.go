@@ -1,0 +1,191 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// Commands and locked edits (reference §2.7): a file that another conversation holds in a
+// locked edit is left unchanged by every command. A command whose operand names it is
+// refused up front (FILE_LOCKED, like the file tools); a command that may reach it
+// otherwise (`rm -r .`, `find -delete`, a glob-free tar) runs, and each such file is
+// compared afterwards with a copy taken before and put back when the command changed,
+// replaced or removed it; data.reverted lists them.
+
+// guardPrefix names the folders of the copies, beside the zone's data.
+const guardPrefix = ".exec-guard-"
+
+// lockGuard protects the files of a zone locked by other conversations during one command.
+type lockGuard struct {
+	z *core.Zone
+	// dir holds the copies, beside the zone's data (outside every command's reach).
+	dir    string
+	copies map[string]string // zone-relative path -> copy
+	// beside notes the single-file writes beside the command (core/beside.go): a locked
+	// file its holder wrote meanwhile is theirs, not the command's (when the command changed
+	// it again, the copy from before the command is what is put back).
+	beside *core.BesideRun
+}
+
+// othersLocks are the unexpired locks of zone z not held by c, by path.
+func (s *Tools) othersLocks(ctx context.Context, c core.Caller, z *core.Zone) (map[string]store.Lock, error) {
+	all, err := s.DB().AllLocks(ctx)
+	if err != nil {
+		return nil, core.LockErr(".", err)
+	}
+	key, m := core.ZoneKey(z), map[string]store.Lock{}
+	for _, l := range all {
+		if l.ZoneKey == key && !core.HeldBy(l, c) && time.Since(l.Since) <= s.LockMaxAge() {
+			m[l.Path] = l
+		}
+	}
+	return m, nil
+}
+
+// guardLocks refuses a command whose operands name a file locked by another conversation,
+// and copies every other such file of the zone (nil when there is none).
+func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, operands []string) (*lockGuard, error) {
+	if z.ReadOnly {
+		return nil, nil
+	}
+	// Copies left by a crash: the owner's writing commands run one at a time, so no other
+	// guard of this zone is in use now.
+	if old, _ := filepath.Glob(filepath.Join(z.Space, guardPrefix+"*")); len(old) > 0 {
+		for _, d := range old {
+			_ = os.RemoveAll(d)
+		}
+	}
+	locks, err := s.othersLocks(ctx, c, z)
+	if err != nil || len(locks) == 0 {
+		return nil, err
+	}
+	for _, op := range operands {
+		if l, ok := locks[op]; ok {
+			return nil, s.FileLocked(z, op, l).
+				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", op)
+		}
+	}
+	g := &lockGuard{z: z, dir: filepath.Join(z.Space, guardPrefix+rand.Text()), copies: map[string]string{}}
+	if err := os.Mkdir(g.dir, 0o700); err != nil {
+		return nil, core.Errf(core.InternalError, "Cannot protect the locked files").Because(err)
+	}
+	for _, p := range slices.Sorted(maps.Keys(locks)) {
+		cp := filepath.Join(g.dir, rand.Text())
+		if err := copyOut(z, p, cp); errors.Is(err, fs.ErrNotExist) {
+			continue // no file yet: nothing to protect
+		} else if err != nil {
+			g.close()
+			return nil, core.Errf(core.InternalError, "Cannot protect the locked file %s", p).With("path", p).Because(err)
+		}
+		g.copies[p] = cp
+	}
+	return g, nil
+}
+
+// copyOut copies the regular file p of z to the host path dst.
+func copyOut(z *core.Zone, p, dst string) error {
+	fi, _, err := z.Fs.LstatIfPossible(p)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fs.ErrNotExist // a folder or a link: the lock protects no content here
+	}
+	src, err := z.Fs.Open(p)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// restore puts back every protected file the command changed and returns their paths.
+func (g *lockGuard) restore() []string {
+	if g == nil {
+		return nil
+	}
+	var reverted []string
+	for _, p := range slices.Sorted(maps.Keys(g.copies)) {
+		cp := g.copies[p]
+		if sameContent(g.z, p, cp) || g.beside.LeftAsWritten(g.z, p) {
+			continue
+		}
+		if fi, _, err := g.z.Fs.LstatIfPossible(p); err == nil && fi.IsDir() {
+			_ = g.z.Fs.RemoveAll(p)
+		}
+		if dir := filepath.Dir(p); dir != "." {
+			_ = g.z.Fs.MkdirAll(dir, 0o700)
+		}
+		f, err := os.Open(cp)
+		if err != nil {
+			continue
+		}
+		_, err = g.z.Fs.WriteAtomic(p, f, 0o600)
+		f.Close()
+		if err == nil {
+			reverted = append(reverted, p)
+		}
+	}
+	return reverted
+}
+
+// sameContent reports whether the zone's file p is a regular file holding the bytes of cp.
+func sameContent(z *core.Zone, p, cp string) bool {
+	fi, _, err := z.Fs.LstatIfPossible(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	ci, err := os.Stat(cp)
+	if err != nil || ci.Size() != fi.Size() {
+		return false
+	}
+	a, err := z.Fs.Open(p)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	b, err := os.Open(cp)
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(a, ba)
+		nb, eb := io.ReadFull(b, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF)
+		}
+	}
+}
+
+// close removes the copies.
+func (g *lockGuard) close() {
+	if g != nil {
+		_ = os.RemoveAll(g.dir)
+	}
+}

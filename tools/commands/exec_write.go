@@ -1,0 +1,205 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/lock"
+	"github.com/fileshed/fileshed/core/vcs"
+)
+
+// errOverQuota ends the steps after a command that went over the quota: nothing is
+// committed; Exec answers QUOTA_EXCEEDED after the rollback.
+var errOverQuota = errors.New("command over quota")
+
+// execWrite runs p, a command that may write in zone z, and settles what it did; the caller
+// holds the owner's exec lock, guard (the files other conversations hold locked) and q (the
+// usage measure). Before the run the zone is measured (exec_quota.go) and, in group zones,
+// its protected files are noted (groups_guard.go). After it, the guards put back what the
+// command may not change, the zone is measured again, a command over the quota is rolled
+// back (exec_rollback.go), the usage is settled, and in versioned zones the changes are
+// committed with the caller as author.
+//
+// In a versioned zone the command holds the space's turn from its first measure to its
+// commit, so no whole-tree operation (rename, delete, restore...) runs meanwhile, but the
+// zone's gate (exclusively) and the repository lock only before its run and after it: other
+// callers' writes of single files go on while it runs, each noted for it (core/beside.go).
+// Why: a group member's command held both for its whole run, up to exec_timeout_max, and
+// every other member's writes waited behind it (issue 24).
+func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, p *execPlan, guard *lockGuard, q *execQuota) (core.Result, error) {
+	sp, err := s.holdSpace(ctx, z)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer sp.release()
+	var owned *execGuard
+	err = sp.locked(ctx, func(*vcs.Locked) error {
+		if err := q.measureBefore(); err != nil {
+			return err
+		}
+		var err error
+		if owned, err = s.guardExec(ctx, c, z); err != nil { // group zones: ownership kept
+			return err
+		}
+		run := sp.start()
+		q.beside = run
+		if guard != nil {
+			guard.beside = run
+		}
+		if owned != nil {
+			owned.beside = run
+		}
+		return nil
+	})
+	if err != nil {
+		return core.Result{}, err
+	}
+	runCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	w := q.watch(kill)
+	data, runErr := s.run(runCtx, z, z.Fs, p)
+	w.halt()
+	var rb *rolledBack
+	var peak core.Amount
+	// The command ran: its settlement and commit happen whatever became of the call.
+	err = sp.locked(context.WithoutCancel(ctx), func(l *vcs.Locked) error {
+		defer sp.stop()
+		if data == nil {
+			return runErr // refused or not started: nothing changed
+		}
+		for _, step := range s.afterCommand(guard) {
+			step(data)
+		}
+		after, err := core.TakeSnapshot(z.Fs.Dir())
+		if err == nil && core.SweepProtected(z, q.before, after, data) {
+			after, err = core.TakeSnapshot(z.Fs.Dir())
+		}
+		if err != nil {
+			return core.Errf(core.InternalError, "Cannot measure the %s zone", z.Name).Because(err)
+		}
+		if err := q.measureAfter(); err != nil {
+			return err
+		}
+		if peak = w.peakWith(after); w.killed.Load() || q.over(after) {
+			undone, restore := q.undo(after)
+			if l != nil {
+				restoreVersions(l, z, restore, &undone)
+			}
+			if again, err := core.TakeSnapshot(z.Fs.Dir()); err == nil {
+				q.settle(again)
+			}
+			rb = &undone
+			return errOverQuota
+		}
+		q.settle(after)
+		if l == nil {
+			return nil // no repository: nothing to commit
+		}
+		ch := owned.change(core.Change{All: true}, data)
+		if restore := ch.BeforeCommit; restore != nil {
+			// The ownership guard puts protected files back after the measure: count them.
+			ch.BeforeCommit = func(l *vcs.Locked) error {
+				n := len(core.Reverted(data))
+				err := restore(l)
+				if len(core.Reverted(data)) > n { // only then did the disk change after the measure
+					if again, e := core.TakeSnapshot(z.Fs.Dir()); e == nil {
+						q.adjust(after, again)
+					}
+				}
+				return err
+			}
+		}
+		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
+		return err
+	})
+	if rb != nil {
+		return core.Result{}, q.overQuota(in.Cmd, peak, *rb)
+	}
+	if err != nil {
+		return core.Result{}, err
+	}
+	return execResult(data, runErr)
+}
+
+// execSpace is what a writing command holds of a versioned zone's repository: its turn
+// from the first measure to the commit (nil outside versioned zones).
+type execSpace struct {
+	s       *Tools
+	r       *core.OpenRepo
+	z       *core.Zone
+	turn    func()
+	running bool
+}
+
+// holdSpace opens z's repository and takes its turn, waiting for whole-tree operations in
+// flight (nil, nil outside versioned zones).
+func (s *Tools) holdSpace(ctx context.Context, z *core.Zone) (*execSpace, error) {
+	if !z.Versioned {
+		return nil, nil
+	}
+	r, err := s.Repo(z)
+	if err != nil {
+		return nil, err
+	}
+	turn, err := s.Hold(ctx, core.SpaceKey(core.KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
+	if err != nil {
+		r.Release()
+		return nil, err
+	}
+	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
+}
+
+// locked runs fn with the zone's gate held exclusively and the repository lock (l nil
+// outside versioned zones): no write of the zone is between its change and its commit.
+func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) error {
+	if sp == nil {
+		return fn(nil)
+	}
+	gate, err := sp.s.Hold(ctx, core.SpaceKey(core.KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
+	if err != nil {
+		return err
+	}
+	defer gate()
+	l, unlock, err := sp.s.LockRepo(ctx, sp.r, sp.z)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn(l)
+}
+
+// start (under locked) opens the command's note: from now on single-file writes of the
+// zone are noted in it.
+func (sp *execSpace) start() *core.BesideRun {
+	if sp == nil {
+		return nil
+	}
+	sp.r.Run, sp.running = &core.BesideRun{Writes: map[string]core.BesideWrite{}}, true
+	return sp.r.Run
+}
+
+// stop (under locked) closes the note.
+func (sp *execSpace) stop() {
+	if sp != nil {
+		sp.r.Run, sp.running = nil, false
+	}
+}
+
+// release gives the turn and the repository back; a note left open (a panic during the
+// run) is closed first, under the gate.
+func (sp *execSpace) release() {
+	if sp == nil {
+		return
+	}
+	if sp.running {
+		if gate, err := sp.s.Hold(context.Background(), core.SpaceKey(core.KindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
+			sp.stop()
+			gate()
+		}
+	}
+	sp.turn()
+	sp.r.Release()
+}

@@ -1,0 +1,17 @@
+// Package encryption is a tool family over the kernel (core): encryption at rest, the tools: shed_encryption setup, status, migrate, disable. Every change of a zone
+// goes through the kernel's write transaction (core.Tx).
+//
+// It imports the kernel, core's leaves and no sibling; the kernel never imports it.
+package encryption
+
+import (
+	"github.com/fileshed/fileshed/core"
+)
+
+// Tools are this family's tools, over the kernel.
+type Tools struct {
+	*core.Service
+}
+
+// New returns the family's tools over the kernel k.
+func New(k *core.Service) *Tools { return &Tools{Service: k} }

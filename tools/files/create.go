@@ -1,0 +1,35 @@
+package files
+
+import (
+	"context"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// CreateFileInput is the input of shed_create_file.
+type CreateFileInput struct {
+	core.ZoneArgs
+	Path          string `json:"path" required:"true"`
+	Content       string `json:"content,omitempty" doc:"Whole content, written as sent"`
+	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"For file_type=bytes"`
+	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+}
+
+// CreateFile creates or replaces a whole file (reference §5.2): shed_patch_text or
+// shed_patch_bytes with overwrite=true.
+func (s *Tools) CreateFile(ctx context.Context, c core.Caller, in CreateFileInput) (core.Result, error) {
+	switch strings.ToLower(strings.TrimSpace(in.FileType)) {
+	case "", "text":
+		return s.PatchText(ctx, c, PatchTextInput{ZoneArgs: in.ZoneArgs, Path: in.Path, Content: in.Content,
+			Position: "end", Overwrite: true, Safe: true, Message: in.Message, Mode: in.Mode})
+	case "bytes":
+		return s.PatchBytes(ctx, c, PatchBytesInput{ZoneArgs: in.ZoneArgs, Path: in.Path, Content: in.Content,
+			ContentFormat: in.ContentFormat, Position: "end", Offset: -1, Length: -1, Overwrite: true, Safe: true,
+			Message: in.Message, Mode: in.Mode})
+	}
+	return core.Result{}, core.Errf(core.InvalidParameter, "file_type must be 'text' or 'bytes', got: %q", in.FileType).
+		With("file_type", in.FileType).WithHint("Use file_type='text' for text files or file_type='bytes' for binary")
+}

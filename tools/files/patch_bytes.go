@@ -1,0 +1,188 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// PatchBytesInput is the input of shed_patch_bytes.
+type PatchBytesInput struct {
+	core.ZoneArgs
+	Path          string `json:"path" required:"true"`
+	Content       string `json:"content" required:"true" empty:"value" doc:"Bytes in content_format"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw"`
+	Position      string `json:"position,omitempty" default:"end" enum:"start,end,at,replace"`
+	Offset        int64  `json:"offset,omitempty" minimum:"0" absent:"-1" doc:"Byte offset (at, replace)"`
+	Length        int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Bytes replaced (replace)"`
+	Overwrite     bool   `json:"overwrite,omitempty"`
+	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+}
+
+// PatchBytes edits a binary file (reference §5.4): append, prepend, insert at an offset,
+// replace a byte range, or overwrite. The old content is streamed around the new bytes
+// (never loaded whole), the write is atomic and the quota is reserved before it.
+func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInput) (core.Result, error) {
+	format := strings.ToLower(strings.TrimSpace(in.ContentFormat))
+	if format == "" {
+		format = "hex"
+	}
+	content, err := decodeContent(in.Content, format)
+	if err != nil {
+		return core.Result{}, err
+	}
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	position, err := bytePosition(in)
+	if err != nil {
+		return core.Result{}, err
+	}
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
+	}
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	if !t.Exists && position != "start" && position != "end" {
+		return core.Result{}, core.NeedsFile(z, in.Path, position, "create it with position='end'")
+	}
+	if (position == "at" || position == "replace") && in.Offset > t.Size {
+		return core.Result{}, core.Errf(core.InvalidParameter, "Offset %d beyond file size (%d)", in.Offset, t.Size).
+			With("offset", in.Offset).With("file_size", t.Size).WithHint("Use an offset between 0 and %d", t.Size)
+	}
+	var w core.Write
+	n := int64(len(content))
+	affected := n
+	switch {
+	case in.Overwrite || !t.Exists:
+		w.Size, w.Body = n, bytes.NewReader(content)
+	default:
+		off, removed := t.Size, int64(0) // end
+		switch position {
+		case "start":
+			off = 0
+		case "at":
+			off = in.Offset
+		case "replace":
+			off, removed = in.Offset, min(in.Length, t.Size-in.Offset)
+			affected = removed
+		}
+		w.Size = t.Size + n - removed
+		if err := s.CheckSize(w.Size); err != nil {
+			return core.Result{}, err // the size check, before reading anything
+		}
+		f, err := core.OpenOld(z, t)
+		if err != nil {
+			return core.Result{}, err
+		}
+		defer f.Close()
+		w.Body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
+			io.NewSectionReader(f, off+removed, t.Size-off-removed))
+	}
+	hash, err := tx.WriteFile(w)
+	if err != nil {
+		return core.Result{}, err
+	}
+	verb := "patched"
+	switch {
+	case !t.Exists:
+		verb = "created"
+	case in.Overwrite:
+		verb = "overwritten"
+	}
+	shownPos := position
+	if in.Overwrite {
+		shownPos = "overwrite"
+	}
+	data := map[string]any{"path": rel, "zone": in.Zone, "position": shownPos, "bytes_written": n,
+		"bytes_affected": affected, "created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe, "content_format": format}
+	if in.Offset >= 0 && !in.Overwrite {
+		data["offset"] = in.Offset
+	}
+	addWriteFields(data, z, hash)
+	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d bytes written", verb, n)}, nil
+}
+
+// bytePosition validates position, offset and length (reference §5.4 steps 5-6).
+func bytePosition(in PatchBytesInput) (string, error) {
+	if in.Offset < -1 {
+		return "", core.Errf(core.InvalidParameter, "Offset must be >= 0").With("offset", in.Offset).
+			WithHint("Use offset=0 for the start of the file, offset=100 for byte 100, etc.")
+	}
+	if in.Length < -1 {
+		return "", core.Errf(core.InvalidParameter, "Length must be >= 0").With("length", in.Length).
+			WithHint("Use length=10 to replace 10 bytes")
+	}
+	p := strings.ToLower(strings.TrimSpace(in.Position))
+	if p == "" {
+		p = "end"
+	}
+	if in.Overwrite {
+		return p, nil
+	}
+	switch p {
+	case "start", "end":
+	case "at", "replace":
+		if in.Offset < 0 {
+			return "", core.Errf(core.MissingParameter, "Position '%s' requires 'offset'", p).With("position", p).
+				WithHint("Add offset=N (0 is the first byte)")
+		}
+		if p == "replace" && in.Length < 0 {
+			return "", core.Errf(core.MissingParameter, "Position 'replace' requires 'length'").With("position", p).
+				WithHint("Add length=N: the number of bytes replaced at offset")
+		}
+	default:
+		err := core.Errf(core.InvalidParameter, "Invalid position: %s. Valid: start, end, at, replace", in.Position).
+			With("position", in.Position).With("valid", []string{"start", "end", "at", "replace"})
+		if p == "overwrite" {
+			err.WithHint("To overwrite the entire file, use overwrite=true instead")
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+// decodeContent decodes content given as hex (whitespace ignored), base64 (standard
+// alphabet, padding optional, whitespace ignored) or raw UTF-8 text.
+func decodeContent(content, format string) ([]byte, error) {
+	switch format {
+	case "raw":
+		return []byte(content), nil
+	case "hex", "base64":
+	default:
+		return nil, core.Errf(core.InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
+			With("valid", []string{"hex", "base64", "raw"}).WithHint("Use content_format='hex', 'base64' or 'raw'")
+	}
+	compact := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, content)
+	var b []byte
+	var err error
+	if format == "hex" {
+		b, err = hex.DecodeString(compact)
+	} else {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(compact, "="))
+	}
+	if err != nil {
+		return nil, core.Errf(core.InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
+			WithHint("Content must be valid %s", format)
+	}
+	return b, nil
+}

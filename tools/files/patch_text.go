@@ -1,0 +1,234 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+// PatchTextInput is the input of shed_patch_text.
+type PatchTextInput struct {
+	core.ZoneArgs
+	Path       string `json:"path" required:"true"`
+	Content    string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
+	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
+	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
+	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
+	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
+	RegexFlags string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
+	MatchAll   bool   `json:"match_all,omitempty"`
+	Overwrite  bool   `json:"overwrite,omitempty"`
+	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode       string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+}
+
+// textPositions are the positions of shed_patch_text.
+var textPositions = map[string]bool{"start": true, "end": true, "before": true, "after": true, "replace": true}
+
+// PatchText edits a text file (reference §5.3): append, prepend, insert before/after a line
+// or the lines matching a pattern, replace lines or regex matches, or overwrite. CRLF files
+// stay CRLF; the write is atomic and the quota is reserved before it.
+func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput) (core.Result, error) {
+	z, rel, err := s.ZonePath(ctx, c, in.ZoneArgs, in.Path, true)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	if err := checkText(in.Content); err != nil {
+		return core.Result{}, err
+	}
+	e, err := textEditOf(in)
+	if err != nil {
+		return core.Result{}, err
+	}
+	position := e.position
+	if in.Overwrite {
+		position = "end" // overwriting creates the file like an append does
+	}
+	message := in.Message
+	if message == "" {
+		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
+	}
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	if !t.Exists && position != "start" && position != "end" {
+		return core.Result{}, core.NeedsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
+	}
+	var w core.Write
+	affected, matches := 1, 0
+	switch {
+	case in.Overwrite:
+		w.Size, w.Body = int64(len(in.Content)), strings.NewReader(in.Content)
+		affected = countLines(in.Content)
+	case e.position == "start" || e.position == "end":
+		content := in.Content
+		if t.Exists {
+			if err := s.CheckSize(t.Size + int64(len(content))); err != nil {
+				return core.Result{}, err // the size check, before reading anything
+			}
+			f, err := core.OpenOld(z, t)
+			if err != nil {
+				return core.Result{}, err
+			}
+			defer f.Close()
+			head := make([]byte, min(t.Size, 64<<10))
+			if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
+				return core.Result{}, core.WriteError(err, z, in.Path)
+			}
+			content = withEOL(content, eolOf(head))
+			old := io.LimitReader(f, t.Size)
+			if e.position == "end" {
+				w.Body = io.MultiReader(old, strings.NewReader(content))
+			} else {
+				w.Body = io.MultiReader(strings.NewReader(content), old)
+			}
+			w.Size = t.Size + int64(len(content))
+		} else {
+			w.Size, w.Body = int64(len(content)), strings.NewReader(content)
+		}
+		affected = max(countLines(content), 1)
+	default:
+		text, err := s.readText(ctx, z, t)
+		if err != nil {
+			return core.Result{}, err
+		}
+		eol := eolOf([]byte(text))
+		out, a, m, err := e.apply(text, withEOL(in.Content, eol), eol)
+		if err != nil {
+			return core.Result{}, err
+		}
+		affected, matches = a, m
+		w.Size, w.Body = int64(len(out)), strings.NewReader(out)
+	}
+	hash, err := tx.WriteFile(w)
+	if err != nil {
+		return core.Result{}, err
+	}
+	position, verb := e.position, e.position
+	switch {
+	case in.Overwrite:
+		position, verb = "overwrite", "overwritten"
+		if !t.Exists {
+			verb = "created"
+		}
+	case !t.Exists:
+		verb = "created"
+	}
+	data := map[string]any{"path": rel, "zone": in.Zone, "position": position, "lines_affected": affected,
+		"created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe}
+	if matches > 0 {
+		data["pattern_matches"] = matches
+	}
+	addWriteFields(data, z, hash)
+	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
+}
+
+// addWriteFields adds the group id and the commit id (versioned zones) to a write's data.
+func addWriteFields(data map[string]any, z *core.Zone, hash string) {
+	if z.Kind == core.GroupZone {
+		data["group"] = z.GroupID
+	}
+	if hash != "" {
+		data["commit"] = hash
+	}
+}
+
+// checkText refuses content that cannot be a text file: NUL bytes, invalid UTF-8.
+func checkText(content string) error {
+	if i := strings.IndexByte(content, 0); i >= 0 {
+		return core.Errf(core.InvalidParameter, "Content contains a NUL byte (at byte %d)", i).With("offset", i).
+			WithHint("Text content cannot contain NUL: write binary data with shed_patch_bytes (hex or base64)")
+	}
+	if !utf8.ValidString(content) {
+		return core.Errf(core.InvalidParameter, "Content is not valid UTF-8").
+			WithHint("Send UTF-8 text, or write binary data with shed_patch_bytes (hex or base64)")
+	}
+	return nil
+}
+
+// textEditOf validates position, line, end_line and pattern (skipped with overwrite, as
+// the original does).
+func textEditOf(in PatchTextInput) (textEdit, error) {
+	e := textEdit{position: strings.ToLower(strings.TrimSpace(in.Position)), line: in.Line, endLine: in.EndLine,
+		matchAll: in.MatchAll, pattern: in.Pattern}
+	if e.position == "" {
+		e.position = "end"
+	}
+	if in.Overwrite {
+		e.position = "end"
+		return e, nil
+	}
+	if !textPositions[e.position] {
+		err := core.Errf(core.InvalidParameter, "Invalid position: %s. Valid: start, end, before, after, replace", in.Position).
+			With("position", in.Position).With("valid", []string{"start", "end", "before", "after", "replace"})
+		switch e.position {
+		case "overwrite":
+			err.WithHint("To overwrite the entire file, use overwrite=true instead")
+		case "at":
+			err.WithHint("'at' is for shed_patch_bytes (binary). For text, use 'before' or 'after' with line=N")
+		}
+		return e, err
+	}
+	if in.Line < 0 {
+		return e, core.Errf(core.InvalidParameter, "Line must be >= 1 (first line is 1, not 0)").With("line", in.Line).
+			WithHint("Use line=1 for the first line, line=2 for the second, etc.")
+	}
+	if in.EndLine < 0 {
+		return e, core.Errf(core.InvalidParameter, "end_line must be >= 1 (first line is 1, not 0)").With("end_line", in.EndLine).
+			WithHint("Use end_line=5 to replace lines up to line 5")
+	}
+	needs := e.position == "before" || e.position == "after" || e.position == "replace"
+	if needs && in.Line == 0 && in.Pattern == "" {
+		return e, core.Errf(core.MissingParameter, "Position '%s' requires 'line' or 'pattern'", e.position).With("position", e.position).
+			WithHint("Add line=N (1-based) or pattern='regex'")
+	}
+	if in.EndLine > 0 && e.position != "replace" {
+		return e, core.Errf(core.InvalidParameter, "end_line only valid with position='replace'").With("end_line", in.EndLine).
+			WithHint("Use position='replace' with line and end_line to replace a range")
+	}
+	if in.EndLine > 0 && in.EndLine < in.Line {
+		return e, core.Errf(core.InvalidParameter, "end_line must be >= line").With("line", in.Line).With("end_line", in.EndLine).
+			WithHint("Use end_line >= line, e.g. line=3, end_line=5")
+	}
+	if in.EndLine > 0 && in.Line == 0 {
+		return e, core.Errf(core.MissingParameter, "end_line requires line").With("end_line", in.EndLine).
+			WithHint("Add line=N: lines line..end_line are replaced")
+	}
+	if in.Pattern != "" && needs && in.Line == 0 {
+		re, err := compilePattern(in.Pattern, in.RegexFlags)
+		if err != nil {
+			return e, err
+		}
+		e.re = re
+	}
+	return e, nil
+}
+
+// readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
+func (s *Tools) readText(ctx context.Context, z *core.Zone, t core.Target) (string, error) {
+	if err := s.CheckSize(t.Size); err != nil {
+		return "", err // a file over max_file_size_mb is not loaded for editing
+	}
+	f, err := core.OpenOld(z, t)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, t.Size))
+	if err != nil {
+		return "", core.WriteError(err, z, t.Shown)
+	}
+	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
+		return "", core.Errf(core.InvalidFormat, "File is not UTF-8 text: %s", t.Shown).With("path", t.Shown).
+			WithHint("Edit binary files with shed_patch_bytes (see shed_hexdump); text edits would corrupt them")
+	}
+	return string(b), nil
+}

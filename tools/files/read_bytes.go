@@ -1,0 +1,93 @@
+package files
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/confine"
+)
+
+// ReadBytesInput is the input of shed_read_bytes.
+type ReadBytesInput struct {
+	core.ZoneArgs
+	Path         string `json:"path" required:"true"`
+	OutputFormat string `json:"output_format,omitempty" default:"hex" enum:"hex,base64"`
+	Offset       int64  `json:"offset,omitempty" default:"0" minimum:"0"`
+	Length       int64  `json:"length,omitempty" minimum:"0" absent:"-1" doc:"Omit = to the end"`
+}
+
+// ReadBytes answers shed_read_bytes (reference §5.6): a contiguous byte range, hex or base64.
+// Unlike the original (no cap: a whole file went into the model's context), the encoded
+// content is capped at max_output_default characters; a capped answer says truncated and
+// gives next_offset to continue. The cap is not head+tail: a byte range must stay contiguous
+// to be decoded or patched back. Only the requested range is read.
+func (s *Tools) ReadBytes(ctx context.Context, c core.Caller, in ReadBytesInput) (core.Result, error) {
+	format := strings.ToLower(strings.TrimSpace(in.OutputFormat))
+	if format != "hex" && format != "base64" {
+		return core.Result{}, core.Errf(core.InvalidParameter, "Invalid output_format: %s. Valid: hex, base64", in.OutputFormat).
+			With("output_format", in.OutputFormat).WithHint("Use output_format='hex' or output_format='base64'")
+	}
+	if in.Offset < 0 {
+		return core.Result{}, core.Errf(core.InvalidParameter, "Offset must be >= 0").With("offset", in.Offset).
+			WithHint("offset counts from the start of the file; for the last N bytes use offset = total_size - N (size from shed_file_type)")
+	}
+	o, err := s.OpenRead(ctx, c, in.ZoneArgs, in.Path, core.ReadDirError)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer o.Close()
+	z, rel, f, info := o.Z, o.Rel, o.F, o.Info
+
+	size := info.Size()
+	limit := bytesCap(format, s.Config().MaxOutputDefault)
+	want := int64(0)
+	if in.Offset < size {
+		want = size - in.Offset
+		if in.Length >= 0 { // -1: not given (a negative length sent is refused by the decoder)
+			want = min(want, in.Length)
+		}
+	}
+	truncated := want > limit
+	want = min(want, limit)
+	buf := make([]byte, want)
+	n, err := f.ReadAt(buf, in.Offset)
+	if err != nil && err != io.EOF {
+		return core.Result{}, core.ReadFail(err, z, rel)
+	}
+	buf = buf[:n] // the file may have shrunk since fstat
+	content := hex.EncodeToString(buf)
+	if format == "base64" {
+		content = base64.StdEncoding.EncodeToString(buf)
+	}
+	data := map[string]any{"path": rel, "zone": z.Label, "content": content, "content_format": format,
+		"bytes_read": n, "total_size": size, "encrypted": confine.IsSealedFile(f), "truncated": truncated}
+	if in.Offset > 0 {
+		data["offset"] = in.Offset
+	}
+	if z.GroupID != "" {
+		data["group"] = z.GroupID
+	}
+	msg := fmt.Sprintf("Read %d bytes", n)
+	if truncated {
+		next := in.Offset + int64(n)
+		data["next_offset"] = next
+		msg += fmt.Sprintf(" (capped at %d bytes per call: continue with offset=%d)", limit, next)
+	}
+	return core.Result{Data: data, Message: msg}, nil
+}
+
+// bytesCap is how many raw bytes fit in maxOutput characters of the encoding: two hex digits
+// per byte; four base64 characters per three bytes, a multiple of three so that consecutive
+// capped reads concatenate into valid base64.
+func bytesCap(format string, maxOutput int) int64 {
+	if format == "base64" {
+		return max(int64(maxOutput)/4*3, 3)
+	}
+	return max(int64(maxOutput)/2, 1)
+}

@@ -1,0 +1,17 @@
+// Package info is a tool family over the kernel (core): what a user and the model learn of the server: shed_help, shed_stats, shed_parameters, shed_maintenance. Every change of a zone
+// goes through the kernel's write transaction (core.Tx).
+//
+// It imports the kernel, core's leaves and no sibling; the kernel never imports it.
+package info
+
+import (
+	"github.com/fileshed/fileshed/core"
+)
+
+// Tools are this family's tools, over the kernel.
+type Tools struct {
+	*core.Service
+}
+
+// New returns the family's tools over the kernel k.
+func New(k *core.Service) *Tools { return &Tools{Service: k} }

@@ -1,0 +1,28 @@
+// Package links is a tool family over the kernel (core): the download links: shed_link create, list, delete, and what the /dl routes serve. Every change of a zone
+// goes through the kernel's write transaction (core.Tx).
+//
+// It imports the kernel, core's leaves and no sibling; the kernel never imports it.
+package links
+
+import (
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/linktoken"
+)
+
+// Tools are this family's tools, over the kernel.
+type Tools struct {
+	*core.Service
+	// signer signs and verifies the links' tokens: links.secret, or a key kept in the
+	// storage directory (linkSigner).
+	signer *linktoken.Signer
+}
+
+// New returns the family's tools over the kernel k, with the link-signing key of its
+// configuration.
+func New(k *core.Service) (*Tools, error) {
+	signer, err := linkSigner(k.Config().Links.Secret, k.Base())
+	if err != nil {
+		return nil, err
+	}
+	return &Tools{Service: k, signer: signer}, nil
+}

@@ -1,0 +1,22 @@
+// Package lockedit is a tool family over the kernel (core): the locked edit: shed_lockedit open, overwrite, exec, save, cancel, force_unlock. Every change of a zone
+// goes through the kernel's write transaction (core.Tx).
+//
+// It imports the kernel, core's leaves and the siblings commands; the kernel never imports it.
+package lockedit
+
+import (
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/tools/commands"
+)
+
+// Tools are this family's tools, over the kernel.
+type Tools struct {
+	*core.Service
+	// Commands runs a command in the working copy (shed_lockedit exec).
+	Commands *commands.Tools
+}
+
+// New returns the family's tools over the kernel k.
+func New(k *core.Service, commands *commands.Tools) *Tools {
+	return &Tools{Service: k, Commands: commands}
+}

@@ -1,0 +1,185 @@
+package lockedit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// LockeditOpenInput is the input of shed_lockedit_open.
+type LockeditOpenInput struct {
+	LockeditPathArgs
+}
+
+// LockeditOpen answers shed_lockedit_open (reference §5.9): lock the file for the caller's
+// conversation and copy it into the editzone. The same conversation may re-open: the lock
+// is refreshed and the working copy re-copied (unsaved edits discarded).
+func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpenInput) (core.Result, error) {
+	z, p, err := s.editPath(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	fi, err := z.Fs.Stat(p)
+	if err != nil {
+		return core.Result{}, core.PathNotFound(err, z, in.Path)
+	}
+	if !fi.Mode().IsRegular() {
+		return core.Result{}, notAFile(z, in.Path)
+	}
+	// A member who may not write the file may not lock it either (a lock would deny the
+	// owner their own file).
+	if err := s.CheckGroupWrite(ctx, c, z, core.WriteModify, p); err != nil {
+		return core.Result{}, err
+	}
+	ez, err := s.Editzone(z, c.ConvID)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer ez.Close()
+	unlock, err := s.LockEdit(ctx, z, p)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer unlock()
+	if _, err := s.DB().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
+		Since: time.Now()}, s.LockMaxAge()); err != nil {
+		var held store.Lock
+		if errors.Is(err, store.ErrLocked) {
+			held, _, _ = s.DB().LockOf(ctx, core.ZoneKey(z), p)
+			return core.Result{}, s.FileLocked(z, p, held)
+		}
+		return core.Result{}, core.LockErr(p, err)
+	}
+	content, size, err := copyToEditzone(z, ez, p)
+	if err == nil && (!utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0) {
+		// Raw bytes in a JSON string (\u0000, U+FFFD for what is not UTF-8) are no working
+		// copy a model can edit, and saving them back would corrupt the file (issue 23).
+		err = core.Errf(core.BinaryFile, "Binary file: %s (%s, %d bytes): a locked edit works on text", p, core.DetectMIME(content), size).
+			With("path", p).With("zone", z.Label).With("size", size).
+			WithHint("Read its bytes with shed_read_bytes (hex or base64) and change them with shed_patch_bytes")
+	}
+	if err != nil {
+		core.RemoveWorkingCopy(ez, p)
+		_ = s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
+		return core.Result{}, err
+	}
+	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(content),
+		"is_binary": false, "size": size, "locked_by": c.UserID, "conversation": c.ConvID},
+		Message: "File opened for editing: " + p}, nil
+}
+
+// copyToEditzone copies the zone file p to the working copy (atomically, 0600, parents
+// 0700) and returns the copied bytes.
+func copyToEditzone(z *core.Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
+	src, err := z.Fs.Open(p)
+	if err != nil {
+		return nil, 0, core.PathNotFound(err, z, p)
+	}
+	defer src.Close()
+	data, err := io.ReadAll(io.LimitReader(src, int64(maxEditBytes)+1))
+	if err != nil {
+		return nil, 0, core.ReadFail(err, z, p)
+	}
+	if len(data) > maxEditBytes {
+		return nil, 0, core.Errf(core.FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).
+			With("path", p).WithHint("Edit large files with shed_patch_text / shed_patch_bytes instead")
+	}
+	if d := path.Dir(p); d != "." {
+		if err := ez.MkdirAll(d, 0o700); err != nil {
+			return nil, 0, core.Errf(core.InternalError, "Cannot prepare the working copy of %s", p).Because(err)
+		}
+	}
+	n, err := ez.WriteAtomic(p, bytes.NewReader(data), 0o600)
+	if err != nil {
+		return nil, 0, core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+	}
+	return data, n, nil
+}
+
+// maxEditBytes bounds what a locked edit copies and returns in one answer (the original sent
+// any size whole; the working copy round-trips through the model's context).
+const maxEditBytes = 64 << 20
+
+// LockeditOverwriteInput is the input of shed_lockedit_overwrite.
+type LockeditOverwriteInput struct {
+	LockeditPathArgs
+	Content string `json:"content" required:"true" empty:"value" doc:"New text of the working copy"`
+	Append  bool   `json:"append,omitempty"`
+}
+
+// LockeditOverwrite answers shed_lockedit_overwrite (reference §5.11): replace or append to
+// the working copy. Nothing reaches the zone before shed_lockedit_save; the size limit
+// applies to the resulting working copy (the original let appends grow past it).
+func (s *Tools) LockeditOverwrite(ctx context.Context, c core.Caller, in LockeditOverwriteInput) (core.Result, error) {
+	if strings.IndexByte(in.Content, 0) >= 0 || !utf8.ValidString(in.Content) {
+		return core.Result{}, core.Errf(core.InvalidParameter, "Content must be UTF-8 text without NUL bytes").With("path", in.Path).
+			WithHint("Send text; for binary content use shed_patch_bytes")
+	}
+	e, err := s.heldEdit(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
+	fi, err := workingCopy(z, ez, p)
+	if err != nil {
+		return core.Result{}, err
+	}
+	newSize, mode := int64(len(in.Content)), "overwrite"
+	if in.Append {
+		newSize, mode = fi.Size()+newSize, "append"
+	}
+	if maxSize := int64(s.Config().MaxFileSizeMB) << 20; newSize > maxSize {
+		return core.Result{}, core.Errf(core.FileTooLarge, "Content too large: the working copy would be %d bytes", newSize).
+			With("size", newSize).With("limit", maxSize).With("max_mb", s.Config().MaxFileSizeMB).
+			WithHint("Max size is %d MB", s.Config().MaxFileSizeMB)
+	}
+	if in.Append {
+		err = appendFile(ez, p, in.Content)
+	} else {
+		_, err = ez.WriteAtomic(p, strings.NewReader(in.Content), 0o600)
+	}
+	if err != nil {
+		return core.Result{}, core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+	}
+	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "bytes_written": len(in.Content), "new_size": newSize, "mode": mode},
+		Message: "Content written to editzone"}, nil
+}
+
+// appendFile appends text to the working copy durably. An encrypted copy is rewritten whole
+// (old content, then text) through the atomic write.
+func appendFile(ez *confine.Fs, p, text string) error {
+	if ez.Sealed() {
+		old, err := ez.Open(p)
+		if err != nil {
+			return err
+		}
+		defer old.Close()
+		_, err = ez.WriteAtomic(p, io.MultiReader(old, strings.NewReader(text)), 0o600)
+		return err
+	}
+	f, err := ez.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

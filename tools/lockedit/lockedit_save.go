@@ -1,0 +1,171 @@
+package lockedit
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/fileshed/fileshed/core"
+
+	"github.com/fileshed/fileshed/core/store"
+)
+
+// LockeditSaveInput is the input of shed_lockedit_save.
+type LockeditSaveInput struct {
+	LockeditPathArgs
+	Message string `json:"message,omitempty" doc:"Commit message"`
+}
+
+// LockeditSave answers shed_lockedit_save (reference §5.12): replace the original with the
+// working copy atomically (growth reserved against the quota first), commit in versioned
+// zones, then release the lock and remove the working copy. Refused unless the caller
+// still holds the lock: after shed_force_unlock or expiry another conversation may have
+// written the file, and the working copy is kept.
+func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSaveInput) (core.Result, error) {
+	e, err := s.heldEdit(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
+	wfi, err := workingCopy(z, ez, p)
+	if err != nil {
+		return core.Result{}, err
+	}
+	// The mode may have changed since the open (shed_group_set_mode): the transaction checks
+	// it again.
+	tx, t, err := s.BeginWrite(ctx, c, z, p, p, core.Edit{Tool: "shed_lockedit_save", Message: in.Message})
+	if e, ok := core.AsError(err); ok && e.Code == core.NotAFile {
+		return core.Result{}, notAFile(z, p)
+	}
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	old, files := int64(0), int64(1) // the file was deleted meanwhile: saving makes it again
+	if t.Exists {
+		old, files = t.Size, 0
+	}
+	if err := tx.Reserve(z, wfi.Size(), core.Amount{Bytes: wfi.Size() - old, Files: files}); err != nil {
+		return core.Result{}, err
+	}
+	var written int64 = -1
+	hash, err := tx.Apply(func() (core.Change, error) {
+		// Re-checked now: a force-unlock since the first check wins.
+		if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
+			return core.Change{}, err
+		}
+		src, err := ez.Open(p)
+		if err != nil {
+			return core.Change{}, notInEditMode(z, p)
+		}
+		defer src.Close()
+		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+			return core.Change{}, core.PathError(err, z, p)
+		}
+		n, err := z.Fs.WriteAtomic(p, src, 0o600)
+		if err != nil {
+			return core.Change{}, core.PathError(err, z, p)
+		}
+		written = n
+		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old, Files: files}}, nil
+	})
+	if written < 0 {
+		return core.Result{}, err
+	}
+	// The file is saved: release and clean up even if the commit failed (err says so).
+	if rerr := s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
+		return core.Result{}, core.LockErr(p, rerr)
+	}
+	core.RemoveWorkingCopy(ez, p)
+	if err != nil {
+		return core.Result{}, err
+	}
+	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "size": written, "committed": hash != "", "commit": hash,
+		"versioned": z.Versioned}, Message: "Saved and unlocked: " + p}, nil
+}
+
+// LockeditCancelInput is the input of shed_lockedit_cancel.
+type LockeditCancelInput struct {
+	LockeditPathArgs
+}
+
+// LockeditCancel answers shed_lockedit_cancel (reference §5.13): discard the working copy
+// and release the lock. Only the holding conversation may cancel (the original let any
+// conversation of the same user do it); a working copy kept after a force-unlock can be
+// discarded this way too.
+func (s *Tools) LockeditCancel(ctx context.Context, c core.Caller, in LockeditCancelInput) (core.Result, error) {
+	e, err := s.beginEdit(ctx, c, in.LockeditPathArgs)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer e.done()
+	z, ez, p := e.z, e.ez, e.p
+	err = s.requireHolder(ctx, c, z, ez, p)
+	if e, ok := core.AsError(err); ok && e.Code == core.NotInEditMode && e.Details["working_copy_kept"] == true {
+		err = nil // discarding a kept working copy is what cancel is for
+	}
+	if err != nil {
+		return core.Result{}, err
+	}
+	core.RemoveWorkingCopy(ez, p)
+	if err := s.DB().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+		return core.Result{}, core.LockErr(p, err)
+	}
+	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "changes_discarded": true},
+		Message: "Edit cancelled, changes discarded: " + p}, nil
+}
+
+// ForceUnlockInput is the input of shed_force_unlock: zone or group, group first.
+type ForceUnlockInput struct {
+	Zone            string `json:"zone,omitempty" enum:"storage,documents,group" doc:"storage, documents or group"`
+	Path            string `json:"path" required:"true"`
+	Group           string `json:"group,omitempty" doc:"Group id or name (zone=group)"`
+	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
+}
+
+// ForceUnlock answers shed_force_unlock (reference §5.34): anyone with access to the zone may
+// break a lock (crash recovery), in group spaces within the limits of checkForceUnlock. Unlike the original, working copies are kept: the holder's
+// later save is refused with a clear error, and shed_maintenance removes orphan copies.
+func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockInput) (core.Result, error) {
+	zone := strings.ToLower(strings.TrimSpace(in.Zone))
+	switch {
+	case in.Group != "":
+		zone = "group"
+	case zone == "":
+		return core.Result{}, core.Errf(core.MissingParameter, "Must specify either 'zone' or 'group'").
+			WithHint("Use zone='storage' or zone='documents', or group='group_id'")
+	case zone != "storage" && zone != "documents":
+		return core.Result{}, core.Errf(core.ZoneForbidden, "Invalid zone for shed_force_unlock: %s", in.Zone).With("zone", in.Zone).
+			WithHint("Use zone='storage' or 'documents', or group='group_id' (uploads has no locks)")
+	}
+	z, p, err := s.editPath(ctx, c, LockeditPathArgs{ZoneArgs: core.ZoneArgs{Zone: zone, Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, Path: in.Path})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer z.Close()
+	unlock, err := s.LockEdit(ctx, z, p)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer unlock()
+	l, held, err := s.DB().LockOf(ctx, core.ZoneKey(z), p)
+	if err != nil {
+		return core.Result{}, core.LockErr(p, err)
+	}
+	if held {
+		if err := s.checkForceUnlock(ctx, c, z, p, l); err != nil {
+			return core.Result{}, err
+		}
+	}
+	if err := s.DB().ForceReleaseLock(ctx, core.ZoneKey(z), p); err != nil {
+		return core.Result{}, core.LockErr(p, err)
+	}
+	data := map[string]any{"zone": z.Name, "path": p, "released": held}
+	if held {
+		core.LockDetails(&core.Error{Details: data}, l, s.LockMaxAge())
+		delete(data, "expires_at")
+	}
+	return core.Result{Data: data, Message: "Unlocked: " + p + " in " + z.Name}, nil
+}

@@ -1,0 +1,14 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/fileshed/fileshed/internal/coretest"
+)
+
+// testService is shed_sqlite over a real kernel on a temporary storage directory.
+func testService(t testing.TB, vars map[string]string) (*Tools, string) {
+	t.Helper()
+	k, base := coretest.Service(t, vars)
+	return New(k), base
+}
