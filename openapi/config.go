@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -9,11 +10,16 @@ import (
 // Title is the API title shown in Open WebUI's tool list.
 const Title = "fileshed"
 
+// arraysNotNullable sets huma's process-wide DefaultArrayNullable once: servers built at
+// once (parallel tests) would race on it, each writing it while another's registration reads
+// it.
+var arraysNotNullable sync.Once
+
 // Config returns the huma configuration: OpenAPI 3.1 at /openapi.json (3.0 at
 // /openapi-3.0.json), no docs UI, no schema routes, no `$schema` link transformer.
 func Config(version string) huma.Config {
 	// Arrays are never nullable: nullable arrays become type arrays that some providers reject.
-	huma.DefaultArrayNullable = false
+	arraysNotNullable.Do(func() { huma.DefaultArrayNullable = false })
 	c := huma.DefaultConfig(Title, version)
 	c.Info.Description = "A persistent, sandboxed file workshop for Open WebUI: zones (uploads, storage, " +
 		"documents, group), whitelisted commands, locked edits, SQLite, archives and download links. " +
