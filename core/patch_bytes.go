@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -151,32 +152,59 @@ func bytePosition(in PatchBytesInput) (string, error) {
 }
 
 // decodeContent decodes content given as hex (whitespace ignored), base64 (standard
-// alphabet, padding optional, whitespace ignored) or raw UTF-8 text.
+// alphabet, padding optional, whitespace ignored) or raw UTF-8 text. Hex and base64 are
+// decoded in chunks straight into the result, which is allocated once: the content (most
+// of a body of up to twice max_file_size_mb) is never copied whole.
 func decodeContent(content, format string) ([]byte, error) {
+	var decode func(dst, src []byte) (int, error)
+	var size func(n int) int
 	switch format {
 	case "raw":
 		return []byte(content), nil
-	case "hex", "base64":
+	case "hex":
+		decode, size = hex.Decode, hex.DecodedLen
+	case "base64":
+		decode, size = base64.RawStdEncoding.Decode, base64.RawStdEncoding.DecodedLen
+		content = strings.TrimRight(content, "= \n\r\t") // padding is optional
 	default:
 		return nil, Errf(InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
 			With("valid", []string{"hex", "base64", "raw"}).WithHint("Use content_format='hex', 'base64' or 'raw'")
 	}
-	compact := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
-			return -1
+	space := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+	n := len(content)
+	for i := range len(content) {
+		if space(content[i]) {
+			n--
 		}
-		return r
-	}, content)
-	var b []byte
+	}
+	out := make([]byte, 0, size(n))
+	chunk := make([]byte, 0, min(n, 64<<10)) // a multiple of 4: no quantum is split
+	done := int64(0)                         // encoded bytes decoded so far
+	flush := func() error {
+		k, err := decode(out[len(out):cap(out)], chunk)
+		out = out[:len(out)+k]
+		var at base64.CorruptInputError
+		if errors.As(err, &at) {
+			err = base64.CorruptInputError(done + int64(at)) // the offset in the whole content
+		}
+		done += int64(len(chunk))
+		chunk = chunk[:0]
+		return err
+	}
 	var err error
-	if format == "hex" {
-		b, err = hex.DecodeString(compact)
-	} else {
-		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(compact, "="))
+	for i := 0; i < len(content) && err == nil; i++ {
+		if c := content[i]; !space(c) {
+			if chunk = append(chunk, c); len(chunk) == cap(chunk) {
+				err = flush()
+			}
+		}
+	}
+	if err == nil && len(chunk) > 0 {
+		err = flush()
 	}
 	if err != nil {
 		return nil, Errf(InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
 			WithHint("Content must be valid %s", format)
 	}
-	return b, nil
+	return out, nil
 }
