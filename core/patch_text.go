@@ -77,7 +77,7 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 			if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
 				return Result{}, writeError(err, z, in.Path)
 			}
-			content = withEOL(content, eolOf(head))
+			content = withEOL(content, eolOf(string(head)))
 			old := io.LimitReader(f, t.size)
 			if e.position == "end" {
 				w.body = io.MultiReader(old, strings.NewReader(content))
@@ -90,17 +90,13 @@ func (s *Service) PatchText(ctx context.Context, c Caller, in PatchTextInput) (R
 		}
 		affected = max(countLines(content), 1)
 	default:
-		text, err := s.readText(ctx, z, t)
+		ed, err := s.editText(z, t, e, in.Content)
 		if err != nil {
 			return Result{}, err
 		}
-		eol := eolOf([]byte(text))
-		out, a, m, err := e.apply(text, withEOL(in.Content, eol), eol)
-		if err != nil {
-			return Result{}, err
-		}
-		affected, matches = a, m
-		w.size, w.body = int64(len(out)), strings.NewReader(out)
+		body, finish := produced(ed.size, ed.produce)
+		defer finish() // after the write: the producer is done before the file is unlocked
+		w.size, w.body, affected, matches = ed.size, body, ed.affected, ed.matches
 	}
 	hash, err := s.writeFile(ctx, c, z, w)
 	if err != nil {
@@ -206,23 +202,69 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 	return e, nil
 }
 
-// readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
-func (s *Service) readText(ctx context.Context, z *Zone, t target) (string, error) {
+// textEditPlan is a planned line or pattern edit: the result's size, the lines affected,
+// the pattern matches, and the function that writes the result.
+type textEditPlan struct {
+	size              int64
+	affected, matches int
+	produce           func(io.Writer) error
+}
+
+// editText plans edit e of the existing file t with content. A file over max_file_size_mb
+// is not edited.
+func (s *Service) editText(z *Zone, t target, e textEdit, content string) (textEditPlan, error) {
 	if err := s.checkSize(t.size); err != nil {
-		return "", err // a file over max_file_size_mb is not loaded for editing
+		return textEditPlan{}, err
 	}
 	f, err := openOld(z, t)
 	if err != nil {
-		return "", err
+		return textEditPlan{}, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, t.size))
+	p, err := planText(f, z, t, e, content)
 	if err != nil {
-		return "", writeError(err, z, t.shown)
+		f.Close()
+		return textEditPlan{}, err
 	}
-	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
-		return "", Errf(InvalidFormat, "File is not UTF-8 text: %s", t.shown).With("path", t.shown).
-			WithHint("Edit binary files with shed_patch_bytes (see shed_hexdump); text edits would corrupt them")
+	produce := p.produce
+	p.produce = func(w io.Writer) error {
+		defer f.Close()
+		return produce(w)
 	}
-	return string(b), nil
+	return p, nil
+}
+
+// planText plans edit e of the text of t (in z), read from f. A pattern replace holds the
+// text (see patch_text_stream.go); other edits read it twice, a line at a time.
+func planText(f io.ReaderAt, z *Zone, t target, e textEdit, content string) (textEditPlan, error) {
+	if e.position == "replace" && e.line == 0 {
+		text, err := readText(io.NewSectionReader(f, 0, t.size), z, t)
+		if err != nil {
+			return textEditPlan{}, err
+		}
+		size, n, produce := e.replacePattern(text, withEOL(content, eolOf(text)))
+		if n == 0 {
+			return textEditPlan{}, patternNotFound(e.pattern)
+		}
+		return textEditPlan{size: size, affected: n, matches: n, produce: produce}, nil
+	}
+	sc, err := e.scan(io.NewSectionReader(f, 0, t.size), z, t)
+	if err != nil {
+		return textEditPlan{}, err
+	}
+	// Line-based edits insert whole lines: a final terminator is added to the content.
+	block := withEOL(content, sc.eol)
+	if block != "" && !strings.HasSuffix(block, "\n") {
+		block += sc.eol
+	}
+	size, affected, err := e.lineEdit(sc, t.size, block)
+	if err != nil {
+		return textEditPlan{}, err
+	}
+	p := textEditPlan{size: size, affected: affected, produce: func(w io.Writer) error {
+		return e.writeLines(w, io.NewSectionReader(f, 0, t.size), sc, block, size)
+	}}
+	if e.line == 0 {
+		p.matches = sc.matches
+	}
+	return p, nil
 }

@@ -119,18 +119,11 @@ func zipDest(z *Zone, rel string, in ZipInput) (string, string, error) {
 // the write rather than overshoot the quota.
 func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
 	limit := plan.MaxSize()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := archive.Create(ctx, &capWriter{w: pw, left: limit}, fsys, plan)
-		pw.CloseWithError(err)
-		done <- err
-	}()
-	hash, err := s.writeFile(ctx, c, z, write{tool: "Zip", message: "Created ZIP: " + t.rel, t: t, size: limit, body: pr})
-	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
+	body, finish := produced(limit, func(w io.Writer) error { return archive.Create(ctx, w, fsys, plan) })
+	hash, err := s.writeFile(ctx, c, z, write{tool: "Zip", message: "Created ZIP: " + t.rel, t: t, size: limit, body: body})
 	// A producer's failure reaches writeFile through the pipe (and is its error); only the
 	// cap deserves its own code.
-	if perr := <-done; errors.Is(perr, errTooBig) {
+	if perr := finish(); errors.Is(perr, errTooBig) {
 		return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
 			WithHint("Call again once the files stop changing")
 	}
@@ -142,23 +135,6 @@ func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsy
 		return hash, 0, writeError(err, z, t.shown)
 	}
 	return hash, fi.Size(), nil
-}
-
-// errTooBig is capWriter's refusal.
-var errTooBig = errors.New("archive larger than planned")
-
-// capWriter passes at most left bytes to w.
-type capWriter struct {
-	w    io.Writer
-	left int64
-}
-
-func (c *capWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > c.left {
-		return 0, errTooBig
-	}
-	c.left -= int64(len(p))
-	return c.w.Write(p)
 }
 
 // zipData is the answer of shed_zip: the original's fields, plus what was skipped.
