@@ -26,7 +26,9 @@ type ZipInput struct {
 // of the same zone (reference §5.20). The archive is streamed through the one atomic write
 // path (quota reserved for its largest possible size, settled to the real one; a commit in
 // versioned zones). Symlinks are never followed nor stored, special files are skipped (both
-// listed in data.skipped), and the archive being written is never part of itself.
+// listed in data.skipped), and the archive being written is never part of itself. It takes
+// one of the caller's command slots; the tree is walked twice (to bound the archive, then
+// to write it), holding no list of its files.
 func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error) {
 	z, err := s.archiveZone(ctx, c, in.ZoneArgs, "zip")
 	if err != nil {
@@ -56,16 +58,24 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
-	fsys := afero.NewIOFS(z.Fs)
-	plan, err := archive.PlanDir(ctx, fsys, rel, in.IncludeEmptyDirs, func(p string) string {
-		switch {
-		case p == destRel:
-			return "the archive being written"
-		case confine.IsTempName(p):
-			return "a temporary file of a write in progress"
-		}
-		return ""
-	})
+	// A zip of a tree is work a user starts like a command: it takes one of their command
+	// slots (issue 24), so parallel zips cannot take the server's memory and disk.
+	release, err := s.acquireSlot(ctx, c.UserID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	src := archive.Source{FS: afero.NewIOFS(z.Fs), Path: rel, EmptyDirs: in.IncludeEmptyDirs, Listed: listCap,
+		Skip: func(p string) string {
+			switch {
+			case p == destRel:
+				return "the archive being written"
+			case confine.IsTempName(p):
+				return "a temporary file of a write in progress"
+			}
+			return ""
+		}}
+	plan, err := archive.PlanDir(ctx, src)
 	if err != nil {
 		return Result{}, writeError(err, z, in.Src)
 	}
@@ -81,7 +91,7 @@ func (s *Service) Zip(ctx context.Context, c Caller, in ZipInput) (Result, error
 		return Result{}, Errf(FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
 			WithHint("Choose another dest, or delete the existing file first with shed_delete")
 	}
-	hash, size, err := s.writeZip(ctx, c, z, t, fsys, plan)
+	hash, size, plan, err := s.writeZip(ctx, c, z, t, src, plan.MaxSize())
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,38 +124,41 @@ func zipDest(z *Zone, rel string, in ZipInput) (string, string, error) {
 	return d, d, nil
 }
 
-// writeZip streams the archive of plan into t through writeFile. The reservation is the
-// archive's largest possible size; a producer exceeding it (files grown meanwhile) fails
-// the write rather than overshoot the quota.
-func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
-	limit := plan.MaxSize()
-	body, finish := produced(limit, func(w io.Writer) error { return archive.Create(ctx, w, fsys, plan) })
+// writeZip streams the archive of src into t through writeFile and returns what it wrote.
+// The reservation is limit, the archive's largest possible size (PlanDir); a producer
+// exceeding it (files grown meanwhile) fails the write rather than overshoot the quota.
+func (s *Service) writeZip(ctx context.Context, c Caller, z *Zone, t target, src archive.Source, limit int64) (string, int64, *archive.Plan, error) {
+	var plan *archive.Plan
+	body, finish := produced(limit, func(w io.Writer) (err error) {
+		plan, err = archive.Create(ctx, w, src)
+		return err
+	})
 	hash, err := s.writeFile(ctx, c, z, write{tool: "Zip", message: "Created ZIP: " + t.rel, t: t, size: limit, body: body})
 	// A producer's failure reaches writeFile through the pipe (and is its error); only the
 	// cap deserves its own code.
 	if perr := finish(); errors.Is(perr, errTooBig) {
-		return "", 0, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
+		return "", 0, nil, Errf(FileTooLarge, "The source grew while it was compressed").With("path", t.shown).
 			WithHint("Call again once the files stop changing")
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
 	fi, err := z.Fs.Stat(t.rel)
 	if err != nil {
-		return hash, 0, writeError(err, z, t.shown)
+		return hash, 0, nil, writeError(err, z, t.shown)
 	}
-	return hash, fi.Size(), nil
+	return hash, fi.Size(), plan, nil
 }
 
 // zipData is the answer of shed_zip: the original's fields, plus what was skipped.
 func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[string]any {
-	skipped := plan.Skipped[:min(len(plan.Skipped), listCap)]
+	skipped := plan.Skipped
 	if skipped == nil {
 		skipped = []archive.Skipped{}
 	}
-	d := map[string]any{"source": src, "zip_path": dest, "files_count": len(plan.Files), "size_bytes": size,
-		"size_human": humanSize(size), "skipped": skipped, "skipped_count": len(plan.Skipped)}
-	if n := len(plan.EmptyDirs); n > 0 {
+	d := map[string]any{"source": src, "zip_path": dest, "files_count": plan.Files, "size_bytes": size,
+		"size_human": humanSize(size), "skipped": skipped, "skipped_count": plan.SkippedCount}
+	if n := plan.EmptyDirs; n > 0 {
 		d["empty_dirs_count"] = n
 	}
 	if hash != "" {
@@ -156,11 +169,11 @@ func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[
 
 // zipMessage is the original's message, with the skipped count.
 func zipMessage(plan *archive.Plan) string {
-	msg := fmt.Sprintf("Created ZIP with %d files", len(plan.Files))
-	if n := len(plan.EmptyDirs); n > 0 {
+	msg := fmt.Sprintf("Created ZIP with %d files", plan.Files)
+	if n := plan.EmptyDirs; n > 0 {
 		msg += fmt.Sprintf(" and %d empty directories", n)
 	}
-	if n := len(plan.Skipped); n > 0 {
+	if n := plan.SkippedCount; n > 0 {
 		msg += fmt.Sprintf("; %d skipped (symlinks, special files: see data.skipped)", n)
 	}
 	return msg

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -68,15 +69,18 @@ func TestPatchBytesMemoryIsProportionalToBody(t *testing.T) {
 	}
 }
 
-// peakHeap is how far the heap rose (runtime.MemStats.HeapAlloc, sampled every
-// millisecond with the collector made eager) above its level before op: close to what op
-// held at once, garbage aside.
+// peakHeap is how far the live heap (runtime/metrics /gc/heap/live:bytes, the heap marked
+// live by the last collection, sampled every millisecond with the collector made eager)
+// rose above its level before op: what op held at once, garbage aside.
 func peakHeap(op func()) float64 {
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	var ms runtime.MemStats
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
 	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	base, peak := live(), live()
 	done := make(chan struct{})
 	go func() { op(); close(done) }()
 	for tick := time.NewTicker(time.Millisecond); ; {
@@ -85,8 +89,7 @@ func peakHeap(op func()) float64 {
 			tick.Stop()
 			return float64(peak - base)
 		case <-tick.C:
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
+			peak = max(peak, live())
 		}
 	}
 }
