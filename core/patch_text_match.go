@@ -2,6 +2,7 @@ package core
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,11 +27,16 @@ type matcher struct {
 	found    int
 }
 
-// searchFrom compiles the search of re's matches from an offset (see matcher). re
-// compiled alone, so its source in a group keeps its meaning; it may still fail, for a
-// pattern nested just below the parser's limit (compilePattern refuses it).
+// searchFrom compiles the search of re's matches from an offset (see matcher). The
+// pattern goes into the group as its parse tree prints it, not as written: a written
+// pattern may end inside \Q, which would quote the closing parenthesis. It may still
+// fail, for a pattern nested just below the parser's limit (compilePattern refuses it).
 func searchFrom(re *regexp.Regexp) (*regexp.Regexp, error) {
-	return regexp.Compile(`\A(?s:.)(?s:.*?)(` + re.String() + `)`)
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(`\A(?s:.)(?s:.*?)(` + tree.String() + `)`)
 }
 
 // newMatcher prepares the matches of re (from compilePattern) in text: the first one only

@@ -44,7 +44,8 @@ func sameMatches(t *testing.T, expr, text string) {
 func TestMatcherMatchesFindAll(t *testing.T) {
 	patterns := []string{`a`, `a*`, `x*`, `b*`, ``, `^`, `$`, `(?m)^`, `(?m)$`, `\b`, `\B`, `\bfoo\b`, `^foo`, `(?m)^foo`,
 		`\Afoo`, `foo\z`, `(a)|(b)`, `(?i)é`, `(?s).`, `.`, `a|ab`, `(?P<n>o)o?`, `\s+`, `[^a]`, `\d*`, `日本`, `$^`,
-		`(?m)$^`, `x*$`, `(?i)FOO`, `o*\b`, `\B.`, `(?m)^$`, `(?s)o.*?o`, `(?m)foo$`, `(f)(o)?(x)?`, `\bé`, `(?i)\bbar`}
+		`(?m)$^`, `x*$`, `(?i)FOO`, `o*\b`, `\B.`, `(?m)^$`, `(?s)o.*?o`, `(?m)foo$`, `(f)(o)?(x)?`, `\bé`, `(?i)\bbar`,
+		`\Q`, `\Qo)|(f`, `\Qfoo\E|b`, `(?U)o+`, `abc|abd|a`, `(?P<w>\w)+`}
 	texts := []string{``, `a`, `foo`, `foo foo`, "foo\nfoo\n", "\nfoo\r\nbar foo\n\n", `aaa bab`, `ébé é`, "日本語 日本",
 		`foofoo barfoo fo_o foo.`, "x\n\nx", `123 45a6`, `FOO Foo fOo`, "a\u0301b", `bar BAR bAr`, `  `}
 	for _, p := range patterns {
