@@ -193,7 +193,11 @@ func (s *scanner) object(args map[string]arg, known func(string) bool) error {
 		case c == '"':
 			var v strings.Builder
 			if err = s.str(&v, nil); err == nil {
-				args[name] = arg{str: v.String(), isStr: true}
+				str := v.String()
+				if v.Cap()-v.Len() > max(growAfter, v.Len()/8) {
+					str = strings.Clone(str) // given room for the rest of the body, it did not need it
+				}
+				args[name] = arg{str: str, isStr: true}
 			}
 		default:
 			var raw bytes.Buffer
