@@ -34,7 +34,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if format == "" {
 		format = "hex"
 	}
-	content, err := decodeContent(in.Content, format)
+	content, n, err := decodeContent(in.Content, format)
 	if err != nil {
 		return Result{}, err
 	}
@@ -60,11 +60,10 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 	if w.message == "" {
 		w.message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
 	}
-	n := int64(len(content))
 	affected := n
 	switch {
 	case in.Overwrite || !t.exists:
-		w.size, w.body = n, bytes.NewReader(content)
+		w.size, w.body = n, content
 	default:
 		off, removed := t.size, int64(0) // end
 		switch position {
@@ -85,7 +84,7 @@ func (s *Service) PatchBytes(ctx context.Context, c Caller, in PatchBytesInput) 
 			return Result{}, err
 		}
 		defer f.Close()
-		w.body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
+		w.body = io.MultiReader(io.NewSectionReader(f, 0, off), content,
 			io.NewSectionReader(f, off+removed, t.size-off-removed))
 	}
 	hash, err := s.writeFile(ctx, c, z, w)
@@ -152,22 +151,23 @@ func bytePosition(in PatchBytesInput) (string, error) {
 }
 
 // decodeContent decodes content given as hex (whitespace ignored), base64 (standard
-// alphabet, padding optional, whitespace ignored) or raw UTF-8 text. Hex and base64 are
-// decoded in chunks straight into the result, which is allocated once: the content (most
-// of a body of up to twice max_file_size_mb) is never copied whole.
-func decodeContent(content, format string) ([]byte, error) {
+// alphabet, padding optional, whitespace ignored) or raw UTF-8 text, and returns its bytes
+// and their count. Raw text is read as it is; hex and base64 are decoded in chunks straight
+// into the result, which is allocated once: the content (most of a body of up to twice
+// max_file_size_mb) is never copied whole.
+func decodeContent(content, format string) (io.Reader, int64, error) {
 	var decode func(dst, src []byte) (int, error)
 	var size func(n int) int
 	switch format {
 	case "raw":
-		return []byte(content), nil
+		return strings.NewReader(content), int64(len(content)), nil
 	case "hex":
 		decode, size = hex.Decode, hex.DecodedLen
 	case "base64":
 		decode, size = base64.RawStdEncoding.Decode, base64.RawStdEncoding.DecodedLen
 		content = strings.TrimRight(content, "= \n\r\t") // padding is optional
 	default:
-		return nil, Errf(InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
+		return nil, 0, Errf(InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
 			With("valid", []string{"hex", "base64", "raw"}).WithHint("Use content_format='hex', 'base64' or 'raw'")
 	}
 	space := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
@@ -203,8 +203,8 @@ func decodeContent(content, format string) ([]byte, error) {
 		err = flush()
 	}
 	if err != nil {
-		return nil, Errf(InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
+		return nil, 0, Errf(InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
 			WithHint("Content must be valid %s", format)
 	}
-	return out, nil
+	return bytes.NewReader(out), int64(len(out)), nil
 }

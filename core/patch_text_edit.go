@@ -32,12 +32,33 @@ func eolOfCounts(crlf, lf int) string {
 	return "\n"
 }
 
-// withEOL rewrites the line breaks of s to eol.
+// withEOL rewrites the line breaks of s to eol ("\n" or "\r\n"): with "\r\n", every "\n"
+// not already after a "\r" gains one, in one pass and one allocation (the content may be
+// most of a large body).
 func withEOL(s, eol string) string {
-	if eol == "\n" || !strings.Contains(s, "\n") {
+	if eol == "\n" {
 		return s
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", eol)
+	n := strings.Count(s, "\n") - strings.Count(s, "\r\n")
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + n)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		if i == 0 || s[i-1] != '\r' {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // trimEOL drops a line's terminator, so that patterns see the line as the model does

@@ -87,3 +87,18 @@ func TestTextEditRefusesBinary(t *testing.T) {
 		t.Errorf("a character split between two reads: %v", err)
 	}
 }
+
+// TestWithEOLMatchesReplaceAll: the one-pass withEOL gives what the two ReplaceAll did.
+func TestWithEOLMatchesReplaceAll(t *testing.T) {
+	for _, s := range []string{"", "a", "\n", "\r\n", "\r", "\r\r\n", "\n\r", "\n\n", "a\nb\r\nc\rd\n", "\r\n\n\r\r"} {
+		for _, eol := range []string{"\n", "\r\n"} {
+			want := s
+			if eol == "\r\n" && strings.Contains(s, "\n") {
+				want = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", eol)
+			}
+			if got := withEOL(s, eol); got != want {
+				t.Errorf("withEOL(%q, %q) = %q, want %q", s, eol, got, want)
+			}
+		}
+	}
+}

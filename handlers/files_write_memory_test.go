@@ -69,6 +69,26 @@ func TestPatchBytesMemoryIsProportionalToBody(t *testing.T) {
 	}
 }
 
+// TestPatchTextAppendMemoryIsProportionalToBody: an append to a CRLF file converts the
+// content's line endings (one copy, made in one pass: it was two) and streams the old file
+// around it: the content and its converted copy, nothing else.
+func TestPatchTextAppendMemoryIsProportionalToBody(t *testing.T) {
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
+	e.write(storageDir+"/dos.txt", "first\r\nsecond\r\n")
+	content := memText(8 << 20)
+	body, _ := json.Marshal(map[string]any{"zone": "storage", "path": "dos.txt", "position": "end", "content": content})
+	wantOK(t, e.post("shed_stats", nil, nil))
+	n := allocated(func() { wantOK(t, e.post("shed_patch_text", body, nil)) })
+	t.Logf("allocated %.2f× the body", n/float64(len(body)))
+	if ratio := n / float64(len(body)); ratio > 2.3 {
+		t.Errorf("an append of a %d-byte body allocated %.0f bytes: %.2f× the body, want <= 2.3×", len(body), n, ratio)
+	}
+	got, _ := os.ReadFile(filepath.Join(e.base, storageDir, "dos.txt"))
+	if want := "first\r\nsecond\r\n" + strings.ReplaceAll(content, "\n", "\r\n"); string(got) != want {
+		t.Fatalf("appended text differs: %d bytes, want %d", len(got), len(want))
+	}
+}
+
 // peakHeap is how far the live heap (runtime/metrics /gc/heap/live:bytes, the heap marked
 // live by the last collection, sampled every millisecond with the collector made eager)
 // rose above its level before op: what op held at once, garbage aside.
