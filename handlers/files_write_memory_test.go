@@ -116,7 +116,9 @@ func peakHeap(op func()) float64 {
 
 // TestPatchTextLineEditsStream (issue 24 item 6): line and pattern insertions, line
 // replaces and shed_convert_eol held the whole file several times (read whole, split into
-// lines, joined, copied). They now stream it: a few buffers, whatever the file's size.
+// lines, joined, copied: 100 to 200 MB allocated for a 16 MB file). They now stream it: a
+// few buffers, whatever the file's size. (Live heap, not allocations: under -race,
+// sync.Pool drops a quarter of what regexp returns to it.)
 func TestPatchTextLineEditsStream(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	text := memText(16 << 20)
@@ -128,10 +130,10 @@ func TestPatchTextLineEditsStream(t *testing.T) {
 	} {
 		e.write(storageDir+"/big.txt", text)
 		body := `{"zone":"storage","path":"big.txt",` + c.args + `}`
-		n := allocated(func() { wantOK(t, e.post(c.tool, body, nil)) })
-		t.Logf("%s %s: allocated %.1f MB", c.tool, c.args, n/(1<<20))
+		n := peakHeap(func() { wantOK(t, e.post(c.tool, body, nil)) })
+		t.Logf("%s %s: heap peak %.1f MiB", c.tool, c.args, n/(1<<20))
 		if n > 4<<20 {
-			t.Errorf("%s %s on a %d-byte file allocated %.0f bytes, want < 4 MiB", c.tool, c.args, len(text), n)
+			t.Errorf("%s %s on a %d-byte file: heap rose %.0f bytes, want < 4 MiB", c.tool, c.args, len(text), n)
 		}
 	}
 	got, _ := os.ReadFile(filepath.Join(e.base, storageDir, "big.txt"))
@@ -142,36 +144,38 @@ func TestPatchTextLineEditsStream(t *testing.T) {
 
 // TestPatchTextPatternReplaceHoldsOnlyTheFile: a pattern replace runs the regex over the
 // whole text, which it holds (max_file_size_mb at most), but nothing more: its matches are
-// found one at a time and the result is streamed. A pattern matching every byte of the
-// file held an index slice per byte (tens of times the file) and the result.
+// found one at a time and the result is streamed. It held 3.9 times a 16 MB file, and 59
+// times a file of a's for the pattern a (an index slice per byte). The bound is twice the
+// file plus 8 MiB: room for -race, where the regexp machines sync.Pool drops are new
+// garbage allocated while the collector marks (and counted live).
 func TestPatchTextPatternReplaceHoldsOnlyTheFile(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	for _, c := range []struct{ text, args string }{
 		{memText(16 << 20), `"pattern":"(\\w+) \"(quoted)\"","content":"\\2 \\1"`},
-		{strings.Repeat("a", 2<<20), `"pattern":"a","content":"bc"`},
+		{strings.Repeat("a", 1<<20), `"pattern":"a","content":"bc"`},
 	} {
 		e.write(storageDir+"/big.txt", c.text)
 		body := `{"zone":"storage","path":"big.txt","position":"replace","match_all":true,` + c.args + `}`
 		n := peakHeap(func() { wantOK(t, e.post("shed_patch_text", body, nil)) })
 		t.Logf("%s: heap peak %.2f× the file", c.args, n/float64(len(c.text)))
-		if n > 2*float64(len(c.text)) {
-			t.Errorf("%s on a %d-byte file: heap rose %.0f bytes, want <= 2× the file", c.args, len(c.text), n)
+		if bound := 2*float64(len(c.text)) + 8<<20; n > bound {
+			t.Errorf("%s on a %d-byte file: heap rose %.0f bytes, want <= %.0f (twice the file + 8 MiB)", c.args, len(c.text), n, bound)
 		}
 	}
 }
 
 // TestPatchTextReplaceOverTheLimitBuildsNothing: a replace whose result would pass
 // max_file_size_mb (a short file, a pattern matching everywhere, a long replacement) is
-// FILE_TOO_LARGE before the result is built: it was built in memory first, so a 1 MB file
-// could make the server allocate gigabytes.
+// FILE_TOO_LARGE before the result is built: it was built in memory first (118 MB
+// allocated to refuse a 20 MB result), so a 1 MB file could make the server hold gigabytes.
 func TestPatchTextReplaceOverTheLimitBuildsNothing(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "10"})
 	e.write(storageDir+"/a.txt", strings.Repeat("a", 100_000))
 	body := `{"zone":"storage","path":"a.txt","position":"replace","pattern":"a","match_all":true,"content":"` + strings.Repeat("b", 200) + `"}`
 	var r reply
-	n := allocated(func() { r = e.post("shed_patch_text", body, nil) })
+	n := peakHeap(func() { r = e.post("shed_patch_text", body, nil) })
 	wantError(t, r, "FILE_TOO_LARGE")
-	if n > 10<<20 {
-		t.Fatalf("refusing a 20 MB result allocated %.0f bytes, want < 10 MiB", n)
+	if n > 4<<20 {
+		t.Fatalf("refusing a 20 MB result: heap rose %.0f bytes, want < 4 MiB", n)
 	}
 }

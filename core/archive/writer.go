@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -30,8 +29,9 @@ type Writer struct {
 	out     *counter // offsets in the archive
 	cd      [][]byte // the central directory, in chunks
 	entries uint64
-	file    *fileWriter // the entry being written
-	rec     []byte      // scratch for one record
+	file    *fileWriter   // the entry being written
+	deflate *flate.Writer // reset for each file: a new one allocates about a megabyte
+	rec     []byte        // scratch for one record
 }
 
 // NewWriter starts an archive written to w.
@@ -81,10 +81,13 @@ func (w *Writer) File(name string, modified time.Time, perm fs.FileMode) (io.Wri
 		return nil, err
 	}
 	compressed := &counter{w: w.out}
-	fw := &fileWriter{e: e, compressed: compressed, crc: crc32.NewIEEE()}
-	fw.deflate = deflater(compressed)
-	w.file = fw
-	return fw, nil
+	if w.deflate == nil {
+		w.deflate, _ = flate.NewWriter(compressed, Level) // only an invalid level fails
+	} else {
+		w.deflate.Reset(compressed)
+	}
+	w.file = &fileWriter{e: e, deflate: w.deflate, compressed: compressed, crc: crc32.NewIEEE()}
+	return w.file, nil
 }
 
 // Dir adds a folder named name (ending with "/").
@@ -235,7 +238,6 @@ func (w *Writer) finish() error {
 	if err := f.deflate.Close(); err != nil {
 		return err
 	}
-	deflaters.Put(f.deflate)
 	e := f.e
 	e.crc, e.compressed, e.size = f.crc.Sum32(), uint64(f.compressed.n), uint64(f.size)
 	b := le32(w.rec[:0], 0x08074b50)
@@ -268,19 +270,6 @@ func (f *fileWriter) Write(p []byte) (int, error) {
 	f.crc.Write(p)
 	f.size += int64(len(p))
 	return f.deflate.Write(p)
-}
-
-// deflaters reuse compressors: a new one per entry allocates about a megabyte.
-var deflaters sync.Pool
-
-// deflater is a compressor at Level writing to out, from the pool.
-func deflater(out io.Writer) *flate.Writer {
-	if fw, ok := deflaters.Get().(*flate.Writer); ok {
-		fw.Reset(out)
-		return fw
-	}
-	fw, _ := flate.NewWriter(out, Level) // only an invalid level fails
-	return fw
 }
 
 // external is the external attributes of an entry of Unix type typ: the Unix mode, and
