@@ -20,8 +20,9 @@ import (
 // (exec_memory_limit_mb each) stays within exec_memory_total_mb, which lowers the total
 // when it is the tighter bound. A call that finds no free slot waits up to slotWait, then
 // answers TOO_MANY_COMMANDS: a bounded wait, never a queue that one user can fill.
-// Everything expensive a user starts takes a slot: commands, and PDF reads (poppler runs
-// as a command, tools/files read_pdf.go).
+// Everything expensive a user starts takes a slot: commands, PDF reads (poppler runs as a
+// command, tools/files read_pdf.go), shed_sqlite calls and zips of a tree (shed_zip, and a
+// folder link's ?zip as its creator's).
 //
 // Some calls also need their owner's turn (ownerTurn): writing commands, and every call
 // that works on a decrypted copy of an encrypted zone. They wait for it holding their slot,
@@ -53,6 +54,9 @@ var (
 	PdfSlot     = slotKind{counts: "a PDF read", again: "read the PDF again"}
 	// sqliteCallSlot: a statement costs CPU and up to sqlite_memory_mb like a command.
 	SqliteCallSlot = slotKind{counts: "a shed_sqlite call", again: "call shed_sqlite again"}
+	// ZipSlot: a zip of a tree (shed_zip, a folder link's ?zip) reads and compresses a
+	// whole tree (issue 24 item 6).
+	ZipSlot = slotKind{counts: "a zip", again: "call shed_archive zip again"}
 )
 
 // slotLimits are the effective bounds: per user, and in all (memory included).
@@ -135,7 +139,7 @@ func (s *Service) AcquireSlot(ctx context.Context, user string, kind slotKind) (
 	hint := fmt.Sprintf("Wait a few seconds for your running commands to finish, then %s (one at a time)", kind.again)
 	if kind.counts != "" {
 		msg += fmt.Sprintf("; %s takes a command slot too", kind.counts)
-		hint = fmt.Sprintf("Your commands, PDF reads and shed_sqlite calls share %d slots: wait a few seconds for them to finish, then %s", perUser, kind.again)
+		hint = fmt.Sprintf("Your commands, PDF reads, zips and shed_sqlite calls share %d slots: wait a few seconds for them to finish, then %s", perUser, kind.again)
 	}
 	if mine < perUser {
 		hint = "The server is busy with other users' commands: wait a few seconds and " + kind.again

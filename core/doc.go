@@ -1,7 +1,8 @@
 // Package core is fileshed's kernel: what every tool family shares and must go through.
 // Zones and paths (zone.go, open.go), the one write transaction every change of a zone
 // goes through (tx.go, write.go: protected paths, path locks, locked edits, ownership modes,
-// size and quota, versioning, settlement), copies between zones (copy.go, bridge_copy.go),
+// size and quota, versioning, settlement; write_stream.go: a result streamed into it as it is
+// computed), copies between zones (copy.go, bridge_copy.go),
 // the quota and its usage walks (quota.go, usage.go, walk.go, snapshot.go), group ownership
 // and membership (ownership.go, companions.go, groups.go), the one Locker seam of every
 // exclusion (locks.go over core/lock), versioning (versioning.go, beside.go), the budget of

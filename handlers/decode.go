@@ -1,9 +1,10 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -74,23 +75,32 @@ func usage(tool string, fields []field) string {
 	return tool + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// decode fills dst (a pointer to an input struct) from a JSON object the lenient way
-// models need: unknown keys ignored; null and "" mean absent (then the default applies),
-// except "" for a field tagged empty:"value"; numbers and booleans given as strings are
-// coerced; a JSON array sent as a string is parsed. Anything else is INVALID_PARAMETER, a
-// missing required argument MISSING_PARAMETER.
-func decode(body []byte, dst any, fields []field) error {
-	raw := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &raw); err != nil {
-			return core.Errf(core.InvalidParameter, "The request body must be a JSON object of arguments").Because(err)
+// decode fills dst (a pointer to an input struct) from a JSON object read from body (size
+// bytes when announced, else -1) the lenient way models need: unknown keys ignored; null
+// and "" mean absent (then the default applies), except "" for a field tagged
+// empty:"value"; numbers and booleans given as strings are coerced; a JSON array sent as a
+// string is parsed. Anything else is INVALID_PARAMETER, a missing required argument
+// MISSING_PARAMETER. A failure to read the body itself is a *readError.
+func decode(body io.Reader, size int64, dst any, fields []field) error {
+	raw, err := scanArgs(body, size, func(name string) bool {
+		for _, f := range fields {
+			if f.name == name {
+				return true
+			}
 		}
+		return false
+	})
+	if errors.Is(err, errSyntax) {
+		return core.Errf(core.InvalidParameter, "The request body must be a JSON object of arguments").Because(err)
+	}
+	if err != nil {
+		return err
 	}
 	v := reflect.ValueOf(dst).Elem()
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
-		msg, present := raw[f.name]
-		if present && isAbsent(msg, f.emptyOK) {
+		a, present := raw[f.name]
+		if present && a.absent(f.emptyOK) {
 			present = false
 		}
 		if !present {
@@ -109,7 +119,7 @@ func decode(body []byte, dst any, fields []field) error {
 			}
 			continue
 		}
-		if err := setValue(fv, msg); err != nil {
+		if err := setArg(fv, a); err != nil {
 			return core.Errf(core.InvalidParameter, "Parameter '%s': %v", f.name, err).With("parameter", f.name).
 				WithHint("Send %s as %s", f.name, kindText(fv.Kind()))
 		}
@@ -135,11 +145,31 @@ func kindText(k reflect.Kind) string {
 	return `a string, e.g. "notes.txt"`
 }
 
-// isAbsent reports whether an argument's JSON value means "not given": null, and "" unless
-// the empty string is a value for the field.
-func isAbsent(m json.RawMessage, emptyOK bool) bool {
-	s := string(bytes.TrimSpace(m))
-	return s == "null" || (s == `""` && !emptyOK)
+// absent reports whether an argument means "not given": null, and "" unless the empty
+// string is a value for the field.
+func (a arg) absent(emptyOK bool) bool {
+	if a.isStr {
+		return a.str == "" && !emptyOK
+	}
+	return string(a.raw) == "null"
+}
+
+// setArg sets fv from one argument: a string (already decoded) or a raw JSON value.
+func setArg(fv reflect.Value, a arg) error {
+	if !a.isStr {
+		return setValue(fv, a.raw)
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(a.str)
+		return nil
+	case reflect.Int, reflect.Int64, reflect.Bool:
+		return setFromString(fv, strings.TrimSpace(a.str))
+	case reflect.Slice:
+		return setValue(fv, json.RawMessage(a.str)) // a JSON array sent as a string
+	}
+	q, _ := json.Marshal(a.str)
+	return setValue(fv, q)
 }
 
 // setValue decodes one JSON value into fv with the coercions of decode.

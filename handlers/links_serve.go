@@ -154,7 +154,13 @@ func inlineSafe(ctype string) bool {
 	return strings.HasPrefix(base, "audio/") || strings.HasPrefix(base, "video/")
 }
 
-// zip streams the folder as a zip archive (counted as one download on GET).
+// zipRetryAfter is the Retry-After (seconds) of a zip refused while the link creator's
+// command slots (or the server's) are all taken.
+const zipRetryAfter = "10"
+
+// zip streams the folder as a zip archive (counted as one download on GET). It takes one
+// of the link creator's command slots first (links.LinkZipSlot): when none frees in time,
+// 503 with Retry-After, and the download is not counted.
 func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *links.LinkTarget) {
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
@@ -163,6 +169,13 @@ func (l *linkServer) zip(w http.ResponseWriter, r *http.Request, t *links.LinkTa
 	if r.Method != http.MethodGet {
 		return
 	}
+	release, err := l.svc.Links.LinkZipSlot(r.Context(), t)
+	if err != nil {
+		h.Set("Retry-After", zipRetryAfter)
+		errorPage(w, http.StatusServiceUnavailable, "The server is busy: try the download again in a few seconds.")
+		return
+	}
+	defer release()
 	if err := l.svc.Links.UseLink(r.Context(), t.Link); err != nil {
 		h.Del("Content-Disposition")
 		l.fail(w, r, err)

@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,8 +15,9 @@ import (
 	"github.com/fileshed/fileshed/core"
 )
 
-// handleFunc runs one registered tool on a raw JSON body: decoding, the call, audit, metrics.
-type handleFunc func(ctx context.Context, body []byte) (*output, error)
+// handleFunc runs one registered tool on a JSON body of size bytes (-1: unknown): decoding,
+// the call, audit, metrics.
+type handleFunc func(ctx context.Context, body io.Reader, size int64) (*output, error)
 
 // registry keeps every registered tool's handle, so a merged tool can dispatch to it.
 type registry struct {
@@ -120,7 +123,7 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 			env.Usage = spec.name + "(action, ...): action = " + strings.Join(names, " | ")
 			return &output{Status: status, Body: env}, nil
 		}
-		return d.registry.handles[tool](ctx, in.RawBody)
+		return d.registry.handles[tool](ctx, bytes.NewReader(in.RawBody), int64(len(in.RawBody)))
 	})
 	api.OpenAPI().Paths["/"+spec.name].Post.RequestBody = &huma.RequestBody{Required: true,
 		Content: map[string]*huma.MediaType{"application/json": {Schema: input}}}

@@ -2,8 +2,12 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +20,22 @@ import (
 // huma's strict validation would refuse (numbers in strings, null and "" as absent).
 type rawInput struct {
 	RawBody []byte `contentType:"application/json"`
+}
+
+// bodyInput receives the request body unread: decode reads it once, as it arrives, so a
+// large content is never held twice (huma would read it whole into a growing buffer).
+type bodyInput struct {
+	body io.Reader
+	size int64 // Content-Length, or -1
+}
+
+// Resolve takes the body from the request (huma calls it before the handler).
+func (b *bodyInput) Resolve(ctx huma.Context) []error {
+	b.body, b.size = ctx.BodyReader(), -1
+	if n, err := strconv.ParseInt(ctx.Header("Content-Length"), 10, 64); err == nil {
+		b.size = n
+	}
+	return nil
 }
 
 // output is every tool's answer: HTTP 200 (or the envelope's auth/size status) and the envelope.
@@ -76,13 +96,16 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		panic("tool " + spec.name + ": hints must be readOnly, additive or destructive") // a programming error, caught by every test
 	}
 	d.registry.hints[spec.name] = spec.hints
-	var handle handleFunc = func(ctx context.Context, body []byte) (*output, error) {
+	var handle handleFunc = func(ctx context.Context, body io.Reader, size int64) (*output, error) {
 		start := time.Now()
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
 		var args I
 		var res core.Result
-		err := decode(body, &args, fields)
+		err := decode(body, size, &args, fields)
+		if re := (*readError)(nil); errors.As(err, &re) {
+			return nil, bodyReadFailure(re.err) // answered as huma answers a body it cannot read
+		}
 		if err == nil {
 			res, err = run(ctx, c, args)
 		}
@@ -106,10 +129,10 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 	d.registry.handles[spec.name] = handle
 	if len(fields) == 0 {
 		// Zero-argument tools read no body at all (and the spec shows none).
-		huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*output, error) { return handle(ctx, nil) })
+		huma.Register(api, op, func(ctx context.Context, _ *struct{}) (*output, error) { return handle(ctx, http.NoBody, 0) })
 		return
 	}
-	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) { return handle(ctx, in.RawBody) })
+	huma.Register(api, op, func(ctx context.Context, in *bodyInput) (*output, error) { return handle(ctx, in.body, in.size) })
 	// Replace the raw body's binary schema with the input's schema.
 	o := api.OpenAPI().Paths["/"+spec.name].Post
 	schema := api.OpenAPI().Components.Schemas.Schema(t, true, spec.name+"Input")
@@ -124,4 +147,18 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 	o.RequestBody = &huma.RequestBody{Required: required, Content: map[string]*huma.MediaType{
 		"application/json": {Schema: schema},
 	}}
+}
+
+// bodyReadFailure is the answer to a body that could not be read, as huma gives it for the
+// bodies it reads itself: BODY_TOO_LARGE (413), a body that did not arrive in time (408),
+// or INTERNAL_ERROR (a client that went away).
+func bodyReadFailure(err error) error {
+	var ne net.Error
+	switch {
+	case errors.As(err, new(*bodyTooLargeError)):
+		return huma.NewError(http.StatusRequestEntityTooLarge, "request body is too large", err)
+	case errors.As(err, &ne) && ne.Timeout():
+		return huma.NewError(http.StatusRequestTimeout, "request body read timeout")
+	}
+	return huma.NewError(http.StatusInternalServerError, "cannot read request body", err)
 }

@@ -326,19 +326,24 @@ func TestPlanAndCreateRoundTrip(t *testing.T) {
 	must(os.WriteFile(filepath.Join(dir, "src/a.txt"), []byte("alpha"), 0o600))
 	must(os.WriteFile(filepath.Join(dir, "src/sub/b.sh"), []byte("echo"), 0o700))
 	must(os.Symlink("/etc", filepath.Join(dir, "src/etc")))
-	fsys := os.DirFS(dir)
-	p, err := PlanDir(context.Background(), fsys, "src", true, func(p string) string {
+	must(os.WriteFile(filepath.Join(dir, "src/skip.me"), []byte("x"), 0o600))
+	src := Source{FS: os.DirFS(dir), Path: "src", EmptyDirs: true, Listed: 1, Skip: func(p string) string {
 		if p == "src/skip.me" {
 			return "excluded"
 		}
 		return ""
-	})
+	}}
+	p, err := PlanDir(context.Background(), src)
 	must(err)
-	if len(p.Files) != 2 || len(p.Skipped) != 1 || len(p.EmptyDirs) != 2 {
+	if p.Files != 2 || len(p.Skipped) != 1 || p.SkippedCount != 2 || p.EmptyDirs != 2 {
 		t.Fatalf("plan %+v", p)
 	}
 	var b bytes.Buffer
-	must(Create(context.Background(), &b, fsys, p))
+	wrote, err := Create(context.Background(), &b, src)
+	must(err)
+	if wrote.Files != p.Files || wrote.SkippedCount != p.SkippedCount || wrote.EmptyDirs != p.EmptyDirs || wrote.Bytes != p.Bytes {
+		t.Fatalf("wrote %+v, planned %+v", wrote, p)
+	}
 	if int64(b.Len()) > p.MaxSize() {
 		t.Fatalf("archive %d bytes over the planned maximum %d", b.Len(), p.MaxSize())
 	}

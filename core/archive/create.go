@@ -1,19 +1,12 @@
 package archive
 
 import (
-	"archive/zip"
-	"compress/flate"
 	"context"
 	"io"
 	"io/fs"
 	"path"
-	"strings"
 	"time"
 )
-
-// Level is the deflate level of the archives Create writes: the fastest, measured in
-// BENCHMARKS.md against the zip CLI (zip -r uses 6, for a few percent less output).
-const Level = flate.BestSpeed
 
 // Skipped is a file or folder left out of an archive, and why.
 type Skipped struct {
@@ -21,161 +14,118 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// Plan is what Create will write: the regular files under a source, the empty folders,
-// and what was left out. Paths are relative to the file system; Names are entry names.
+// Source is what an archive is made of: the file or folder Path (a clean path in FS, "" or
+// "." for its root), its entries named relative to Path's parent folder (a folder's name is
+// the top-level entry; the root's content has no such folder). With EmptyDirs, folders with
+// no file anywhere below get an entry. Skip names paths left out.
+type Source struct {
+	FS        fs.FS
+	Path      string
+	EmptyDirs bool
+	Skip      Exclude
+	// Listed is how many skipped paths a Plan lists; the others are only counted.
+	Listed int
+}
+
+// Plan sums up an archive of a Source: what PlanDir found, or what Create wrote.
 type Plan struct {
-	Files     []PlannedFile
-	EmptyDirs []string // entry names, ending in "/"
-	Skipped   []Skipped
-	Bytes     int64 // total size of the files
+	Files, EmptyDirs int
+	Skipped          []Skipped // the first Source.Listed
+	SkippedCount     int
+	Bytes            int64 // total size of the files
+	// maxSize bounds the archive: deflate's worst case (stored blocks: 5 bytes per 16 KiB
+	// or part) plus the local and central headers, zip64 extras and data descriptors of
+	// each entry, and the end records.
+	maxSize int64
 }
 
-// PlannedFile is one file of a Plan.
-type PlannedFile struct {
-	Path, Name string
-	Size       int64
-	Modified   time.Time
-	Exec       bool
-}
+// MaxSize bounds the size of the archive Create writes for the plan's files.
+func (p *Plan) MaxSize() int64 { return p.maxSize }
 
-// portable is the name check of the files put in an archive: any name Open would accept
-// (no backslash, control character or invalid UTF-8), with no limit on depth or length.
-var portable = Limits{MaxDepth: 1 << 20, MaxNameLength: 1 << 20}
-
-// PlanDir walks src (a clean path in fsys, "" or "." for its root) without following
-// symlinks and plans an archive of it: entries are named relative to src's parent folder,
-// so a folder's name is the top-level entry (the root's content has no such folder).
-// Symlinks, special files and names another system could not read are skipped, as is any
-// path skip names. With emptyDirs, folders with no file anywhere below get an entry.
-func PlanDir(ctx context.Context, fsys fs.FS, src string, emptyDirs bool, skip Exclude) (*Plan, error) {
-	if src == "" {
-		src = "."
+// walk walks src for an archive: each file goes to file and each empty folder (with
+// EmptyDirs) to emptyDir, as the walk finds them, and is counted in the plan returned.
+func (src Source) walk(ctx context.Context, file func(f plannedFile) error, emptyDir func(name string) error) (*Plan, error) {
+	p := &Plan{maxSize: 1024}
+	root := src.Path
+	if root == "" {
+		root = "."
 	}
-	base := path.Dir(src) // entry names are relative to it
-	p := &Plan{}
-	hasFile := map[string]bool{}
-	var dirs []string
-	err := fs.WalkDir(fsys, src, func(fp string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		name := fp
-		if base != "." {
-			name = strings.TrimPrefix(fp, base+"/")
-		}
-		if fp != "." {
-			if c, err := cleanName(fp, portable); err != nil || c != fp {
-				p.Skipped = append(p.Skipped, Skipped{fp, "the name is not portable (backslash, control character, invalid UTF-8 or not NFC)"})
-				return skipDir(d)
-			}
-			if reason := skipReason(skip, fp); reason != "" {
-				p.Skipped = append(p.Skipped, Skipped{fp, reason})
-				return skipDir(d)
-			}
-		}
-		switch t := d.Type(); {
-		case t&fs.ModeSymlink != 0:
-			p.Skipped = append(p.Skipped, Skipped{fp, "symlink: not followed, not stored"})
-		case d.IsDir():
-			if fp != "." {
-				dirs = append(dirs, fp)
-			}
-		case t.IsRegular():
+	w := Walker{
+		File: func(fp, name string, d fs.DirEntry) error {
 			fi, err := d.Info()
 			if err != nil {
 				return err
 			}
-			p.Files = append(p.Files, PlannedFile{Path: fp, Name: name, Size: fi.Size(), Modified: fi.ModTime(), Exec: fi.Mode()&0o100 != 0})
+			p.Files++
 			p.Bytes += fi.Size()
-			for dir := path.Dir(fp); dir != "." && !hasFile[dir]; dir = path.Dir(dir) {
-				hasFile[dir] = true
+			p.maxSize += fi.Size() + 5*(fi.Size()/(16<<10)+1) + 200 + 2*int64(len(name))
+			return file(plannedFile{Path: fp, Name: name, Modified: fi.ModTime(), Exec: fi.Mode()&0o100 != 0})
+		},
+		Skip: func(s Skipped) {
+			if len(p.Skipped) < src.Listed {
+				p.Skipped = append(p.Skipped, s)
 			}
-		default:
-			p.Skipped = append(p.Skipped, Skipped{fp, "special file (device, pipe or socket): not stored"})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+			p.SkippedCount++
+		},
 	}
-	if emptyDirs {
-		for _, d := range dirs {
-			if !hasFile[d] {
-				name := d
-				if base != "." {
-					name = strings.TrimPrefix(d, base+"/")
-				}
-				p.EmptyDirs = append(p.EmptyDirs, name+"/")
+	if src.EmptyDirs {
+		w.DirDone = func(_, name string, hasFile bool) error {
+			if hasFile {
+				return nil
 			}
+			p.EmptyDirs++
+			p.maxSize += 200 + 2*int64(len(name)+1)
+			return emptyDir(name + "/")
 		}
+	}
+	if err := Walk(ctx, src.FS, root, path.Dir(root), src.Skip, w); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-func skipDir(d fs.DirEntry) error {
-	if d.IsDir() {
-		return fs.SkipDir
-	}
-	return nil
+// plannedFile is one file of an archive.
+type plannedFile struct {
+	Path, Name string
+	Modified   time.Time
+	Exec       bool
 }
 
-// MaxSize bounds the size of the archive Create writes for p: deflate's worst case (stored
-// blocks: 5 bytes per 16 KiB or part) plus the local and central headers, zip64 extras and
-// data descriptors of each entry, and the end records.
-func (p *Plan) MaxSize() int64 {
-	n := int64(1024)
-	for _, f := range p.Files {
-		n += f.Size + 5*(f.Size/(16<<10)+1) + 200 + 2*int64(len(f.Name))
-	}
-	for _, d := range p.EmptyDirs {
-		n += 200 + 2*int64(len(d))
-	}
-	return n
+// PlanDir walks src and plans its archive: the counts, the size bound, what is skipped.
+// It holds nothing per file: Create walks again.
+func PlanDir(ctx context.Context, src Source) (*Plan, error) {
+	none := func(plannedFile) error { return nil }
+	return src.walk(ctx, none, func(string) error { return nil })
 }
 
-// Create writes the archive of p to w, reading the files from fsys. A file that changed
-// since the plan is archived as it is now.
-func Create(ctx context.Context, w io.Writer, fsys fs.FS, p *Plan) error {
-	zw := zip.NewWriter(w)
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, Level) })
-	for _, f := range p.Files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		h := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: f.Modified}
-		h.SetMode(0o644)
+// Create writes the archive of src to w, walking it again (a file that changed since the
+// plan is archived as it is now), and returns what it wrote. Memory: the listing of the
+// folders on the current path, and the archive's central directory (Writer).
+func Create(ctx context.Context, w io.Writer, src Source) (*Plan, error) {
+	zw := NewWriter(w)
+	p, err := src.walk(ctx, func(f plannedFile) error {
+		perm := fs.FileMode(0o644)
 		if f.Exec {
-			h.SetMode(0o755)
+			perm = 0o755
 		}
-		if err := addFile(zw, h, fsys, f.Path); err != nil {
+		in, err := src.FS.Open(f.Path)
+		if err != nil {
 			return err
 		}
-	}
-	for _, d := range p.EmptyDirs {
-		h := &zip.FileHeader{Name: d, Method: zip.Store}
-		h.SetMode(fs.ModeDir | 0o755)
-		if _, err := zw.CreateHeader(h); err != nil {
+		defer in.Close()
+		out, err := zw.File(f.Name, f.Modified, perm)
+		if err != nil {
 			return err
 		}
-	}
-	return zw.Close()
-}
-
-func addFile(zw *zip.Writer, h *zip.FileHeader, fsys fs.FS, p string) error {
-	src, err := fsys.Open(p)
-	if err != nil {
+		_, err = io.Copy(out, in)
 		return err
-	}
-	defer src.Close()
-	dst, err := zw.CreateHeader(h)
+	}, func(name string) error {
+		return zw.Dir(name, time.Time{}, 0o755)
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = io.Copy(dst, src)
-	return err
+	return p, zw.Close()
 }
 
 // skipReason asks skip (which may be nil) about p.

@@ -28,7 +28,9 @@ type ZipInput struct {
 // of the same zone (reference §5.20). The archive is streamed through the one atomic write
 // path (quota reserved for its largest possible size, settled to the real one; a commit in
 // versioned zones). Symlinks are never followed nor stored, special files are skipped (both
-// listed in data.skipped), and the archive being written is never part of itself.
+// listed in data.skipped), and the archive being written is never part of itself. It takes
+// one of the caller's command slots; the tree is walked twice (to bound the archive, then
+// to write it), holding no list of its files.
 func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Result, error) {
 	z, err := s.archiveZone(ctx, c, in.ZoneArgs, "zip")
 	if err != nil {
@@ -58,16 +60,24 @@ func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Resul
 	if err != nil {
 		return core.Result{}, err
 	}
-	fsys := afero.NewIOFS(z.Fs)
-	plan, err := archive.PlanDir(ctx, fsys, rel, in.IncludeEmptyDirs, func(p string) string {
-		switch {
-		case p == destRel:
-			return "the archive being written"
-		case confine.IsTempName(p):
-			return "a temporary file of a write in progress"
-		}
-		return ""
-	})
+	// A zip of a tree is work a user starts like a command: it takes one of their command
+	// slots (issue 24), so parallel zips cannot take the server's memory and disk.
+	release, err := s.AcquireSlot(ctx, c.UserID, core.ZipSlot)
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer release()
+	src := archive.Source{FS: afero.NewIOFS(z.Fs), Path: rel, EmptyDirs: in.IncludeEmptyDirs, Listed: listCap,
+		Skip: func(p string) string {
+			switch {
+			case p == destRel:
+				return "the archive being written"
+			case confine.IsTempName(p):
+				return "a temporary file of a write in progress"
+			}
+			return ""
+		}}
+	plan, err := archive.PlanDir(ctx, src)
 	if err != nil {
 		return core.Result{}, core.WriteError(err, z, in.Src)
 	}
@@ -80,7 +90,7 @@ func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Resul
 		return core.Result{}, core.Errf(core.FileExists, "Destination exists: %s", shownDest).With("path", shownDest).With("zone", z.Label).
 			WithHint("Choose another dest, or delete the existing file first with shed_delete")
 	}
-	hash, size, err := writeZip(ctx, tx, z, t, fsys, plan)
+	hash, size, plan, err := writeZip(ctx, tx, z, t, src, plan.MaxSize())
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -110,62 +120,42 @@ func zipDest(z *core.Zone, rel string, in ZipInput) (string, string, error) {
 	return d, d, nil
 }
 
-// writeZip streams the archive of plan into t, the file of tx in z, through writeFile. The
-// reservation is the archive's largest possible size; a producer exceeding it (files grown
-// meanwhile) fails the write rather than overshoot the quota.
-func writeZip(ctx context.Context, tx *core.Tx, z *core.Zone, t core.Target, fsys fs.FS, plan *archive.Plan) (string, int64, error) {
-	limit := plan.MaxSize()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := archive.Create(ctx, &capWriter{w: pw, left: limit}, fsys, plan)
-		pw.CloseWithError(err)
-		done <- err
-	}()
-	hash, err := tx.WriteFile(core.Write{Size: limit, Body: pr})
-	pr.CloseWithError(errors.New("write ended")) // unblocks the producer if the write failed first
-	// A producer's failure reaches writeFile through the pipe (and is its error); only the
+// writeZip streams the archive of src into t, the file of tx in z, and returns what it
+// wrote. The reservation is limit, the archive's largest possible size (PlanDir); a
+// producer exceeding it (files grown meanwhile) fails the write rather than overshoot the
+// quota.
+func writeZip(ctx context.Context, tx *core.Tx, z *core.Zone, t core.Target, src archive.Source, limit int64) (string, int64, *archive.Plan, error) {
+	var plan *archive.Plan
+	body, finish := core.Produced(limit, func(w io.Writer) (err error) {
+		plan, err = archive.Create(ctx, w, src)
+		return err
+	})
+	hash, err := tx.WriteFile(core.Write{Size: limit, Body: body})
+	// A producer's failure reaches the write through the pipe (and is its error); only the
 	// cap deserves its own code.
-	if perr := <-done; errors.Is(perr, errTooBig) {
-		return "", 0, core.Errf(core.FileTooLarge, "The source grew while it was compressed").With("path", t.Shown).
+	if perr := finish(); errors.Is(perr, core.ErrTooBig) {
+		return "", 0, nil, core.Errf(core.FileTooLarge, "The source grew while it was compressed").With("path", t.Shown).
 			WithHint("Call again once the files stop changing")
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
 	fi, err := z.Fs.Stat(t.Rel)
 	if err != nil {
-		return hash, 0, core.WriteError(err, z, t.Shown)
+		return hash, 0, nil, core.WriteError(err, z, t.Shown)
 	}
-	return hash, fi.Size(), nil
-}
-
-// errTooBig is capWriter's refusal.
-var errTooBig = errors.New("archive larger than planned")
-
-// capWriter passes at most left bytes to w.
-type capWriter struct {
-	w    io.Writer
-	left int64
-}
-
-func (c *capWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > c.left {
-		return 0, errTooBig
-	}
-	c.left -= int64(len(p))
-	return c.w.Write(p)
+	return hash, fi.Size(), plan, nil
 }
 
 // zipData is the answer of shed_zip: the original's fields, plus what was skipped.
 func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[string]any {
-	skipped := plan.Skipped[:min(len(plan.Skipped), listCap)]
+	skipped := plan.Skipped
 	if skipped == nil {
 		skipped = []archive.Skipped{}
 	}
-	d := map[string]any{"source": src, "zip_path": dest, "files_count": len(plan.Files), "size_bytes": size,
-		"size_human": core.HumanSize(size), "skipped": skipped, "skipped_count": len(plan.Skipped)}
-	if n := len(plan.EmptyDirs); n > 0 {
+	d := map[string]any{"source": src, "zip_path": dest, "files_count": plan.Files, "size_bytes": size,
+		"size_human": core.HumanSize(size), "skipped": skipped, "skipped_count": plan.SkippedCount}
+	if n := plan.EmptyDirs; n > 0 {
 		d["empty_dirs_count"] = n
 	}
 	if hash != "" {
@@ -176,11 +166,11 @@ func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[
 
 // zipMessage is the original's message, with the skipped count.
 func zipMessage(plan *archive.Plan) string {
-	msg := fmt.Sprintf("Created ZIP with %d files", len(plan.Files))
-	if n := len(plan.EmptyDirs); n > 0 {
+	msg := fmt.Sprintf("Created ZIP with %d files", plan.Files)
+	if n := plan.EmptyDirs; n > 0 {
 		msg += fmt.Sprintf(" and %d empty directories", n)
 	}
-	if n := len(plan.Skipped); n > 0 {
+	if n := plan.SkippedCount; n > 0 {
 		msg += fmt.Sprintf("; %d skipped (symlinks, special files: see data.skipped)", n)
 	}
 	return msg

@@ -1,10 +1,13 @@
 package files
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fileshed/fileshed/core"
 )
@@ -21,7 +24,8 @@ var eolFormats = map[string]string{"unix": "unix", "lf": "unix", "dos": "dos", "
 
 // ConvertEOL rewrites a text file's line endings to LF or CRLF (reference §5.24),
 // atomically, with the growth reserved against the quota (the original did neither).
-// Files with NUL bytes are refused: converting a binary blindly corrupts it.
+// Files with NUL bytes are refused: converting a binary blindly corrupts it. The file is
+// streamed, never held.
 func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInput) (core.Result, error) {
 	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, true)
 	if err != nil {
@@ -56,14 +60,20 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 	if !t.Exists {
 		return core.Result{}, core.Errf(core.FileNotFound, "File not found: %s", in.Path).With("path", in.Path).With("zone", z.Label)
 	}
-	text, err := s.readText(ctx, z, t)
+	if err := s.CheckSize(t.Size); err != nil {
+		return core.Result{}, err // a file over max_file_size_mb is not converted
+	}
+	f, err := core.OpenOld(z, t)
 	if err != nil {
 		return core.Result{}, err
 	}
-	b := []byte(text)
-	crlf := bytes.Count(b, []byte("\r\n"))
-	lfOnly := bytes.Count(b, []byte("\n")) - crlf
-	crOnly := bytes.Count(b, []byte("\r")) - crlf
+	defer f.Close()
+	// Streamed (issue 24): one read checks and counts, a second writes; only 64 KiB are held.
+	crlf, lf, cr, err := scanEOL(io.NewSectionReader(f, 0, t.Size), z, t)
+	if err != nil {
+		return core.Result{}, err
+	}
+	lfOnly, crOnly := lf-crlf, cr-crlf
 	original := "mixed"
 	switch {
 	case crlf > 0 && lfOnly == 0 && crOnly == 0:
@@ -73,17 +83,21 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 	case crOnly > 0 && crlf == 0 && lfOnly == 0:
 		original = "mac (old)"
 	}
-	out := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	converted := crlf + crOnly
+	converted, size := crlf+crOnly, t.Size-int64(crlf)
+	unchanged := crlf+crOnly == 0
 	if target == "dos" {
-		out = strings.ReplaceAll(out, "\n", "\r\n")
-		converted = lfOnly + crOnly
+		converted, size = lfOnly+crOnly, t.Size+int64(lfOnly+crOnly)
+		unchanged = lfOnly+crOnly == 0
 	}
-	if out == text {
+	if unchanged {
 		return core.Result{Data: map[string]any{"path": rel, "format": original, "changed": false},
 			Message: fmt.Sprintf("File already in %s format", target)}, nil
 	}
-	hash, err := tx.WriteFile(core.Write{Size: int64(len(out)), Body: strings.NewReader(out)})
+	body, finish := core.Produced(size, func(w io.Writer) error {
+		return writeEOL(w, io.NewSectionReader(f, 0, t.Size), target == "dos", size)
+	})
+	defer finish() // after the write, before tx.Close: the producer reads the file under its lock
+	hash, err := tx.WriteFile(core.Write{Size: size, Body: body})
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -91,4 +105,112 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 		"lines_converted": converted}
 	addWriteFields(data, z, hash)
 	return core.Result{Data: data, Message: fmt.Sprintf("Converted %s from %s to %s", rel, original, target)}, nil
+}
+
+// scanEOL reads the text of t (in z) once: it must be UTF-8 without NUL. It counts the
+// "\r\n" pairs, the "\n" and the "\r".
+func scanEOL(r io.Reader, z *core.Zone, t core.Target) (crlf, lf, cr int, err error) {
+	buf := make([]byte, 64<<10)
+	keep, prevCR := 0, false // keep: an unfinished UTF-8 sequence carried to the next chunk
+	for {
+		n, rerr := r.Read(buf[keep:])
+		b, fresh := buf[:keep+n], buf[keep:keep+n]
+		end := len(b)
+		if rerr == nil {
+			end -= unfinishedRune(b)
+		}
+		if !utf8.Valid(b[:end]) || bytes.IndexByte(fresh, 0) >= 0 {
+			return 0, 0, 0, notText(t)
+		}
+		lf += bytes.Count(fresh, []byte("\n"))
+		cr += bytes.Count(fresh, []byte("\r"))
+		crlf += bytes.Count(fresh, []byte("\r\n"))
+		if prevCR && len(fresh) > 0 && fresh[0] == '\n' {
+			crlf++ // a pair split between two reads
+		}
+		if len(fresh) > 0 {
+			prevCR = fresh[len(fresh)-1] == '\r'
+		}
+		keep = copy(buf, b[end:])
+		switch {
+		case rerr == io.EOF:
+			return crlf, lf, cr, nil
+		case rerr != nil:
+			return 0, 0, 0, core.WriteError(rerr, z, t.Shown)
+		}
+	}
+}
+
+// unfinishedRune is the length of an incomplete UTF-8 sequence at the end of b (0 if none).
+func unfinishedRune(b []byte) int {
+	for i := 1; i <= min(utf8.UTFMax-1, len(b)); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if utf8.FullRune(b[len(b)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
+}
+
+// writeEOL writes the text read from r with every line break ("\r\n", "\n" or a lone
+// "\r") as "\n", or as "\r\n" when dos. It fails with errChanged unless it writes exactly
+// size bytes.
+func writeEOL(w io.Writer, r io.Reader, dos bool, size int64) error {
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	nl := "\n"
+	if dos {
+		nl = "\r\n"
+	}
+	buf := make([]byte, 64<<10)
+	cr := false // the last byte was a "\r" not yet written
+	text := func(p []byte) {
+		if len(p) > 0 {
+			if cr {
+				_, _ = bw.WriteString(nl)
+				cr = false
+			}
+			_, _ = bw.Write(p)
+		}
+	}
+	for {
+		n, rerr := r.Read(buf)
+		b, start := buf[:n], 0
+		for i, c := range b {
+			switch c {
+			case '\r':
+				text(b[start:i])
+				if cr {
+					_, _ = bw.WriteString(nl) // a lone "\r" before this one
+				}
+				cr, start = true, i+1
+			case '\n':
+				text(b[start:i])
+				_, _ = bw.WriteString(nl) // "\n", or the end of a "\r\n"
+				cr, start = false, i+1
+			}
+		}
+		text(b[start:])
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return rerr
+		}
+		if _, err := bw.Write(nil); err != nil {
+			return err // the write ended: stop reading
+		}
+	}
+	if cr {
+		_, _ = bw.WriteString(nl)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if cw.n != size {
+		return errChanged
+	}
+	return nil
 }

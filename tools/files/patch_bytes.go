@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,7 +36,7 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 	if format == "" {
 		format = "hex"
 	}
-	content, err := decodeContent(in.Content, format)
+	content, n, err := decodeContent(in.Content, format)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -65,11 +66,10 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 			With("offset", in.Offset).With("file_size", t.Size).WithHint("Use an offset between 0 and %d", t.Size)
 	}
 	var w core.Write
-	n := int64(len(content))
 	affected := n
 	switch {
 	case in.Overwrite || !t.Exists:
-		w.Size, w.Body = n, bytes.NewReader(content)
+		w.Size, w.Body = n, content
 	default:
 		off, removed := t.Size, int64(0) // end
 		switch position {
@@ -90,7 +90,7 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 			return core.Result{}, err
 		}
 		defer f.Close()
-		w.Body = io.MultiReader(io.NewSectionReader(f, 0, off), bytes.NewReader(content),
+		w.Body = io.MultiReader(io.NewSectionReader(f, 0, off), content,
 			io.NewSectionReader(f, off+removed, t.Size-off-removed))
 	}
 	hash, err := tx.WriteFile(w)
@@ -157,32 +157,60 @@ func bytePosition(in PatchBytesInput) (string, error) {
 }
 
 // decodeContent decodes content given as hex (whitespace ignored), base64 (standard
-// alphabet, padding optional, whitespace ignored) or raw UTF-8 text.
-func decodeContent(content, format string) ([]byte, error) {
+// alphabet, padding optional, whitespace ignored) or raw UTF-8 text, and returns its bytes
+// and their count. Raw text is read as it is; hex and base64 are decoded in chunks straight
+// into the result, which is allocated once: the content (most of a body of up to twice
+// max_file_size_mb) is never copied whole.
+func decodeContent(content, format string) (io.Reader, int64, error) {
+	var decode func(dst, src []byte) (int, error)
+	var size func(n int) int
 	switch format {
 	case "raw":
-		return []byte(content), nil
-	case "hex", "base64":
+		return strings.NewReader(content), int64(len(content)), nil
+	case "hex":
+		decode, size = hex.Decode, hex.DecodedLen
+	case "base64":
+		decode, size = base64.RawStdEncoding.Decode, base64.RawStdEncoding.DecodedLen
+		content = strings.TrimRight(content, "= \n\r\t") // padding is optional
 	default:
-		return nil, core.Errf(core.InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
+		return nil, 0, core.Errf(core.InvalidParameter, "Invalid content_format: %s", format).With("content_format", format).
 			With("valid", []string{"hex", "base64", "raw"}).WithHint("Use content_format='hex', 'base64' or 'raw'")
 	}
-	compact := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
-			return -1
+	space := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+	n := len(content)
+	for i := range len(content) {
+		if space(content[i]) {
+			n--
 		}
-		return r
-	}, content)
-	var b []byte
+	}
+	out := make([]byte, 0, size(n))
+	chunk := make([]byte, 0, min(n, 64<<10)) // a multiple of 4: no quantum is split
+	done := int64(0)                         // encoded bytes decoded so far
+	flush := func() error {
+		k, err := decode(out[len(out):cap(out)], chunk)
+		out = out[:len(out)+k]
+		var at base64.CorruptInputError
+		if errors.As(err, &at) {
+			err = base64.CorruptInputError(done + int64(at)) // the offset in the whole content
+		}
+		done += int64(len(chunk))
+		chunk = chunk[:0]
+		return err
+	}
 	var err error
-	if format == "hex" {
-		b, err = hex.DecodeString(compact)
-	} else {
-		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(compact, "="))
+	for i := 0; i < len(content) && err == nil; i++ {
+		if c := content[i]; !space(c) {
+			if chunk = append(chunk, c); len(chunk) == cap(chunk) {
+				err = flush()
+			}
+		}
+	}
+	if err == nil && len(chunk) > 0 {
+		err = flush()
 	}
 	if err != nil {
-		return nil, core.Errf(core.InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
+		return nil, 0, core.Errf(core.InvalidParameter, "Invalid content encoding: %v", err).With("content_format", format).Because(err).
 			WithHint("Content must be valid %s", format)
 	}
-	return b, nil
+	return bytes.NewReader(out), int64(len(out)), nil
 }

@@ -83,7 +83,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 			if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
 				return core.Result{}, core.WriteError(err, z, in.Path)
 			}
-			content = withEOL(content, eolOf(head))
+			content = withEOL(content, eolOf(string(head)))
 			old := io.LimitReader(f, t.Size)
 			if e.position == "end" {
 				w.Body = io.MultiReader(old, strings.NewReader(content))
@@ -96,17 +96,13 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		}
 		affected = max(countLines(content), 1)
 	default:
-		text, err := s.readText(ctx, z, t)
+		ed, err := s.editText(z, t, e, in.Content)
 		if err != nil {
 			return core.Result{}, err
 		}
-		eol := eolOf([]byte(text))
-		out, a, m, err := e.apply(text, withEOL(in.Content, eol), eol)
-		if err != nil {
-			return core.Result{}, err
-		}
-		affected, matches = a, m
-		w.Size, w.Body = int64(len(out)), strings.NewReader(out)
+		body, finish := core.Produced(ed.size, ed.produce)
+		defer finish() // after the write, before tx.Close: the producer is done before the file is unlocked
+		w.Size, w.Body, affected, matches = ed.size, body, ed.affected, ed.matches
 	}
 	hash, err := tx.WriteFile(w)
 	if err != nil {
@@ -212,23 +208,69 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 	return e, nil
 }
 
-// readText reads an existing file for a line or pattern edit; it must be UTF-8 text.
-func (s *Tools) readText(ctx context.Context, z *core.Zone, t core.Target) (string, error) {
+// textEditPlan is a planned line or pattern edit: the result's size, the lines affected,
+// the pattern matches, and the function that writes the result.
+type textEditPlan struct {
+	size              int64
+	affected, matches int
+	produce           func(io.Writer) error
+}
+
+// editText plans edit e of the existing file t with content. A file over max_file_size_mb
+// is not edited.
+func (s *Tools) editText(z *core.Zone, t core.Target, e textEdit, content string) (textEditPlan, error) {
 	if err := s.CheckSize(t.Size); err != nil {
-		return "", err // a file over max_file_size_mb is not loaded for editing
+		return textEditPlan{}, err
 	}
 	f, err := core.OpenOld(z, t)
 	if err != nil {
-		return "", err
+		return textEditPlan{}, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, t.Size))
+	p, err := planText(f, z, t, e, content)
 	if err != nil {
-		return "", core.WriteError(err, z, t.Shown)
+		f.Close()
+		return textEditPlan{}, err
 	}
-	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
-		return "", core.Errf(core.InvalidFormat, "File is not UTF-8 text: %s", t.Shown).With("path", t.Shown).
-			WithHint("Edit binary files with shed_patch_bytes (see shed_hexdump); text edits would corrupt them")
+	produce := p.produce
+	p.produce = func(w io.Writer) error {
+		defer f.Close()
+		return produce(w)
 	}
-	return string(b), nil
+	return p, nil
+}
+
+// planText plans edit e of the text of t (in z), read from f. A pattern replace holds the
+// text (see patch_text_stream.go); other edits read it twice, a line at a time.
+func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content string) (textEditPlan, error) {
+	if e.position == "replace" && e.line == 0 {
+		text, err := readText(io.NewSectionReader(f, 0, t.Size), z, t)
+		if err != nil {
+			return textEditPlan{}, err
+		}
+		size, n, produce := e.replacePattern(text, withEOL(content, eolOf(text)))
+		if n == 0 {
+			return textEditPlan{}, patternNotFound(e.pattern)
+		}
+		return textEditPlan{size: size, affected: n, matches: n, produce: produce}, nil
+	}
+	sc, err := e.scan(io.NewSectionReader(f, 0, t.Size), z, t)
+	if err != nil {
+		return textEditPlan{}, err
+	}
+	// Line-based edits insert whole lines: a final terminator is added to the content.
+	block := withEOL(content, sc.eol)
+	if block != "" && !strings.HasSuffix(block, "\n") {
+		block += sc.eol
+	}
+	size, affected, err := e.lineEdit(sc, t.Size, block)
+	if err != nil {
+		return textEditPlan{}, err
+	}
+	p := textEditPlan{size: size, affected: affected, produce: func(w io.Writer) error {
+		return e.writeLines(w, io.NewSectionReader(f, 0, t.Size), sc, block, size)
+	}}
+	if e.line == 0 {
+		p.matches = sc.matches
+	}
+	return p, nil
 }

@@ -20,39 +20,53 @@ type textEdit struct {
 	pattern  string // as given, for messages
 }
 
-// eolOf is the line ending a file uses: "\r\n" when every line break in b is CRLF, else "\n".
+// eolOf is the line ending a text uses: "\r\n" when every line break in s is CRLF, else "\n".
 // Why: a CRLF file must stay CRLF when a model (which writes "\n") patches it.
-func eolOf(b []byte) string {
-	if n := bytes.Count(b, []byte("\r\n")); n > 0 && n == bytes.Count(b, []byte("\n")) {
+func eolOf(s string) string {
+	return eolOfCounts(strings.Count(s, "\r\n"), strings.Count(s, "\n"))
+}
+
+// eolOfCounts is eolOf from the counts of "\r\n" and of "\n".
+func eolOfCounts(crlf, lf int) string {
+	if crlf > 0 && crlf == lf {
 		return "\r\n"
 	}
 	return "\n"
 }
 
-// withEOL rewrites the line breaks of s to eol.
+// withEOL rewrites the line breaks of s to eol ("\n" or "\r\n"): with "\r\n", every "\n"
+// not already after a "\r" gains one, in one pass and one allocation (the content may be
+// most of a large body).
 func withEOL(s, eol string) string {
-	if eol == "\n" || !strings.Contains(s, "\n") {
+	if eol == "\n" {
 		return s
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", eol)
-}
-
-// splitLines splits text after each "\n", keeping the terminators ("a\r\nb" → "a\r\n", "b").
-func splitLines(text string) []string {
-	if text == "" {
-		return nil
+	n := strings.Count(s, "\n") - strings.Count(s, "\r\n")
+	if n == 0 {
+		return s
 	}
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	var b strings.Builder
+	b.Grow(len(s) + n)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		if i == 0 || s[i-1] != '\r' {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+		s = s[i+1:]
 	}
-	return lines
+	b.WriteString(s)
+	return b.String()
 }
 
 // trimEOL drops a line's terminator, so that patterns see the line as the model does
 // ("foo$" matches "foo\r\n").
-func trimEOL(l string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+func trimEOL(l []byte) []byte {
+	return bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
 }
 
 // countLines is the number of lines a text spans ("a\nb" and "a\nb\n" are 2).
@@ -65,133 +79,6 @@ func countLines(s string) int {
 		n++
 	}
 	return n
-}
-
-// apply performs e on text with content (already in the file's line endings eol) and
-// returns the new text, the lines affected and the pattern matches.
-func (e textEdit) apply(text, content, eol string) (string, int, int, error) {
-	if e.position == "replace" && e.line == 0 {
-		return e.replacePattern(text, content)
-	}
-	lines := splitLines(text)
-	n := len(lines)
-	// Line-based edits insert whole lines: a final terminator is added to the content.
-	block := content
-	if block != "" && !strings.HasSuffix(block, "\n") {
-		block += eol
-	}
-	var at []int // insertion indexes, ascending
-	affected, matches := 0, 0
-	if e.line > 0 {
-		limit := n
-		if e.position == "before" {
-			limit = n + 1
-		}
-		if e.line > limit {
-			return "", 0, 0, core.Errf(core.InvalidParameter, "Line %d beyond file (%d lines)", e.line, n).
-				With("line", e.line).With("lines", n).WithHint("Use a line between 1 and %d, or position='end' to append", max(limit, 1))
-		}
-		switch e.position {
-		case "before":
-			at = []int{e.line - 1}
-		case "after":
-			at = []int{e.line}
-		case "replace":
-			end := e.line
-			if e.endLine > 0 {
-				end = min(e.endLine, n)
-			}
-			out := joinLines(lines[:e.line-1], block, lines[end:], eol, text, end == n)
-			return out, end - e.line + 1, 0, nil
-		}
-		affected = 1
-	} else {
-		for i, l := range lines {
-			if !e.re.MatchString(trimEOL(l)) {
-				continue
-			}
-			matches++
-			if e.position == "before" {
-				at = append(at, i)
-			} else {
-				at = append(at, i+1)
-			}
-			if !e.matchAll {
-				break
-			}
-		}
-		if matches == 0 {
-			return "", 0, 0, patternNotFound(e.pattern)
-		}
-		affected = matches
-	}
-	var b strings.Builder
-	prev := 0
-	for _, i := range at {
-		for _, l := range lines[prev:i] {
-			b.WriteString(l)
-		}
-		if i > 0 && !strings.HasSuffix(lines[i-1], "\n") {
-			b.WriteString(eol) // inserting after an unterminated last line
-		}
-		b.WriteString(block)
-		prev = i
-	}
-	for _, l := range lines[prev:] {
-		b.WriteString(l)
-	}
-	out := b.String()
-	if at[len(at)-1] == n && n > 0 && !strings.HasSuffix(text, "\n") {
-		out = strings.TrimSuffix(out, eol) // keep "no final newline"
-	}
-	return out, affected, matches, nil
-}
-
-// joinLines is head + block + tail; atEnd says the block replaced the last line, in which
-// case a text without a final newline keeps none.
-func joinLines(head []string, block string, tail []string, eol, text string, atEnd bool) string {
-	var b strings.Builder
-	for _, l := range head {
-		b.WriteString(l)
-	}
-	b.WriteString(block)
-	for _, l := range tail {
-		b.WriteString(l)
-	}
-	out := b.String()
-	if atEnd && !strings.HasSuffix(text, "\n") {
-		out = strings.TrimSuffix(out, eol)
-	}
-	return out
-}
-
-// replacePattern substitutes the first (or every) match of the pattern in the whole text.
-// content is literal except group references (see parseTemplate).
-func (e textEdit) replacePattern(text, content string) (string, int, int, error) {
-	limit := 1
-	if e.matchAll {
-		limit = -1
-	}
-	found := e.re.FindAllStringSubmatchIndex(text, limit)
-	if len(found) == 0 {
-		return "", 0, 0, patternNotFound(e.pattern)
-	}
-	tmpl := parseTemplate(content, e.re)
-	var b strings.Builder
-	prev := 0
-	for _, m := range found {
-		b.WriteString(text[prev:m[0]])
-		for _, p := range tmpl {
-			if p.group < 0 {
-				b.WriteString(p.text)
-			} else if s, t := m[2*p.group], m[2*p.group+1]; s >= 0 {
-				b.WriteString(text[s:t])
-			}
-		}
-		prev = m[1]
-	}
-	b.WriteString(text[prev:])
-	return b.String(), len(found), len(found), nil
 }
 
 // piece is one part of a replacement template: literal text, or a group number.
@@ -281,6 +168,9 @@ func compilePattern(pattern, flags string) (*regexp.Regexp, error) {
 		expr = "(?" + f.String() + ")" + pattern
 	}
 	re, err := regexp.Compile(expr)
+	if err == nil {
+		_, err = searchFrom(re) // what a pattern replace runs: it nests the pattern one level deeper
+	}
 	if err != nil {
 		return nil, core.Errf(core.InvalidParameter, "Invalid regex pattern: %v", err).With("pattern", core.Shorten(pattern)).Because(err).
 			WithHint("Patterns use RE2 syntax (no lookaround, no backreferences); escape special characters with \\")
