@@ -102,7 +102,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 			return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", d, err)
 		}
 	}
-	db, err := store.Open(filepath.Join(base, "fileshed.sqlite"))
+	db, err := store.OpenSource(StateSource(cfg, base))
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
@@ -113,6 +113,12 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	}
 	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, paths: store.NewKeyedMutex(), started: time.Now(),
 		sweep: func() {}, links: signer, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+}
+
+// StateSource is where cfg keeps the state database: fileshed.sqlite in the storage
+// directory base, or the PostgreSQL database of state.url.
+func StateSource(cfg *valves.Config, base string) store.Source {
+	return store.Source{Driver: cfg.State.Driver, Path: filepath.Join(base, "fileshed.sqlite"), URL: cfg.State.URL}
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.
