@@ -59,8 +59,9 @@ func (e *QuotaError) Error() string {
 // Why one statement: the check and the increment are the same conditional upsert, so two
 // concurrent reservations can never both see the old value and jointly overshoot (on
 // PostgreSQL too: ON CONFLICT DO UPDATE locks the row and re-checks the WHERE). The
-// condition is written used <= limit-delta so it cannot overflow. The transaction around
-// it only makes the numbers in a QuotaError consistent with the refusal.
+// condition is written used <= limit-delta so it cannot overflow. A reservation that fits
+// is that one statement (one round trip to PostgreSQL); a refusal is tried again inside a
+// transaction, only so that the numbers in its QuotaError are the ones it was refused on.
 func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit Amount) error {
 	if err := o.validate(); err != nil {
 		return err
@@ -68,32 +69,42 @@ func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit Amount) error {
 	if !delta.inRange(0) || !limit.inRange(0) {
 		return fmt.Errorf("store: reservation of %+v against limit %+v out of range", delta, limit)
 	}
+	fits := delta.Bytes <= limit.Bytes && delta.Files <= limit.Files
+	if fits {
+		if ok, err := reserve(ctx, d.conn, o, delta, limit); err != nil || ok {
+			return err
+		}
+	}
 	return d.inTx(ctx, func(ctx context.Context, tx conn) error {
-		if delta.Bytes > limit.Bytes || delta.Files > limit.Files {
-			return quotaError(ctx, tx, o, delta, limit)
-		}
-		bound := func(delta, limit int64) int64 {
-			if delta == 0 {
-				return maxBytes // not grown: not checked
+		if fits {
+			if ok, err := reserve(ctx, tx, o, delta, limit); err != nil || ok {
+				return err
 			}
-			return limit - delta
 		}
-		res, err := tx.exec(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes, files = usage.files + excluded.files
-			WHERE usage.bytes <= $5 AND usage.files <= $6`,
-			o.Kind, o.ID, delta.Bytes, delta.Files, bound(delta.Bytes, limit.Bytes), bound(delta.Files, limit.Files))
-		if err != nil {
-			return fmt.Errorf("store: reserve: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("store: reserve: %w", err)
-		}
-		if n == 0 {
-			return quotaError(ctx, tx, o, delta, limit)
-		}
-		return nil
+		return quotaError(ctx, tx, o, delta, limit)
 	})
+}
+
+// reserve runs Reserve's conditional upsert through c and reports whether it was applied.
+func reserve(ctx context.Context, c conn, o Owner, delta, limit Amount) (bool, error) {
+	bound := func(delta, limit int64) int64 {
+		if delta == 0 {
+			return maxBytes // not grown: not checked
+		}
+		return limit - delta
+	}
+	res, err := c.exec(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes, files = usage.files + excluded.files
+		WHERE usage.bytes <= $5 AND usage.files <= $6`,
+		o.Kind, o.ID, delta.Bytes, delta.Files, bound(delta.Bytes, limit.Bytes), bound(delta.Files, limit.Files))
+	if err != nil {
+		return false, fmt.Errorf("store: reserve: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: reserve: %w", err)
+	}
+	return n == 1, nil
 }
 
 // quotaError reads the current usage (inside the refusing transaction) into a *QuotaError.
