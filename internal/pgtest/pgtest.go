@@ -28,6 +28,7 @@ import (
 const startTimeout = 2 * time.Minute
 
 var (
+	inMain  atomic.Bool // Main is running the tests
 	once    sync.Once
 	srv     *server
 	skipMsg string // set when PostgreSQL is not installed
@@ -49,6 +50,10 @@ type server struct {
 // use), dropped when t ends. It skips t when PostgreSQL is not installed.
 func URL(t testing.TB) string {
 	t.Helper()
+	if !inMain.Load() {
+		// Without Main nothing would stop the server and remove its folder.
+		t.Fatal("pgtest: call pgtest.Main(m) from the package's TestMain")
+	}
 	once.Do(func() { srv, skipMsg, srvErr = start() })
 	if skipMsg != "" {
 		t.Skip(skipMsg)
@@ -76,6 +81,7 @@ func URL(t testing.TB) string {
 // Main runs the tests of a package, stops the private server if one was started, and exits
 // with the tests' status: call it from TestMain.
 func Main(m *testing.M) {
+	inMain.Store(true)
 	code := m.Run()
 	if srv != nil {
 		if err := srv.stop(); err != nil {
