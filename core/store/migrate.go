@@ -127,8 +127,12 @@ const (
 // version: on SQLite by the transaction's write lock (BEGIN IMMEDIATE), on PostgreSQL by
 // an advisory lock held until the transaction ends; the second then finds the first's work
 // done. A version newer than this binary knows is refused.
+//
+// Only ctx bounds it, not stmtTimeout: a migration of a large table takes its time, and a
+// migration job waits for another's lock (servers pass a bounded ctx: OpenSource).
 func (d *DB) migrate(ctx context.Context) (before, after int, err error) {
-	err = d.inTx(ctx, func(ctx context.Context, tx conn) error {
+	long := &DB{conn: d.unbounded(), sql: d.sql}
+	err = long.inTx(ctx, func(ctx context.Context, tx conn) error {
 		if d.dialect == Postgres {
 			// Why first: even CREATE TABLE IF NOT EXISTS races on PostgreSQL (a unique
 			// violation in its catalog), so nothing may run before the lock is held.
