@@ -165,9 +165,6 @@ func newDB(db *sql.DB, d dialect) *DB {
 	return &DB{conn: conn{dialect: d, x: db, timeout: stmtTimeout}, sql: db}
 }
 
-// Driver is the database's driver: SQLite or Postgres.
-func (d *DB) Driver() string { return string(d.dialect) }
-
 // Ping checks that the database answers.
 func (d *DB) Ping(ctx context.Context) error { return d.sql.PingContext(ctx) }
 
