@@ -150,3 +150,25 @@ func TestBackupOfPostgresStateSaysPgDump(t *testing.T) {
 		t.Errorf("BackupTo = %v, want ErrNoFileBackup", err)
 	}
 }
+
+// TestIntegrityCheckReadsEveryTable: the PostgreSQL integrity check's table list is exactly
+// the tables the migrations create (a new table must be added to it).
+func TestIntegrityCheckReadsEveryTable(t *testing.T) {
+	d := openTest(t, Postgres)
+	rows, err := d.query(context.Background(), `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, name)
+	}
+	if !sameSet(got, tables) {
+		t.Errorf("the schema has the tables %v, the integrity check reads %v", got, tables)
+	}
+}
