@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // commands re-execute the test binary
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
-	pgtest.Main(m) // runs the tests, then stops the private PostgreSQL they started
+	os.Exit(pgtest.Run(m)) // the tests, then the private PostgreSQL they started is stopped
 }
 
 // config loads the embedded defaults for a storage directory, with flags.

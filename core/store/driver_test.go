@@ -1,6 +1,7 @@
 package store
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 )
 
 // TestMain stops the private PostgreSQL server the tests started (pgtest).
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
 // drivers are the drivers every behaviour of the store is tested on.
 var drivers = []string{SQLite, Postgres}

@@ -5,9 +5,9 @@
 // (PostgreSQL refuses root). When PostgreSQL is not installed, the tests that need it skip,
 // naming the Debian package; CI installs it and fails on any skip.
 //
-// A package whose tests use it stops the server in its TestMain:
+// A package whose tests use it runs them through Run, which stops the server at the end:
 //
-//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 //
 // and each test takes a new, empty database (dropped when the test ends) by its URL, which
 // fileshed's state.url accepts as is:

@@ -28,7 +28,7 @@ import (
 const startTimeout = 2 * time.Minute
 
 var (
-	inMain  atomic.Bool // Main is running the tests
+	inMain  atomic.Bool // Run is running the tests
 	once    sync.Once
 	srv     *server
 	skipMsg string // set when PostgreSQL is not installed
@@ -51,8 +51,8 @@ type server struct {
 func URL(t testing.TB) string {
 	t.Helper()
 	if !inMain.Load() {
-		// Without Main nothing would stop the server and remove its folder.
-		t.Fatal("pgtest: call pgtest.Main(m) from the package's TestMain")
+		// Without Run nothing would stop the server and remove its folder.
+		t.Fatal("pgtest: run the package's tests with os.Exit(pgtest.Run(m)) in its TestMain")
 	}
 	once.Do(func() { srv, skipMsg, srvErr = start() })
 	if skipMsg != "" {
@@ -78,9 +78,10 @@ func URL(t testing.TB) string {
 	return srv.url(name)
 }
 
-// Main runs the tests of a package, stops the private server if one was started, and exits
-// with the tests' status: call it from TestMain.
-func Main(m *testing.M) {
+// Run runs the tests of a package and then stops the private server if one was started; it
+// returns the exit code for os.Exit (1 if the tests passed but the server would not stop).
+// Call it from TestMain in place of m.Run.
+func Run(m *testing.M) int {
 	inMain.Store(true)
 	code := m.Run()
 	if srv != nil {
@@ -91,7 +92,7 @@ func Main(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // url is the URL of database name: the unix socket in the server's folder, as superuser.

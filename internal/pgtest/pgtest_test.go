@@ -2,11 +2,12 @@ package pgtest
 
 import (
 	"database/sql"
+	"os"
 	"strings"
 	"testing"
 )
 
-func TestMain(m *testing.M) { Main(m) }
+func TestMain(m *testing.M) { os.Exit(Run(m)) }
 
 // Each URL is its own empty database on the private server, reached over its socket only.
 func TestURLGivesFreshDatabases(t *testing.T) {
