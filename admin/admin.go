@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -67,6 +68,7 @@ type cli struct {
 		Force bool   `help:"Replace a storage directory that holds data."`
 	} `cmd:"" name:"import-original" help:"Copy an original Fileshed storage (zones, git history, group ownership) into this storage, all or nothing (refused while a server runs on it)."`
 	Verify     struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
+	Migrate    struct{} `cmd:"" help:"Apply the state database's migrations and exit (a migration job before the servers start); prints the schema version before and after."`
 	Encryption struct {
 		Rotate struct {
 			OldKeyFile string `name:"old-key-file" required:"" help:"File holding the previous encryption.master_key (the new one is the configured valve)."`
@@ -132,10 +134,14 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		return importOriginal(ctx, cfg, c.ImportOriginal.Dir, c.ImportOriginal.Force, out)
 	}
 	// Every other command reads a storage that exists: opening one creates what is missing,
-	// so a mistyped path would become a fresh, empty store that "verifies".
-	if _, err := os.Stat(cfg.StorageBasePath); errors.Is(err, fs.ErrNotExist) {
+	// so a mistyped path would become a fresh, empty store that "verifies". Migrating a
+	// PostgreSQL state needs no storage directory (a migration job mounts no volume).
+	if _, err := os.Stat(cfg.StorageBasePath); errors.Is(err, fs.ErrNotExist) && !(cmd == "migrate" && cfg.State.Driver == store.Postgres) {
 		return fmt.Errorf("the storage directory %s does not exist (--storage-base-path, FILESHED_STORAGE_BASE_PATH); nothing was created",
 			cfg.StorageBasePath)
+	}
+	if cmd == "migrate" {
+		return migrate(ctx, cfg, out)
 	}
 	svc, err := core.New(cfg, core.Options{Admin: true})
 	if err != nil {
@@ -260,6 +266,25 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		return nil
 	}
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// migrate applies the state database's pending migrations and says the schema version it
+// found and left. Servers migrate at start too; this runs it once, ahead of them.
+func migrate(ctx context.Context, cfg *valves.Config, out io.Writer) error {
+	base, err := filepath.Abs(cfg.StorageBasePath)
+	if err != nil {
+		return err
+	}
+	before, after, err := store.Migrate(ctx, core.StateSource(cfg, base))
+	if err != nil {
+		return err
+	}
+	if before == after {
+		fmt.Fprintf(out, "state database (%s): schema version %d, nothing to migrate\n", cfg.State.Driver, after)
+	} else {
+		fmt.Fprintf(out, "state database (%s): schema version %d -> %d\n", cfg.State.Driver, before, after)
+	}
+	return nil
 }
 
 // usageTable prints owners' usage: bytes, and files (every name: files, folders, links).

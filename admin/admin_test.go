@@ -19,23 +19,24 @@ import (
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // commands re-execute the test binary
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Run(m)) // the tests, then the private PostgreSQL they started is stopped
 }
 
-// config loads the embedded defaults for a storage directory.
-func config(t testing.TB, base string) *valves.Config {
+// config loads the embedded defaults for a storage directory, with flags.
+func config(t testing.TB, base string, flags ...string) *valves.Config {
 	t.Helper()
 	defaults, err := os.ReadFile("../valves.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := valves.Load(defaults, []string{"--storage-base-path", base}, func(string) (string, bool) { return "", false })
+	cfg, _, err := valves.Load(defaults, append([]string{"--storage-base-path", base}, flags...), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,13 @@ type live struct {
 
 func serve(t *testing.T, base string) *live {
 	t.Helper()
-	h, _, svc, err := handlers.Build(config(t, base), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return serveWith(t, config(t, base))
+}
+
+// serveWith is serve with a configuration.
+func serveWith(t *testing.T, cfg *valves.Config) *live {
+	t.Helper()
+	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +99,14 @@ func (l *live) ok(t *testing.T, tool string, body map[string]any) {
 // run runs `fileshed admin args...` on base and returns the exit code and output.
 func run(t *testing.T, base string, args ...string) (int, string, string) {
 	t.Helper()
+	return runWith(t, config(t, base), args...)
+}
+
+// runWith is run with a configuration.
+func runWith(t *testing.T, cfg *valves.Config, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code := admin.Run(config(t, base), args, &out, &errOut)
+	code := admin.Run(cfg, args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -262,7 +275,7 @@ func TestAdminOnMissingStorageCreatesNothing(t *testing.T) {
 	for _, args := range [][]string{
 		{"verify"}, {"quota", "show"}, {"quota", "reconcile"}, {"locks", "list"}, {"locks", "release", "user:alice:documents", "a.md"},
 		{"audit", "export"}, {"audit", "prune"}, {"sandbox", "ls", "user", "alice"}, {"links", "list"}, {"links", "revoke", "00"},
-		{"backup", filepath.Join(t.TempDir(), "b")}, {"encryption", "rotate", "--old-key-file", keyFile},
+		{"backup", filepath.Join(t.TempDir(), "b")}, {"encryption", "rotate", "--old-key-file", keyFile}, {"migrate"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			base := filepath.Join(t.TempDir(), "typo", "data")

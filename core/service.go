@@ -108,12 +108,18 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	if err := sqlq.SetConnMemory(int64(cfg.SQLiteMemoryMB) << 20); err != nil {
 		return nil, fmt.Errorf("sqlite_memory_mb: %w", err)
 	}
-	db, err := store.Open(filepath.Join(base, "fileshed.sqlite"))
+	db, err := store.OpenSource(StateSource(cfg, base))
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
 	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: lock.NewLocal(), started: time.Now(),
 		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+}
+
+// StateSource is where cfg keeps the state database: fileshed.sqlite in the storage
+// directory base, or the PostgreSQL database of state.url.
+func StateSource(cfg *valves.Config, base string) store.Source {
+	return store.Source{Driver: cfg.State.Driver, Path: filepath.Join(base, "fileshed.sqlite"), URL: cfg.State.URL}
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.

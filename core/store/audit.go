@@ -16,7 +16,7 @@ type AuditEntry struct {
 
 // Audit appends e to the audit trail.
 func (d *DB) Audit(ctx context.Context, e AuditEntry) error {
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO audit (at_us, user_id, conv_id, tool, zone, path, outcome)
+	_, err := d.exec(ctx, `INSERT INTO audit (at_us, user_id, conv_id, tool, zone, path, outcome)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		micros(e.At), e.UserID, e.ConvID, e.Tool, e.Zone, e.Path, e.Outcome)
 	if err != nil {

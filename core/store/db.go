@@ -10,12 +10,24 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
-// maxConns bounds the connection pool. SQLite serialises writers anyway; a few connections
-// let WAL readers proceed while one writer holds the lock, more would only busy-wait.
+// maxConns bounds the SQLite connection pool. SQLite serialises writers anyway; a few
+// connections let WAL readers proceed while one writer holds the lock, more would only
+// busy-wait.
 const maxConns = 8
+
+// pgMaxConns bounds each server's PostgreSQL connections: enough for the short statements of
+// many calls at once, few enough that several replicas stay well inside PostgreSQL's default
+// max_connections (100).
+const pgMaxConns = 16
+
+// pgConnLife closes a PostgreSQL connection after this long, so that a failover or a new
+// address of the database host is followed.
+const pgConnLife = 30 * time.Minute
 
 // busyTimeoutMS is how long a connection waits for the write lock before "database is
 // locked". Every write is a short statement, so this is only reached under a pathological
@@ -33,16 +45,64 @@ const cacheKiB = 1024
 // after a burst of load.
 const connIdle = 2 * time.Minute
 
-// DB is the state database. It is safe for concurrent use by many goroutines and, through
-// SQLite's file locking, by several processes sharing the same file.
+// DB is the state database. It is safe for concurrent use by many goroutines and by several
+// processes sharing the same SQLite file or PostgreSQL database.
 type DB struct {
-	sql *sql.DB
+	conn // statements on the pool, each bounded by stmtTimeout
+	sql  *sql.DB
 }
 
-// Open opens (creating it if needed) the state database at path and applies the pending
-// migrations. A database written by a newer fileshed (a migration this binary does not
-// know) is refused rather than used half-understood.
-func Open(path string) (*DB, error) {
+// Source is where the state database lives: Driver SQLite (or "") with the file Path, or
+// Driver Postgres with the connection URL (a secret: errors never show it).
+type Source struct {
+	Driver, Path, URL string
+}
+
+// Open opens (creating it if needed) the SQLite state database at path and applies the
+// pending migrations, like OpenSource.
+func Open(path string) (*DB, error) { return OpenSource(Source{Driver: SQLite, Path: path}) }
+
+// OpenSource opens the state database of src and applies the pending migrations. A database
+// written by a newer fileshed (a migration this binary does not know) is refused rather
+// than used half-understood.
+func OpenSource(src Source) (*DB, error) {
+	d, err := connect(src)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stmtTimeout)
+	defer cancel()
+	if _, _, err := d.migrate(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Migrate applies the pending migrations of src's database and reports its schema version
+// before and after (`fileshed admin migrate`, a migration job before the servers start).
+func Migrate(ctx context.Context, src Source) (before, after int, err error) {
+	d, err := connect(src)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer d.Close()
+	return d.migrate(ctx)
+}
+
+// connect opens src's database without migrating it.
+func connect(src Source) (*DB, error) {
+	switch src.Driver {
+	case SQLite, "":
+		return connectSQLite(src.Path)
+	case Postgres:
+		return connectPostgres(src.URL)
+	}
+	return nil, fmt.Errorf("store: unknown driver %q (sqlite or postgres)", src.Driver)
+}
+
+// connectSQLite opens the SQLite file at path (created 0600 if missing) in WAL mode.
+func connectSQLite(path string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: resolve state database path: %w", err)
@@ -66,18 +126,43 @@ func Open(path string) (*DB, error) {
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(connIdle)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), stmtTimeout)
 	defer cancel()
-	d := &DB{sql: db}
 	if err := enableWAL(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := d.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
+	return newDB(db, SQLite), nil
+}
+
+// connectPostgres opens a pool on the PostgreSQL database of connURL and checks that it answers.
+func connectPostgres(connURL string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(connURL)
+	if err != nil {
+		// Why not the parser's message: it quotes the URL, whose password it masks only
+		// on a best-effort basis.
+		return nil, errors.New("store: state.url is not a PostgreSQL URL (postgres://user:password@host:5432/database)")
 	}
-	return d, nil
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "fileshed" // names the server in pg_stat_activity
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(pgMaxConns)
+	db.SetMaxIdleConns(pgMaxConns)
+	db.SetConnMaxIdleTime(connIdle)
+	db.SetConnMaxLifetime(pgConnLife)
+	ctx, cancel := context.WithTimeout(context.Background(), stmtTimeout)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect to the state database: %w", err)
+	}
+	return newDB(db, Postgres), nil
+}
+
+// newDB wraps an open pool.
+func newDB(db *sql.DB, d dialect) *DB {
+	return &DB{conn: conn{dialect: d, x: db, timeout: stmtTimeout}, sql: db}
 }
 
 // Ping checks that the database answers.
@@ -151,20 +236,6 @@ func unwrapPath(err error) error {
 		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
 	return err
-}
-
-// inTx runs fn in one transaction (BEGIN IMMEDIATE through the DSN) and commits it, or rolls
-// it back if fn fails.
-func (d *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := d.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback() // the error from fn is the one worth reporting
-		return err
-	}
-	return tx.Commit()
 }
 
 // micros converts t to the stored form (Unix microseconds, what a PostgreSQL timestamptz

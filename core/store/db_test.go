@@ -10,22 +10,6 @@ import (
 	"testing"
 )
 
-// openTest opens a fresh state database in a temporary directory and closes it at the end
-// of the test.
-func openTest(t testing.TB) *DB {
-	t.Helper()
-	d, err := Open(filepath.Join(t.TempDir(), "fileshed.sqlite"))
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return d
-}
-
 func TestMigrationsAreNumberedInOrder(t *testing.T) {
 	for i, m := range migrations {
 		if m.version != i+1 {
@@ -38,32 +22,34 @@ func TestMigrationsAreNumberedInOrder(t *testing.T) {
 }
 
 func TestOpenTwiceIsIdempotent(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "fileshed.sqlite")
-	for round := range 3 {
-		d, err := Open(path)
-		if err != nil {
-			t.Fatalf("round %d: Open: %v", round, err)
+	onBoth(t, func(t *testing.T, drv string) {
+		ctx := context.Background()
+		src := testSource(t, drv)
+		for round := range 3 {
+			d, err := OpenSource(src)
+			if err != nil {
+				t.Fatalf("round %d: Open: %v", round, err)
+			}
+			var rows, maxVersion int
+			if err := d.queryRow(ctx, `SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&rows, &maxVersion); err != nil {
+				t.Fatal(err)
+			}
+			if rows != len(migrations) || maxVersion != len(migrations) {
+				t.Errorf("round %d: schema_migrations has %d rows up to %d, want %d", round, rows, maxVersion, len(migrations))
+			}
+			// Data written in one round survives the next open (no migration re-ran over it).
+			u := Owner{"user", "alice"}
+			if got, _ := d.Usage(ctx, u); got != (Amount{int64(round), int64(round)}) {
+				t.Errorf("round %d: usage %+v, want %d", round, got, round)
+			}
+			if err := d.Adjust(ctx, u, Amount{1, 1}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		var rows, maxVersion int
-		if err := d.sql.QueryRowContext(ctx, `SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&rows, &maxVersion); err != nil {
-			t.Fatal(err)
-		}
-		if rows != len(migrations) || maxVersion != len(migrations) {
-			t.Errorf("round %d: schema_migrations has %d rows up to %d, want %d", round, rows, maxVersion, len(migrations))
-		}
-		// Data written in one round survives the next open (no migration re-ran over it).
-		u := Owner{"user", "alice"}
-		if got, _ := d.Usage(ctx, u); got != (Amount{int64(round), int64(round)}) {
-			t.Errorf("round %d: usage %+v, want %d", round, got, round)
-		}
-		if err := d.Adjust(ctx, u, Amount{1, 1}); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 }
 
 // TestConcurrentOpensOfNewFileSucceed is the regression test for replicas starting together:
@@ -98,26 +84,42 @@ func TestConcurrentOpensOfNewFileSucceed(t *testing.T) {
 	}
 }
 
+// A state database written by a newer fileshed is refused at start, on both drivers, with a
+// message that says so and what to run instead.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fileshed.sqlite")
-	d, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.sql.Exec(`INSERT INTO schema_migrations (version, name, applied_us) VALUES (999, 'future', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-	if d, err := Open(path); err == nil {
+	onBoth(t, func(t *testing.T, drv string) {
+		src := testSource(t, drv)
+		d, err := OpenSource(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.sql.Exec(`INSERT INTO schema_migrations (version, name, applied_us) VALUES (999, 'future', 0)`); err != nil {
+			t.Fatal(err)
+		}
 		d.Close()
-		t.Fatal("Open accepted a database from a newer fileshed")
-	} else if !strings.Contains(err.Error(), "newer") {
-		t.Errorf("error %q does not say the schema is newer", err)
-	}
+		for _, open := range []func() error{
+			func() error {
+				d, err := OpenSource(src)
+				if err == nil {
+					d.Close()
+				}
+				return err
+			},
+			func() error { _, _, err := Migrate(context.Background(), src); return err },
+		} {
+			err := open()
+			if err == nil {
+				t.Fatal("a database from a newer fileshed was accepted")
+			}
+			if want := "schema version 999, newer than this fileshed knows (" + strconv.Itoa(len(migrations)) + ")"; !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		}
+	})
 }
 
 func TestOpenConfiguresEveryConnection(t *testing.T) {
-	d := openTest(t)
+	d := openTest(t, SQLite)
 	ctx := context.Background()
 	// Hold several connections at once so the check is not only about the first one.
 	conns := make([]interface{ Close() error }, 0, maxConns)

@@ -25,7 +25,7 @@ var ErrNoKey = errors.New("store: no key for this user")
 // UserKey returns the user's wrapped key, or ErrNoKey.
 func (d *DB) UserKey(ctx context.Context, userID string) (UserKey, error) {
 	k := UserKey{UserID: userID}
-	err := d.sql.QueryRowContext(ctx, `SELECT wrapped, salt, key_id, state FROM user_keys WHERE user_id = $1`,
+	err := d.queryRow(ctx, `SELECT wrapped, salt, key_id, state FROM user_keys WHERE user_id = $1`,
 		userID).Scan(&k.Wrapped, &k.Salt, &k.KeyID, &k.State)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, ErrNoKey
@@ -39,7 +39,7 @@ func (d *DB) UserKey(ctx context.Context, userID string) (UserKey, error) {
 // AddUserKey stores a new user key; false when the user already has one.
 func (d *DB) AddUserKey(ctx context.Context, k UserKey) (bool, error) {
 	now := time.Now().UnixMicro()
-	res, err := d.sql.ExecContext(ctx, `INSERT INTO user_keys (user_id, wrapped, salt, key_id, state, created_us, updated_us)
+	res, err := d.exec(ctx, `INSERT INTO user_keys (user_id, wrapped, salt, key_id, state, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, 'active', $5, $5) ON CONFLICT (user_id) DO NOTHING`,
 		k.UserID, k.Wrapped, k.Salt, k.KeyID, now)
 	if err != nil {
@@ -51,7 +51,7 @@ func (d *DB) AddUserKey(ctx context.Context, k UserKey) (bool, error) {
 
 // SetUserKeyState moves the user's key to state ("active" or "disabled").
 func (d *DB) SetUserKeyState(ctx context.Context, userID, state string) error {
-	_, err := d.sql.ExecContext(ctx, `UPDATE user_keys SET state = $1, updated_us = $2 WHERE user_id = $3`,
+	_, err := d.exec(ctx, `UPDATE user_keys SET state = $1, updated_us = $2 WHERE user_id = $3`,
 		state, time.Now().UnixMicro(), userID)
 	if err != nil {
 		return fmt.Errorf("store: set user key state: %w", err)
@@ -61,7 +61,7 @@ func (d *DB) SetUserKeyState(ctx context.Context, userID, state string) error {
 
 // DeleteUserKey forgets the user's key (after every file was decrypted).
 func (d *DB) DeleteUserKey(ctx context.Context, userID string) error {
-	if _, err := d.sql.ExecContext(ctx, `DELETE FROM user_keys WHERE user_id = $1`, userID); err != nil {
+	if _, err := d.exec(ctx, `DELETE FROM user_keys WHERE user_id = $1`, userID); err != nil {
 		return fmt.Errorf("store: delete user key: %w", err)
 	}
 	return nil
@@ -71,7 +71,7 @@ func (d *DB) DeleteUserKey(ctx context.Context, userID string) error {
 // wrong or missing master key at start).
 func (d *DB) UserKeysNotWrappedBy(ctx context.Context, keyID string) (int, error) {
 	var n int
-	err := d.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_keys WHERE key_id <> $1`, keyID).Scan(&n)
+	err := d.queryRow(ctx, `SELECT COUNT(*) FROM user_keys WHERE key_id <> $1`, keyID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: count user keys: %w", err)
 	}
@@ -80,7 +80,7 @@ func (d *DB) UserKeysNotWrappedBy(ctx context.Context, keyID string) (int, error
 
 // UserKeys returns every user's wrapped key, by user id.
 func (d *DB) UserKeys(ctx context.Context) ([]UserKey, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT user_id, wrapped, salt, key_id, state FROM user_keys ORDER BY user_id`)
+	rows, err := d.query(ctx, `SELECT user_id, wrapped, salt, key_id, state FROM user_keys ORDER BY user_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list user keys: %w", err)
 	}
@@ -102,7 +102,7 @@ func (d *DB) UserKeys(ctx context.Context) ([]UserKey, error) {
 // RewrapUserKey replaces the wrapping of a user's key, if it is still the one named
 // oldKeyID (a concurrent rotation changes nothing twice); false when it was not.
 func (d *DB) RewrapUserKey(ctx context.Context, k UserKey, oldKeyID string) (bool, error) {
-	res, err := d.sql.ExecContext(ctx, `UPDATE user_keys SET wrapped = $1, salt = $2, key_id = $3, updated_us = $4
+	res, err := d.exec(ctx, `UPDATE user_keys SET wrapped = $1, salt = $2, key_id = $3, updated_us = $4
 		WHERE user_id = $5 AND key_id = $6`, k.Wrapped, k.Salt, k.KeyID, time.Now().UnixMicro(), k.UserID, oldKeyID)
 	if err != nil {
 		return false, fmt.Errorf("store: rewrap user key: %w", err)

@@ -55,8 +55,8 @@ func (d *DB) AcquireLock(ctx context.Context, l Lock, maxAge time.Duration) (Loc
 		cutoff = sinceUs - age
 	}
 	var held Lock
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO locks (zone_key, path, user_id, conv_id, since_us)
+	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+		res, err := tx.exec(ctx, `INSERT INTO locks (zone_key, path, user_id, conv_id, since_us)
 			VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (zone_key, path) DO UPDATE SET
 				user_id = excluded.user_id, conv_id = excluded.conv_id, since_us = excluded.since_us
@@ -91,7 +91,7 @@ func (d *DB) AcquireLock(ctx context.Context, l Lock, maxAge time.Duration) (Loc
 
 // LockOf returns the lock on path in zoneKey, and whether there is one.
 func (d *DB) LockOf(ctx context.Context, zoneKey, path string) (Lock, bool, error) {
-	l, ok, err := lockOf(ctx, d.sql, zoneKey, path)
+	l, ok, err := lockOf(ctx, d.conn, zoneKey, path)
 	if err != nil {
 		return Lock{}, false, fmt.Errorf("store: read lock: %w", err)
 	}
@@ -99,10 +99,10 @@ func (d *DB) LockOf(ctx context.Context, zoneKey, path string) (Lock, bool, erro
 }
 
 // lockOf reads one lock through q.
-func lockOf(ctx context.Context, q querier, zoneKey, path string) (Lock, bool, error) {
+func lockOf(ctx context.Context, q conn, zoneKey, path string) (Lock, bool, error) {
 	l := Lock{ZoneKey: zoneKey, Path: path}
 	var since int64
-	err := q.QueryRowContext(ctx, `SELECT user_id, conv_id, since_us FROM locks
+	err := q.queryRow(ctx, `SELECT user_id, conv_id, since_us FROM locks
 		WHERE zone_key = $1 AND path = $2`, zoneKey, path).Scan(&l.UserID, &l.ConvID, &since)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Lock{}, false, nil
@@ -117,7 +117,7 @@ func lockOf(ctx context.Context, q querier, zoneKey, path string) (Lock, bool, e
 // ReleaseLock removes the lock on path in zoneKey if convID holds it; otherwise (another
 // holder, or no lock at all) it returns ErrNotHolder and changes nothing.
 func (d *DB) ReleaseLock(ctx context.Context, zoneKey, path, convID string) error {
-	res, err := d.sql.ExecContext(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2 AND conv_id = $3`,
+	res, err := d.exec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2 AND conv_id = $3`,
 		zoneKey, path, convID)
 	if err != nil {
 		return fmt.Errorf("store: release lock: %w", err)
@@ -135,7 +135,7 @@ func (d *DB) ReleaseLock(ctx context.Context, zoneKey, path, convID string) erro
 // ForceReleaseLock removes the lock on path in zoneKey whoever holds it (shed_force_unlock,
 // maintenance). Removing a lock that does not exist is not an error.
 func (d *DB) ForceReleaseLock(ctx context.Context, zoneKey, path string) error {
-	if _, err := d.sql.ExecContext(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2`,
+	if _, err := d.exec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2`,
 		zoneKey, path); err != nil {
 		return fmt.Errorf("store: force release lock: %w", err)
 	}
@@ -163,7 +163,7 @@ func (d *DB) LocksByUser(ctx context.Context, userID string) ([]Lock, error) {
 
 // locks runs a query selecting whole lock rows.
 func (d *DB) locks(ctx context.Context, query string, args ...any) ([]Lock, error) {
-	rows, err := d.sql.QueryContext(ctx, query, args...)
+	rows, err := d.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list locks: %w", err)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -15,9 +14,11 @@ type migration struct {
 	stmts   []string
 }
 
-// migrations is the one place the schema is defined. Types and statements are chosen so
-// that PostgreSQL would accept them as well: BIGINT microsecond timestamps, TEXT ids,
-// composite primary keys as the uniqueness that makes lock acquisition atomic.
+// migrations is the one place the schema is defined, for both drivers. Types and statements
+// are chosen so that SQLite and PostgreSQL accept them alike: BIGINT microsecond timestamps,
+// TEXT ids, INTEGER 0/1 for booleans, composite primary keys as the uniqueness that makes
+// lock acquisition atomic. The two types they spell differently are placeholders that
+// dialect.ddl fills in: {blob} and {rowid}.
 var migrations = []migration{
 	{version: 1, name: "usage, locks, ownership, audit", stmts: []string{
 		// Usage per owner, in bytes; kept >= 0 by the statements that write it.
@@ -48,9 +49,9 @@ var migrations = []migration{
 			updated_us BIGINT NOT NULL,
 			PRIMARY KEY (group_id, path)
 		)`,
-		// Audit trail; INTEGER PRIMARY KEY is SQLite's rowid (BIGSERIAL on PostgreSQL).
+		// Audit trail; {rowid} is SQLite's rowid, an identity column on PostgreSQL.
 		`CREATE TABLE audit (
-			id      INTEGER PRIMARY KEY,
+			id      {rowid},
 			at_us   BIGINT NOT NULL,
 			user_id TEXT NOT NULL,
 			conv_id TEXT NOT NULL,
@@ -92,8 +93,8 @@ var migrations = []migration{
 		// a file sealed by a call in flight stays readable).
 		`CREATE TABLE user_keys (
 			user_id    TEXT PRIMARY KEY,
-			wrapped    BLOB NOT NULL,
-			salt       BLOB NOT NULL,
+			wrapped    {blob} NOT NULL,
+			salt       {blob} NOT NULL,
 			key_id     TEXT NOT NULL,
 			state      TEXT NOT NULL CHECK (state IN ('active', 'disabled')),
 			created_us BIGINT NOT NULL,
@@ -113,33 +114,54 @@ var migrations = []migration{
 	}},
 }
 
-// migrate applies the pending migrations in one transaction and records each in
-// schema_migrations. Running it again is a no-op; two processes running it at once are
-// serialised by the transaction's write lock, and the second finds nothing to do.
-func (d *DB) migrate(ctx context.Context) error {
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+// Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),
+// whose key space is apart from the one-key form's: migrationLock in fileshed's namespace.
+const (
+	advisoryNamespace = 0x66736864 // "fshd"
+	migrationLock     = 1
+)
+
+// migrate applies the pending migrations in one transaction, records each in
+// schema_migrations, and returns the schema version found and the version left. Running it
+// again is a no-op. Two processes migrating at once are serialised before either reads the
+// version: on SQLite by the transaction's write lock (BEGIN IMMEDIATE), on PostgreSQL by
+// an advisory lock held until the transaction ends; the second then finds the first's work
+// done. A version newer than this binary knows is refused.
+//
+// Only ctx bounds it, not stmtTimeout: a migration of a large table takes its time, and a
+// migration job waits for another's lock (servers pass a bounded ctx: OpenSource).
+func (d *DB) migrate(ctx context.Context) (before, after int, err error) {
+	long := &DB{conn: d.unbounded(), sql: d.sql}
+	err = long.inTx(ctx, func(ctx context.Context, tx conn) error {
+		if d.dialect == Postgres {
+			// Why first: even CREATE TABLE IF NOT EXISTS races on PostgreSQL (a unique
+			// violation in its catalog), so nothing may run before the lock is held.
+			if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, advisoryNamespace, migrationLock); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    INTEGER PRIMARY KEY,
 			name       TEXT NOT NULL,
 			applied_us BIGINT NOT NULL
 		)`); err != nil {
 			return err
 		}
-		var current int
-		if err := tx.QueryRowContext(ctx,
-			`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		if err := tx.queryRow(ctx,
+			`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&before); err != nil {
 			return err
 		}
-		if current > len(migrations) {
-			return fmt.Errorf("schema version %d is newer than this fileshed knows (%d)", current, len(migrations))
+		if before > len(migrations) {
+			return fmt.Errorf("the state database has schema version %d, newer than this fileshed knows (%d): "+
+				"run the fileshed that wrote it, or a newer one", before, len(migrations))
 		}
-		for _, m := range migrations[current:] {
+		for _, m := range migrations[before:] {
 			for _, stmt := range m.stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				if _, err := tx.exec(ctx, d.dialect.ddl(stmt)); err != nil {
 					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 				}
 			}
-			if _, err := tx.ExecContext(ctx,
+			if _, err := tx.exec(ctx,
 				`INSERT INTO schema_migrations (version, name, applied_us) VALUES ($1, $2, $3)`,
 				m.version, m.name, time.Now().UnixMicro()); err != nil {
 				return err
@@ -148,7 +170,7 @@ func (d *DB) migrate(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: migrate state database: %w", err)
+		return 0, 0, fmt.Errorf("store: migrate state database: %w", err)
 	}
-	return nil
+	return before, len(migrations), nil
 }

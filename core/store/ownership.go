@@ -34,7 +34,7 @@ func (o Ownership) validate() error {
 func (d *DB) Ownership(ctx context.Context, groupID, path string) (Ownership, bool, error) {
 	o := Ownership{GroupID: groupID, Path: path}
 	var created int64
-	err := d.sql.QueryRowContext(ctx, `SELECT owner_id, mode, created_us FROM ownership
+	err := d.queryRow(ctx, `SELECT owner_id, mode, created_us FROM ownership
 		WHERE group_id = $1 AND path = $2`, groupID, path).Scan(&o.Owner, &o.Mode, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Ownership{}, false, nil
@@ -53,7 +53,7 @@ func (d *DB) SetOwnership(ctx context.Context, o Ownership) error {
 		return err
 	}
 	now := time.Now().UnixMicro()
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+	_, err := d.exec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (group_id, path) DO UPDATE SET
 			owner_id = excluded.owner_id, mode = excluded.mode, updated_us = excluded.updated_us`,
@@ -70,7 +70,7 @@ func (d *DB) DeleteOwnership(ctx context.Context, groupID, path string) error {
 	if groupID == "" || path == "" {
 		return errors.New("store: ownership delete needs a group id and a path")
 	}
-	if _, err := d.sql.ExecContext(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
+	if _, err := d.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 		groupID, path, path+"/"); err != nil {
 		return fmt.Errorf("store: delete ownership: %w", err)
 	}
@@ -99,12 +99,12 @@ func (d *DB) RenameOwnership(ctx context.Context, groupID, from, to string) erro
 		return errors.New("store: cannot rename a path onto its own ancestor or descendant")
 	}
 	now := time.Now().UnixMicro()
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
+	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+		if _, err := tx.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 			groupID, to, to+"/"); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE ownership SET path = $4 || substr(path, length($2) + 1), updated_us = $5
+		_, err := tx.exec(ctx, `UPDATE ownership SET path = $4 || substr(path, length($2) + 1), updated_us = $5
 			WHERE group_id = $1 AND `+underOrAt, groupID, from, from+"/", to, now)
 		return err
 	})
@@ -123,7 +123,7 @@ func (d *DB) OwnershipUnder(ctx context.Context, groupID, path string) ([]Owners
 		q += ` AND ` + underOrAt
 		args = append(args, path, path+"/")
 	}
-	rows, err := d.sql.QueryContext(ctx, q+` ORDER BY path`, args...)
+	rows, err := d.query(ctx, q+` ORDER BY path`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list ownership: %w", err)
 	}
@@ -156,12 +156,12 @@ func (d *DB) CopyOwnership(ctx context.Context, groupID, from, to string) error 
 		return errors.New("store: cannot copy ownership onto the same path, an ancestor or a descendant")
 	}
 	now := time.Now().UnixMicro()
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
+	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+		if _, err := tx.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 			groupID, to, to+"/"); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+		_, err := tx.exec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
 			SELECT group_id, $4 || substr(path, length($2) + 1), owner_id, mode, created_us, $5
 			FROM ownership WHERE group_id = $1 AND `+underOrAt, groupID, from, from+"/", to, now)
 		return err
@@ -179,7 +179,7 @@ func (d *DB) AddOwnership(ctx context.Context, o Ownership) error {
 		return err
 	}
 	now := time.Now().UnixMicro()
-	if _, err := d.sql.ExecContext(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+	if _, err := d.exec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (group_id, path) DO NOTHING`,
 		o.GroupID, o.Path, o.Owner, o.Mode, micros(o.Created), now); err != nil {
 		return fmt.Errorf("store: add ownership: %w", err)

@@ -59,8 +59,9 @@ func (e *QuotaError) Error() string {
 // Why one statement: the check and the increment are the same conditional upsert, so two
 // concurrent reservations can never both see the old value and jointly overshoot (on
 // PostgreSQL too: ON CONFLICT DO UPDATE locks the row and re-checks the WHERE). The
-// condition is written used <= limit-delta so it cannot overflow. The transaction around
-// it only makes the numbers in a QuotaError consistent with the refusal.
+// condition is written used <= limit-delta so it cannot overflow. A reservation that fits
+// is that one statement (one round trip to PostgreSQL); a refusal is tried again inside a
+// transaction, only so that the numbers in its QuotaError are the ones it was refused on.
 func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit Amount) error {
 	if err := o.validate(); err != nil {
 		return err
@@ -68,36 +69,46 @@ func (d *DB) Reserve(ctx context.Context, o Owner, delta, limit Amount) error {
 	if !delta.inRange(0) || !limit.inRange(0) {
 		return fmt.Errorf("store: reservation of %+v against limit %+v out of range", delta, limit)
 	}
-	return d.inTx(ctx, func(tx *sql.Tx) error {
-		if delta.Bytes > limit.Bytes || delta.Files > limit.Files {
-			return quotaError(ctx, tx, o, delta, limit)
+	fits := delta.Bytes <= limit.Bytes && delta.Files <= limit.Files
+	if fits {
+		if ok, err := reserve(ctx, d.conn, o, delta, limit); err != nil || ok {
+			return err
 		}
-		bound := func(delta, limit int64) int64 {
-			if delta == 0 {
-				return maxBytes // not grown: not checked
+	}
+	return d.inTx(ctx, func(ctx context.Context, tx conn) error {
+		if fits {
+			if ok, err := reserve(ctx, tx, o, delta, limit); err != nil || ok {
+				return err
 			}
-			return limit - delta
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes, files = usage.files + excluded.files
-			WHERE usage.bytes <= $5 AND usage.files <= $6`,
-			o.Kind, o.ID, delta.Bytes, delta.Files, bound(delta.Bytes, limit.Bytes), bound(delta.Files, limit.Files))
-		if err != nil {
-			return fmt.Errorf("store: reserve: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("store: reserve: %w", err)
-		}
-		if n == 0 {
-			return quotaError(ctx, tx, o, delta, limit)
-		}
-		return nil
+		return quotaError(ctx, tx, o, delta, limit)
 	})
 }
 
+// reserve runs Reserve's conditional upsert through c and reports whether it was applied.
+func reserve(ctx context.Context, c conn, o Owner, delta, limit Amount) (bool, error) {
+	bound := func(delta, limit int64) int64 {
+		if delta == 0 {
+			return maxBytes // not grown: not checked
+		}
+		return limit - delta
+	}
+	res, err := c.exec(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = usage.bytes + excluded.bytes, files = usage.files + excluded.files
+		WHERE usage.bytes <= $5 AND usage.files <= $6`,
+		o.Kind, o.ID, delta.Bytes, delta.Files, bound(delta.Bytes, limit.Bytes), bound(delta.Files, limit.Files))
+	if err != nil {
+		return false, fmt.Errorf("store: reserve: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: reserve: %w", err)
+	}
+	return n == 1, nil
+}
+
 // quotaError reads the current usage (inside the refusing transaction) into a *QuotaError.
-func quotaError(ctx context.Context, tx *sql.Tx, o Owner, delta, limit Amount) error {
+func quotaError(ctx context.Context, tx conn, o Owner, delta, limit Amount) error {
 	used, err := usage(ctx, tx, o)
 	if err != nil {
 		return err
@@ -115,7 +126,7 @@ func (d *DB) Adjust(ctx context.Context, o Owner, delta Amount) error {
 	if !delta.inRange(-maxBytes) {
 		return fmt.Errorf("store: adjustment of %+v out of range", delta)
 	}
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+	_, err := d.exec(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = CASE
 			WHEN usage.bytes + $5 < 0 THEN 0
 			WHEN usage.bytes + $5 > $7 THEN $7
@@ -135,7 +146,7 @@ func (d *DB) Usage(ctx context.Context, o Owner) (Amount, error) {
 	if err := o.validate(); err != nil {
 		return Amount{}, err
 	}
-	return usage(ctx, d.sql, o)
+	return usage(ctx, d.conn, o)
 }
 
 // SetUsage overwrites the owner's usage with a measured value (reconciliation by
@@ -147,7 +158,7 @@ func (d *DB) SetUsage(ctx context.Context, o Owner, u Amount) error {
 	if !u.inRange(0) {
 		return fmt.Errorf("store: usage of %+v out of range", u)
 	}
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
+	_, err := d.exec(ctx, `INSERT INTO usage (owner_kind, owner_id, bytes, files) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (owner_kind, owner_id) DO UPDATE SET bytes = excluded.bytes, files = excluded.files`, o.Kind, o.ID, u.Bytes, u.Files)
 	if err != nil {
 		return fmt.Errorf("store: set usage: %w", err)
@@ -155,15 +166,10 @@ func (d *DB) SetUsage(ctx context.Context, o Owner, u Amount) error {
 	return nil
 }
 
-// querier is what both *sql.DB and *sql.Tx offer for a single-row read.
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // usage reads one owner's usage through q.
-func usage(ctx context.Context, q querier, o Owner) (Amount, error) {
+func usage(ctx context.Context, q conn, o Owner) (Amount, error) {
 	var u Amount
-	err := q.QueryRowContext(ctx, `SELECT bytes, files FROM usage WHERE owner_kind = $1 AND owner_id = $2`,
+	err := q.queryRow(ctx, `SELECT bytes, files FROM usage WHERE owner_kind = $1 AND owner_id = $2`,
 		o.Kind, o.ID).Scan(&u.Bytes, &u.Files)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Amount{}, nil

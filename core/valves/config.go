@@ -13,8 +13,10 @@ import (
 type Config struct {
 	// Listen is the host:port the HTTP server binds.
 	Listen string `yaml:"listen"`
-	// StorageBasePath is the root directory of all zones and of the state database.
+	// StorageBasePath is the root directory of all zones and of the SQLite state database.
 	StorageBasePath string `yaml:"storage_base_path"`
+	// State says where the state database lives.
+	State StateConfig `yaml:"state"`
 	// PublicURLBase is the public_url valve as configured (may be empty); use PublicURL for the
 	// effective value.
 	PublicURLBase string `yaml:"public_url"`
@@ -105,6 +107,17 @@ type Config struct {
 	// ShutdownGraceSeconds is how long a stopping server lets calls in flight finish before
 	// it kills their commands.
 	ShutdownGraceSeconds int `yaml:"shutdown_grace_seconds" min:"1" max:"3600"`
+}
+
+// StateConfig is the state section: the database that holds ownership, locks, links, usage,
+// keys and the audit trail.
+type StateConfig struct {
+	// Driver is sqlite (fileshed.sqlite in the storage directory: one server) or postgres
+	// (the database at URL, which several replicas share).
+	Driver string `yaml:"driver" enum:"sqlite|postgres"`
+	// URL is the PostgreSQL connection URL of driver postgres (postgres://user:password@host/db);
+	// a secret, since it may carry the password.
+	URL string `yaml:"url" secret:"true"`
 }
 
 // EncryptionConfig is the encryption section: where the key that wraps every user's data key

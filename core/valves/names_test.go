@@ -63,7 +63,7 @@ func TestSecretsAreTagged(t *testing.T) {
 			got = append(got, v.name)
 		}
 	}
-	want := []string{"auth.api_key", "auth.jwt_secret", "openwebui.admin_api_key", "links.secret", "metrics.token", "encryption.master_key"}
+	want := []string{"state.url", "auth.api_key", "auth.jwt_secret", "openwebui.admin_api_key", "links.secret", "metrics.token", "encryption.master_key"}
 	if !slices.Equal(got, want) {
 		t.Errorf("secrets = %v, want %v", got, want)
 	}

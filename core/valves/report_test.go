@@ -21,6 +21,8 @@ func TestReportRedactsSecrets(t *testing.T) {
 		"FILESHED_STORAGE_BASE_PATH":       "/srv/shed\nlisten = \"forged\"  (flag)",
 		"FILESHED_OPENWEBUI_URL":           "http://localhost:8080",
 		"FILESHED_LINK_TTL_HOURS_MAX":      "200",
+		"FILESHED_STATE_DRIVER":            "postgres",
+		"FILESHED_STATE_URL_FILE":          writeFile(t, "url", "postgres://fileshed:s3cr3t-pw@db:5432/fileshed\n"),
 	}
 	cfg, src, err := Load(defaults(t), []string{"--auth-api-key", "s3cr3t-key-0123456789"}, environ(env))
 	if err != nil {
@@ -39,6 +41,8 @@ func TestReportRedactsSecrets(t *testing.T) {
 		{"auth.api_key", "flag", "FILESHED_AUTH_API_KEY[_FILE]", `<redacted>`},
 		{"auth.jwt_secret", "env", "FILESHED_AUTH_JWT_SECRET[_FILE]", `<redacted>`},
 		{"openwebui.admin_api_key", "env", "FILESHED_OPENWEBUI_ADMIN_API_KEY[_FILE]", `<redacted>`},
+		{"state.url", "env", "FILESHED_STATE_URL[_FILE]", `<redacted>`},
+		{"state.driver", "env", "FILESHED_STATE_DRIVER", `"postgres"`},
 		{"groups.static", "env", "FILESHED_GROUPS_STATIC", `{"team":["alice"]}`},
 		{"public_url", "env", "FILESHED_PUBLIC_URL", `"https://files.example.com/"`},
 		{"storage_base_path", "env", "FILESHED_STORAGE_BASE_PATH", `"/srv/shed\nlisten = \"forged\"  (flag)"`},

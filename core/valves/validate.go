@@ -60,6 +60,16 @@ func (c *Config) Validate() error {
 	if c.StorageBasePath == "" || strings.ContainsRune(c.StorageBasePath, 0) {
 		bad("storage_base_path", "must be a non-empty path without NUL")
 	}
+	switch {
+	case c.State.Driver == "postgres" && c.State.URL == "":
+		bad("state.url", "state.driver postgres needs it, e.g. postgres://fileshed:PASSWORD@db:5432/fileshed (a secret: give it as a file)")
+	case c.State.Driver == "postgres" && !postgresURL(c.State.URL):
+		bad("state.url", "not a postgres:// or postgresql:// URL (the value is a secret and is not shown)")
+	case c.State.Driver != "postgres" && c.State.URL != "":
+		// Why refuse: a deployment meant for PostgreSQL would otherwise keep its state in a
+		// file on the shared volume without a word.
+		bad("state.url", "set, but state.driver is %q: set state.driver postgres, or remove state.url", c.State.Driver)
+	}
 	if c.PublicURLBase != "" {
 		if err := checkBaseURL(c.PublicURLBase); err != nil {
 			bad("public_url", "%v", err)
@@ -160,6 +170,14 @@ func checkBaseURL(s string) error {
 		return fmt.Errorf("%q must not carry credentials, a query or a fragment", s)
 	}
 	return nil
+}
+
+// postgresURL reports whether s is a PostgreSQL URL (postgres:// or postgresql://), the form
+// state.url takes. Only its scheme is checked here (the driver parses the rest), and never
+// echoed: the URL may carry a password.
+func postgresURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql")
 }
 
 // checkOrigin accepts "*" or an exact origin: scheme://host[:port], nothing else, since

@@ -35,6 +35,16 @@ func TestValidate(t *testing.T) {
 		{"storage path empty", func(c *Config) { c.StorageBasePath = "" }, "storage_base_path"},
 		{"storage path with NUL", func(c *Config) { c.StorageBasePath = "data\x00x" }, "storage_base_path"},
 
+		{"state postgres", func(c *Config) { c.State.Driver, c.State.URL = "postgres", "postgres://fs:pw@db:5432/fileshed" }, ""},
+		{"state postgresql scheme", func(c *Config) { c.State.Driver, c.State.URL = "postgres", "postgresql://db/fileshed?sslmode=require" }, ""},
+		{"state postgres socket", func(c *Config) { c.State.Driver, c.State.URL = "postgres", "postgres:///fileshed?host=/run/postgresql" }, ""},
+		{"state postgres without url", func(c *Config) { c.State.Driver = "postgres" }, "state.url"},
+		{"state driver unknown", func(c *Config) { c.State.Driver = "mysql" }, "state.driver"},
+		{"state driver upper case", func(c *Config) { c.State.Driver = "Postgres" }, "state.driver"},
+		{"state url of another database", func(c *Config) { c.State.Driver, c.State.URL = "postgres", "mysql://db/fileshed" }, "state.url"},
+		{"state url keyword form", func(c *Config) { c.State.Driver, c.State.URL = "postgres", "host=db dbname=fileshed" }, "state.url"},
+		{"state url with sqlite", func(c *Config) { c.State.URL = "postgres://db/fileshed" }, "state.url"},
+
 		{"public url https with path", func(c *Config) { c.PublicURLBase = "https://x.example/fileshed/" }, ""},
 		{"public url without scheme", func(c *Config) { c.PublicURLBase = "x.example" }, "public_url"},
 		{"public url javascript", func(c *Config) { c.PublicURLBase = "javascript:alert(1)" }, "public_url"},
@@ -177,9 +187,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 
 // TestValidateNeverEchoesSecrets: a rejected configuration full of secrets does not print them.
 func TestValidateNeverEchoesSecrets(t *testing.T) {
-	c := &Config{Auth: AuthConfig{Mode: "jwt", APIKey: "s3cr3t-key", JWTSecret: "s3cr3t-jwt"}, OpenWebUI: OpenWebUIConfig{AdminAPIKey: "s3cr3t-admin"}}
+	c := &Config{Auth: AuthConfig{Mode: "jwt", APIKey: "s3cr3t-key", JWTSecret: "s3cr3t-jwt"}, OpenWebUI: OpenWebUIConfig{AdminAPIKey: "s3cr3t-admin"},
+		State: StateConfig{Driver: "postgres", URL: "mysql://fileshed:s3cr3t-pw@db/x"}}
 	err := c.Validate()
-	wantErr(t, err, "listen: ")
+	wantErr(t, err, "listen: ", "state.url: ")
 	if strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("error %q contains a secret", err)
 	}

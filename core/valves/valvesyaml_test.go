@@ -28,6 +28,8 @@ func TestDefaultsFileLoads(t *testing.T) {
 	want := `# fileshed valves --env: the effective configuration (secrets redacted)
 FILESHED_LISTEN=127.0.0.1:8000
 FILESHED_STORAGE_BASE_PATH=./data
+FILESHED_STATE_DRIVER=sqlite
+FILESHED_STATE_URL=
 FILESHED_PUBLIC_URL=
 FILESHED_AUTH_MODE=none
 FILESHED_AUTH_API_KEY=
@@ -139,8 +141,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 9 sections: the scan really looked at the keys.
-	if want := len(Names()) + 9; seen != want {
+	// the valves + 10 sections: the scan really looked at the keys.
+	if want := len(Names()) + 10; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }

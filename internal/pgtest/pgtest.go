@@ -1,0 +1,268 @@
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// startTimeout bounds initdb plus the server's start (initdb takes about 5 s here).
+const startTimeout = 2 * time.Minute
+
+var (
+	inMain  atomic.Bool // Run is running the tests
+	once    sync.Once
+	srv     *server
+	skipMsg string // set when PostgreSQL is not installed
+	srvErr  error  // set when it is installed but could not start
+	dbSeq   atomic.Int64
+)
+
+// server is the private PostgreSQL of this test binary.
+type server struct {
+	dir   string // temporary folder: data/ and the unix socket
+	port  int
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when the server process has exited
+	log   *tail
+	admin *sql.DB // the postgres database, as superuser
+}
+
+// URL returns the URL of a new, empty database on the private server (started on first
+// use), dropped when t ends. It skips t when PostgreSQL is not installed.
+func URL(t testing.TB) string {
+	t.Helper()
+	if !inMain.Load() {
+		// Without Run nothing would stop the server and remove its folder.
+		t.Fatal("pgtest: run the package's tests with os.Exit(pgtest.Run(m)) in its TestMain")
+	}
+	once.Do(func() { srv, skipMsg, srvErr = start() })
+	if skipMsg != "" {
+		t.Skip(skipMsg)
+	}
+	if srvErr != nil {
+		t.Fatalf("pgtest: %v", srvErr)
+	}
+	name := "test_" + strconv.FormatInt(dbSeq.Add(1), 10)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := srv.admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// FORCE: a connection the test leaked must not keep the database alive.
+		if _, err := srv.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop database: %v", err)
+		}
+	})
+	return srv.url(name)
+}
+
+// Run runs the tests of a package and then stops the private server if one was started; it
+// returns the exit code for os.Exit (1 if the tests passed but the server would not stop).
+// Call it from TestMain in place of m.Run.
+func Run(m *testing.M) int {
+	inMain.Store(true)
+	code := m.Run()
+	if srv != nil {
+		if err := srv.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// url is the URL of database name: the unix socket in the server's folder, as superuser.
+func (s *server) url(name string) string {
+	q := url.Values{"host": {s.dir}, "port": {strconv.Itoa(s.port)}, "sslmode": {"disable"}}
+	return "postgres://postgres@/" + name + "?" + q.Encode()
+}
+
+// binDir finds the PostgreSQL programs: the newest Debian /usr/lib/postgresql/N/bin, else
+// initdb on PATH.
+func binDir() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	version := func(d string) int { n, _ := strconv.Atoi(filepath.Base(filepath.Dir(d))); return n }
+	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p)
+	}
+	return ""
+}
+
+// start creates and starts the private server. It returns a skip message when PostgreSQL
+// is not installed.
+func start() (*server, string, error) {
+	bin := binDir()
+	if bin == "" {
+		return nil, "PostgreSQL is not installed: apt-get install postgresql (CI installs it; the tests start their own server)", nil
+	}
+	// Why another user when root: PostgreSQL refuses to run as root.
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, "", fmt.Errorf("running as root needs the postgres user (the Debian package postgresql creates it): %w", err)
+		}
+		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+	}
+	dir, err := os.MkdirTemp("", "fileshed-pgtest-")
+	if err != nil {
+		return nil, "", err
+	}
+	s := &server{dir: dir, done: make(chan struct{}), log: &tail{}}
+	fail := func(err error) (*server, string, error) {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return fail(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	data := filepath.Join(dir, "data")
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres",
+		"-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("initdb: %w\n%s", err, out))
+	}
+	if s.port, err = freePort(); err != nil {
+		return fail(err)
+	}
+	// Why no TCP listener: trust authentication lets whoever connects be superuser; the
+	// socket in the private folder is reachable by this user (and root) only.
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.port), "-k", dir,
+		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning")
+	s.cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Why Pdeathsig: a test binary that dies (a timeout panic, a kill) must not leave a
+	// server running; SIGQUIT is PostgreSQL's immediate shutdown.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
+	started := make(chan error, 1)
+	go func() {
+		// Why a locked thread: Pdeathsig fires when the thread that started the child
+		// exits, and the runtime may end threads; this one lives as long as the server.
+		runtime.LockOSThread()
+		if err := s.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = s.cmd.Wait()
+		close(s.done)
+	}()
+	if err := <-started; err != nil {
+		return fail(fmt.Errorf("start postgres: %w", err))
+	}
+	if s.admin, err = sql.Open("pgx", s.url("postgres")); err != nil {
+		s.stop()
+		return nil, "", err
+	}
+	for {
+		err := s.admin.PingContext(ctx)
+		if err == nil {
+			return s, "", nil
+		}
+		select {
+		case <-s.done:
+			s.stop()
+			return nil, "", fmt.Errorf("postgres exited at start:\n%s", s.log)
+		case <-ctx.Done():
+			s.stop()
+			return nil, "", fmt.Errorf("postgres did not answer within %v: %v\n%s", startTimeout, err, s.log)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop shuts the server down (fast shutdown: open connections are ended) and removes its
+// folder.
+func (s *server) stop() error {
+	if s.admin != nil {
+		s.admin.Close()
+	}
+	var err error
+	if s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+			err = errors.New("postgres did not stop within 30s: killed")
+		}
+	}
+	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+// freePort is a TCP port nothing listens on now. The server listens on no TCP port, but
+// the number names its socket and seeds its shared-memory keys.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail keeps the last 64 KiB written to it: the server's log, shown when it fails.
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - 64<<10; over > 0 {
+		t.b = t.b[over:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
