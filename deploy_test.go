@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -37,24 +36,7 @@ func TestComposeFileAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	owui, shed := doc.Services["openwebui"], doc.Services["fileshed"]
-	var conns []struct {
-		URL      string `json:"url"`
-		Path     string `json:"path"`
-		AuthType string `json:"auth_type"`
-		Config   struct {
-			Enable bool `json:"enable"`
-		} `json:"config"`
-	}
-	if err := json.Unmarshal([]byte(owui.Environment["TOOL_SERVER_CONNECTIONS"]), &conns); err != nil || len(conns) != 1 {
-		t.Fatalf("TOOL_SERVER_CONNECTIONS: %v %v", err, conns)
-	}
-	c := conns[0]
-	if c.URL != "http://fileshed:8000" || c.Path != "openapi.json" || c.AuthType != "session" || !c.Config.Enable {
-		t.Fatalf("connection %+v", c)
-	}
-	if owui.Environment["ENABLE_FORWARD_USER_INFO_HEADERS"] != "true" {
-		t.Fatal("Open WebUI must forward the chat id header")
-	}
+	checkToolServer(t, owui.Environment, "http://fileshed:8000")
 	if shed.Environment["FILESHED_AUTH_MODE"] != "session" || shed.Environment["FILESHED_OPENWEBUI_URL"] != "http://openwebui:8080" {
 		t.Fatalf("fileshed environment %v", shed.Environment)
 	}
