@@ -110,13 +110,7 @@ func TestDockerfileRecipe(t *testing.T) {
 			t.Errorf("deploy/smoke.sh does not build with the image's %s", flags)
 		}
 	}
-	// Comments that point at the README name sections that exist.
-	readme := must(os.ReadFile("README.md"))
-	for _, ref := range regexp.MustCompile(`README "([^"]+)"`).FindAllStringSubmatch(df, -1) {
-		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(ref[1]) + `$`).Match(readme) {
-			t.Errorf("Dockerfile names the README section %q, which does not exist", ref[1])
-		}
-	}
+	checkReadmeRefs(t, "Dockerfile")
 	ignore, err := os.ReadFile(".dockerignore")
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +127,18 @@ func TestDockerfileRecipe(t *testing.T) {
 	for _, pkg := range []string{"tini", "git", "gawk", "zip", "unzip", "jq", "sqlite3", "file", "curl"} {
 		if !regexp.MustCompile(`\b` + pkg + `\b`).Match(tools) {
 			t.Errorf("deploy/image-tools.sh lacks %s", pkg)
+		}
+	}
+}
+
+// checkReadmeRefs: the comments of file that point at the README (README "Section") name
+// sections that exist.
+func checkReadmeRefs(t *testing.T, file string) {
+	t.Helper()
+	readme := must(os.ReadFile("README.md"))
+	for _, ref := range regexp.MustCompile(`README "([^"]+)"`).FindAllSubmatch(must(os.ReadFile(file)), -1) {
+		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(string(ref[1])) + `$`).Match(readme) {
+			t.Errorf("%s names the README section %q, which does not exist", file, ref[1])
 		}
 	}
 }

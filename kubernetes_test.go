@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -154,9 +155,7 @@ func (c container) env(t *testing.T, configMaps map[string]map[string]string) ma
 		if !ok {
 			t.Fatalf("container %s: no ConfigMap %s", c.Name, ef.ConfigMapRef.Name)
 		}
-		for k, v := range cm {
-			env[k] = v
-		}
+		maps.Copy(env, cm)
 	}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
@@ -174,21 +173,25 @@ func (c container) mountOf(dir string) string {
 	return ""
 }
 
-// readManifests reads kustomization.yaml's resources, each file once and every file of the
-// folder listed, as objects by kind.
-func readManifests(t *testing.T) (kust struct {
+// kustomization is what the test reads of kustomization.yaml.
+type kustomization struct {
 	Namespace string   `yaml:"namespace"`
 	Resources []string `yaml:"resources"`
 	Images    []struct {
 		Name string `yaml:"name"`
 	} `yaml:"images"`
-}, byKind map[string][]k8sObject) {
+}
+
+// readManifests reads kustomization.yaml's resources, each file once and every file of the
+// folder listed, as objects by kind.
+func readManifests(t *testing.T) (kust kustomization, byKind map[string][]k8sObject) {
 	if err := yaml.Unmarshal(must(os.ReadFile(filepath.Join(k8sDir, "kustomization.yaml"))), &kust); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(k8sDir, "*.yaml"))
 	var want []string
 	for _, f := range files {
+		checkReadmeRefs(t, f)
 		if b := filepath.Base(f); b != "kustomization.yaml" {
 			want = append(want, b)
 		}
@@ -251,11 +254,11 @@ func TestKubernetesManifests(t *testing.T) {
 			}
 		}
 	}
-	if !slices.ContainsFunc(kust.Images, func(i struct {
-		Name string `yaml:"name"`
-	}) bool {
-		return i.Name == imageName
-	}) {
+	named := false
+	for _, i := range kust.Images {
+		named = named || i.Name == imageName
+	}
+	if !named {
 		t.Errorf("kustomization.yaml has no images entry %s (where the registry is named)", imageName)
 	}
 
@@ -273,8 +276,9 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Fatalf("Deployment: %d containers", len(pod.Containers))
 	}
 	c := pod.Containers[0]
-	cfg := containerValves(t, "Deployment", c.env(t, configMaps))
-	if c.env(t, configMaps)["FILESHED_STATE_DRIVER"] != "postgres" {
+	env := c.env(t, configMaps)
+	cfg := containerValves(t, "Deployment", env)
+	if env["FILESHED_STATE_DRIVER"] != "postgres" {
 		t.Error("Deployment: several replicas need state.driver postgres")
 	}
 	if c.Image != imageName || len(c.Ports) != 1 || c.Ports[0].ContainerPort != imagePort(t) {
@@ -366,7 +370,10 @@ func checkPodSecurity(t *testing.T, where string, pod podSpec, uid int) {
 	sc := c.SecurityContext
 	if !pod.SecurityContext.RunAsNonRoot || pod.SecurityContext.RunAsUser != uid || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
 		!sc.ReadOnlyRootFilesystem || !slices.Equal(sc.Capabilities.Drop, []string{"ALL"}) {
-		t.Errorf("%s: pod %+v container %+v: want uid %d, non-root, no privilege escalation, read-only root, capabilities dropped", where, pod.SecurityContext, sc, uid)
+		t.Errorf("%s: runAsNonRoot %v runAsUser %d allowPrivilegeEscalation %v readOnlyRootFilesystem %v drop %v: want uid %d, "+
+			"non-root, no privilege escalation, read-only root, every capability dropped", where, pod.SecurityContext.RunAsNonRoot,
+			pod.SecurityContext.RunAsUser, sc.AllowPrivilegeEscalation != nil && *sc.AllowPrivilegeEscalation, sc.ReadOnlyRootFilesystem,
+			sc.Capabilities.Drop, uid)
 	}
 	if pod.EnableServiceLinks == nil || *pod.EnableServiceLinks {
 		t.Errorf("%s: enableServiceLinks must be false", where)

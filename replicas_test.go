@@ -302,6 +302,7 @@ func TestComposeReplicas(t *testing.T) {
 		}
 	}
 
+	checkReadmeRefs(t, "deploy/compose.replicas.yaml")
 	// Open WebUI knows the load balancer, under the name compose.yaml gives the single server.
 	checkToolServer(t, owui.Environment, "http://fileshed:"+strconv.Itoa(imagePort(t)))
 }
