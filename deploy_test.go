@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -37,24 +36,7 @@ func TestComposeFileAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	owui, shed := doc.Services["openwebui"], doc.Services["fileshed"]
-	var conns []struct {
-		URL      string `json:"url"`
-		Path     string `json:"path"`
-		AuthType string `json:"auth_type"`
-		Config   struct {
-			Enable bool `json:"enable"`
-		} `json:"config"`
-	}
-	if err := json.Unmarshal([]byte(owui.Environment["TOOL_SERVER_CONNECTIONS"]), &conns); err != nil || len(conns) != 1 {
-		t.Fatalf("TOOL_SERVER_CONNECTIONS: %v %v", err, conns)
-	}
-	c := conns[0]
-	if c.URL != "http://fileshed:8000" || c.Path != "openapi.json" || c.AuthType != "session" || !c.Config.Enable {
-		t.Fatalf("connection %+v", c)
-	}
-	if owui.Environment["ENABLE_FORWARD_USER_INFO_HEADERS"] != "true" {
-		t.Fatal("Open WebUI must forward the chat id header")
-	}
+	checkToolServer(t, owui.Environment, "http://fileshed:8000")
 	if shed.Environment["FILESHED_AUTH_MODE"] != "session" || shed.Environment["FILESHED_OPENWEBUI_URL"] != "http://openwebui:8080" {
 		t.Fatalf("fileshed environment %v", shed.Environment)
 	}
@@ -128,13 +110,7 @@ func TestDockerfileRecipe(t *testing.T) {
 			t.Errorf("deploy/smoke.sh does not build with the image's %s", flags)
 		}
 	}
-	// Comments that point at the README name sections that exist.
-	readme := must(os.ReadFile("README.md"))
-	for _, ref := range regexp.MustCompile(`README "([^"]+)"`).FindAllStringSubmatch(df, -1) {
-		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(ref[1]) + `$`).Match(readme) {
-			t.Errorf("Dockerfile names the README section %q, which does not exist", ref[1])
-		}
-	}
+	checkReadmeRefs(t, "Dockerfile")
 	ignore, err := os.ReadFile(".dockerignore")
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +127,18 @@ func TestDockerfileRecipe(t *testing.T) {
 	for _, pkg := range []string{"tini", "git", "gawk", "zip", "unzip", "jq", "sqlite3", "file", "curl"} {
 		if !regexp.MustCompile(`\b` + pkg + `\b`).Match(tools) {
 			t.Errorf("deploy/image-tools.sh lacks %s", pkg)
+		}
+	}
+}
+
+// checkReadmeRefs: the comments of file that point at the README (README "Section") name
+// sections that exist.
+func checkReadmeRefs(t *testing.T, file string) {
+	t.Helper()
+	readme := must(os.ReadFile("README.md"))
+	for _, ref := range regexp.MustCompile(`README "([^"]+)"`).FindAllSubmatch(must(os.ReadFile(file)), -1) {
+		if !regexp.MustCompile(`(?m)^#+ ` + regexp.QuoteMeta(string(ref[1])) + `$`).Match(readme) {
+			t.Errorf("%s names the README section %q, which does not exist", file, ref[1])
 		}
 	}
 }
