@@ -179,8 +179,9 @@ func TestDeadlockedTransactionIsRetried(t *testing.T) {
 				t.Errorf("%s has %d bytes, want 2 (each transaction counted once)", o.ID, got.Bytes)
 			}
 		}
-		if drv == Postgres && attempts[0]+attempts[1] != 3 {
-			t.Errorf("attempts %v, want one transaction run twice", attempts)
+		// At least one run again (a loaded server may also pick a retry as its next victim).
+		if drv == Postgres && attempts[0]+attempts[1] < 3 {
+			t.Errorf("attempts %v, want a transaction run again", attempts)
 		}
 	})
 }
