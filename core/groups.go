@@ -19,8 +19,9 @@ type Group struct {
 
 // Memberships lists the caller's groups from every configured source: the request itself
 // (headers mode, a jwt groups claim), the static valves map, and Open WebUI (session mode,
-// with the user's token). available=false means no source is configured at all. What it
-// finds is recorded as seen (members.go): this is where a request's groups are known.
+// with the user's token). available=false means no source is configured at all. What a
+// request states is recorded as seen (members.go): this is where a request's groups are
+// known.
 func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, available bool, err error) {
 	if c.vouched {
 		return []Group{{ID: c.Groups[0], Name: c.Groups[0]}}, true, nil
@@ -55,7 +56,10 @@ func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, av
 		}
 	}
 	groups = mergeGroups(groups)
-	if available {
+	// Recorded only when the request stated its groups (a header, a token claim) or Open
+	// WebUI was asked: groups.static alone is complete already, and a request that said
+	// nothing must not mark the caller as having left the groups other requests listed.
+	if c.Groups != nil || c.Token() != "" && s.owui != nil {
 		s.noteMembers(ctx, c, groups)
 	}
 	return groups, available, nil

@@ -204,3 +204,21 @@ func TestGroupLinkRefusedOnceCreatorLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupMembersAbsentHeaderSaysNothing: a request without X-Shed-Groups (another client,
+// a connection without the custom header) says nothing of the caller's groups: it marks
+// nothing left. The header sent empty is "in no group".
+func TestGroupMembersAbsentHeaderSaysNothing(t *testing.T) {
+	e := startLinks(t, nil)
+	wantOK(t, e.post("shed_create_file", inTeam(map[string]any{"path": "a.md", "content": "a"}), member("alice", "team")))
+	url := e.post("shed_link_create", inTeam(map[string]any{"path": "a.md"}), member("alice", "team")).Data["url"].(string)
+	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, as("alice")))
+	wantError(t, e.post("shed_group_info", map[string]any{"group": "team"}, as("alice")), "GROUP_NOT_AVAILABLE")
+	if g := e.get("GET", url, nil); g.status != 200 {
+		t.Fatalf("a request without the header marked the creator left: %d", g.status)
+	}
+	e.seen("alice", "")
+	if g := e.get("GET", url, nil); g.status != http.StatusGone {
+		t.Fatalf("the header sent empty: %d", g.status)
+	}
+}
