@@ -48,7 +48,7 @@ func NewCaller(userID, name, email, role, convID string, groups []string, token 
 func (c Caller) Token() string { return c.token }
 
 // VouchedIn is c as a member of groupID and of no other group, for opening that group's
-// zone on a decision already taken (a stored link whose creator MemberState still
+// zone on a decision already taken (a stored link whose creator MemberStateOf still
 // accepts). Why a mark: such a caller's groups did not come from a request, so they must
 // never be recorded as what the user was seen in (that would mark every other group left).
 func (c Caller) VouchedIn(groupID string) Caller {
