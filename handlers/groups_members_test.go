@@ -163,6 +163,17 @@ func TestGroupChownHostileOwners(t *testing.T) {
 	if !strings.Contains(r.raw, `"owner":"alice"`) {
 		t.Fatalf("a refused chown changed the owner: %s", r.raw)
 	}
+	// Group ids that are not ids are never recorded (nor looked up).
+	e.seen("mallory", "team,../x,"+strings.Repeat("g", 300)+",te%01am,a/b")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var odd int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM group_members WHERE group_id <> 'team'`).Scan(&odd); err != nil || odd != 0 {
+		t.Fatalf("%d rows of groups that are not ids (%v)", odd, err)
+	}
 	// A group nobody else was seen in: the hint names the caller only.
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "group", "group": "solo", "path": "s.md", "content": "x"}, member("alice", "solo")))
 	r = e.post("shed_group_chown", map[string]any{"group": "solo", "path": "s.md", "new_owner": "bob"}, member("alice", "solo"))
