@@ -83,4 +83,10 @@ func TestAdminBackupKeepsLinkKey(t *testing.T) {
 	if resp.StatusCode != http.StatusGone {
 		t.Errorf("link after restore: %d, want 410 (404 = the key was lost)", resp.StatusCode)
 	}
+	// shed_link list says what the download does: the link is not active (issue 28).
+	list := l2.call(t, "shed_link_list", nil, "")
+	entry := list["data"].(map[string]any)["links"].([]any)[0].(map[string]any)
+	if entry["state"] != "changed" || entry["url"] != nil {
+		t.Errorf("list after restore: %v", entry)
+	}
 }

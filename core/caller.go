@@ -23,6 +23,9 @@ type Caller struct {
 	// token is the user's Open WebUI token (session mode), used to call Open WebUI on the
 	// user's behalf (groups, uploads). Never logged, never returned.
 	token string
+	// vouched marks a caller the kernel built for a stored decision (VouchedIn): its Groups
+	// are the kernel's, not a request's, so they are never recorded as seen.
+	vouched bool
 }
 
 // ValidID reports whether s can be used as one path segment for a user or group id:
@@ -43,6 +46,15 @@ func NewCaller(userID, name, email, role, convID string, groups []string, token 
 
 // Token returns the caller's Open WebUI token (empty outside session mode).
 func (c Caller) Token() string { return c.token }
+
+// VouchedIn is c as a member of groupID and of no other group, for opening that group's
+// zone on a decision already taken (a stored link whose creator MemberStateOf still
+// accepts). Why a mark: such a caller's groups did not come from a request, so they must
+// never be recorded as what the user was seen in (that would mark every other group left).
+func (c Caller) VouchedIn(groupID string) Caller {
+	c.Groups, c.token, c.vouched = []string{groupID}, "", true
+	return c
+}
 
 var convUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 

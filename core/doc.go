@@ -4,8 +4,8 @@
 // size and quota, versioning, settlement; write_stream.go: a result streamed into it as it is
 // computed), copies between zones (copy.go, bridge_copy.go),
 // the quota and its usage walks (quota.go, usage.go, walk.go, snapshot.go), group ownership
-// and membership (ownership.go, companions.go, groups.go), the one Locker seam of every
-// exclusion (locks.go over core/lock), versioning (versioning.go, beside.go), the budget of
+// and membership (ownership.go, companions.go, groups.go, members.go: the members seen),
+// the one Locker seam of every exclusion (locks.go over core/lock), versioning (versioning.go, beside.go), the budget of
 // expensive calls (budget.go), sealing for encryption at rest (encryption_keys.go,
 // encryption_mirror.go), audit, sweeps, readiness, operator tools (admin.go, backup.go) and
 // the error-code catalogue (codes*.go). It knows nothing of HTTP: the tool families

@@ -17,10 +17,15 @@ type Group struct {
 	MembersKnown bool
 }
 
-// memberships lists the caller's groups from every configured source: the request itself
-// (headers mode), the static valves map, and Open WebUI (session mode, with the user's
-// token). available=false means no source is configured at all.
+// Memberships lists the caller's groups from every configured source: the request itself
+// (headers mode, a jwt groups claim), the static valves map, and Open WebUI (session mode,
+// with the user's token). available=false means no source is configured at all. What a
+// request states is recorded as seen (members.go): this is where a request's groups are
+// known.
 func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, available bool, err error) {
+	if c.vouched {
+		return []Group{{ID: c.Groups[0], Name: c.Groups[0]}}, true, nil
+	}
 	if c.Groups != nil {
 		available = true
 		for _, id := range c.Groups {
@@ -50,7 +55,14 @@ func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, av
 			}
 		}
 	}
-	return mergeGroups(groups), available, nil
+	groups = mergeGroups(groups)
+	// Recorded only when the request stated its groups (a header, a token claim) or Open
+	// WebUI was asked: groups.static alone is complete already, and a request that said
+	// nothing must not mark the caller as having left the groups other requests listed.
+	if c.Groups != nil || c.Token() != "" && s.owui != nil {
+		s.noteMembers(ctx, c, groups)
+	}
+	return groups, available, nil
 }
 
 // mergeGroups keeps one entry per group id (a group may come from several sources): the

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -156,6 +157,43 @@ func refusal(c Caller, o store.Ownership, kind writeKind) *Error {
 func denied(o store.Ownership, reason Code, format string) *Error {
 	return Errf(PermissionDenied, format, o.Path).With("path", o.Path).With("owner", o.Owner).
 		With("mode", o.Mode).With("reason", string(reason))
+}
+
+// ChangeRecord changes the ownership record of rel (zone-relative, clean) in the group zone
+// z for its owner c (shed_group set_mode, chown) and returns the record as it was. Why
+// under the file's write lock: two changes, or a change and a write checking the mode,
+// must not interleave; a set_mode that read the record before a chown wrote it would
+// otherwise write the old owner back, and both would answer success. No record (or one
+// whose file is gone) is FILE_NOT_FOUND, another owner NOT_FILE_OWNER ("Only the file owner
+// can " + what); change may refuse with its own error, and nothing is written then.
+func (s *Service) ChangeRecord(ctx context.Context, c Caller, z *Zone, rel, what string, change func(o *store.Ownership) error) (store.Ownership, error) {
+	unlock, err := s.Hold(ctx, fileKey(z, rel), lock.Exclusive, "another change of "+rel)
+	if err != nil {
+		return store.Ownership{}, err
+	}
+	defer unlock()
+	o, ok, err := s.db.Ownership(ctx, z.GroupID, rel)
+	if err == nil && ok && !EntryExists(z, rel) {
+		s.DropGroupRecords(ctx, z, rel)
+		ok = false
+	}
+	switch {
+	case err != nil:
+		return o, OwnershipErr(err)
+	case !ok:
+		return o, Errf(FileNotFound, "No ownership record for: %s", rel).With("path", rel).With("zone", z.Label).
+			WithHint("Only files created by the tools have an owner; see shed_group(action='info')")
+	case o.Owner != c.UserID:
+		return o, Errf(NotFileOwner, "Only the file owner can %s", what).With("path", rel).With("owner", o.Owner)
+	}
+	changed := o
+	if err := change(&changed); err != nil {
+		return o, err
+	}
+	if err := s.db.SetOwnership(ctx, changed); err != nil {
+		return o, OwnershipErr(err)
+	}
+	return o, nil
 }
 
 // ownershipErr wraps a state-database failure on ownership records.

@@ -45,6 +45,8 @@ type Service struct {
 	recovery recovery
 	// keys are the master key and the users' unwrapped data keys (encryption at rest).
 	keys *keyring
+	// seen remembers what was last recorded of each user's groups (members.go).
+	seen seenCache
 }
 
 // Options carries the collaborators main wires in.

@@ -52,7 +52,7 @@ func TestEncryptionLifecycle(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	st := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
 	wantOK(t, st)
-	if st.Data["status"] != "not_enabled" || st.Data["available"] != true {
+	if st.Data["status"] != "not_setup" || st.Data["available"] != true {
 		t.Fatalf("status before setup: %s", st.raw)
 	}
 	wantError(t, e.post("shed_encryption", map[string]any{"action": "migrate"}, nil), "ENCRYPTION_NOT_ENABLED")

@@ -93,7 +93,8 @@ func TestGroupChownSetMode(t *testing.T) {
 	}
 	wantError(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "a.md", "content": "x"})), "FILE_OWNER_ONLY")
 	wantOK(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "a.md", "content": "x"})))
-	// Headers-only membership: the member list is unknown, so a chown cannot be checked.
+	// Headers-only membership: u2 was never seen in the group, so a chown to u2 is refused
+	// (groups_members_test.go: a member seen is accepted).
 	h := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	hdr := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u1", "X-Shed-Groups": "team"}
 	wantOK(t, h.post("shed_create_file", map[string]any{"zone": "group", "group": "team", "path": "a.md", "content": "x", "mode": "owner"}, hdr))

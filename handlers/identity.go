@@ -65,10 +65,16 @@ func (a headersAuth) Authenticate(r *http.Request) (core.Caller, error) {
 		return core.Caller{}, core.Errf(core.AuthRequired, "Missing %s header", headerUserID).
 			WithHint("Enable ENABLE_FORWARD_USER_INFO_HEADERS in Open WebUI")
 	}
-	groups := []string{}
-	for _, g := range strings.Split(h.Get(a.groupHeader), ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			groups = append(groups, unescapeHeader(g))
+	// An absent header says nothing of the caller's groups (nil: groups.static answers
+	// alone, and nothing is recorded as seen); a present one, even empty, is the whole list
+	// (Open WebUI sends {{USER_GROUP_IDS}} empty for a user in no group).
+	var groups []string
+	if _, present := h[http.CanonicalHeaderKey(a.groupHeader)]; present {
+		groups = []string{}
+		for _, g := range strings.Split(h.Get(a.groupHeader), ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				groups = append(groups, unescapeHeader(g))
+			}
 		}
 	}
 	return core.NewCaller(id, unescapeHeader(h.Get(headerUserName)), h.Get(headerUserEmail), h.Get(headerUserRole), h.Get(headerChatID), groups, "")

@@ -33,6 +33,9 @@ type jwtClaims struct {
 	Exp   *int64 `json:"exp"`
 	Nbf   *int64 `json:"nbf"`
 	Iat   *int64 `json:"iat"`
+	// Groups are the caller's group ids where the token carries them (Open WebUI's does
+	// not; a proxy minting its own may): signed like the identity, so trusted like it.
+	Groups []string `json:"groups"`
 }
 
 func (a jwtAuth) Authenticate(r *http.Request) (core.Caller, error) {
@@ -51,7 +54,16 @@ func (a jwtAuth) Authenticate(r *http.Request) (core.Caller, error) {
 	}
 	// The user id is sub only: Open WebUI puts the user id there, and a second claim
 	// would let one token name two users.
-	return core.NewCaller(cl.Sub, cl.Name, cl.Email, cl.Role, r.Header.Get(headerChatID), nil, "")
+	var groups []string // nil: the token says nothing of groups (groups.static answers)
+	if cl.Groups != nil {
+		groups = []string{}
+		for _, g := range cl.Groups {
+			if g = strings.TrimSpace(g); g != "" {
+				groups = append(groups, g)
+			}
+		}
+	}
+	return core.NewCaller(cl.Sub, cl.Name, cl.Email, cl.Role, r.Header.Get(headerChatID), groups, "")
 }
 
 type jwtError string

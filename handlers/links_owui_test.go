@@ -35,7 +35,7 @@ func TestLinkOpenWebUIMode(t *testing.T) {
 	if l.Data["count"].(float64) != 1 || !strings.Contains(l.raw, want) {
 		t.Errorf("list: %s", l.raw)
 	}
-	wantError(t, e.post("shed_link_delete", map[string]any{"file_id": id}, bob), "NOT_A_FILESHED_LINK")
+	wantError(t, e.post("shed_link_delete", map[string]any{"file_id": id}, bob), "LINK_NOT_FOUND")
 	if _, ok := fake.Content(id); !ok {
 		t.Fatal("bob deleted alice's copy")
 	}

@@ -91,7 +91,11 @@ func (l *linkServer) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, links.ErrLinkUnknown):
 		errorPage(w, http.StatusNotFound, "This link does not exist. Check that it was copied whole.")
 	case errors.Is(err, links.ErrLinkGone):
-		errorPage(w, http.StatusGone, "This link has expired or was revoked, or the file changed since it was shared. Ask for a new link.")
+		reason := "This link cannot be used any more."
+		if g := (*links.GoneError)(nil); errors.As(err, &g) {
+			reason = g.Reason()
+		}
+		errorPage(w, http.StatusGone, reason+" Ask for a new link.")
 	default:
 		l.log.Error("download failed", "request_id", requestID(r.Context()), "err", err)
 		errorPage(w, http.StatusInternalServerError, "The server could not serve this link. Request id: "+requestID(r.Context()))

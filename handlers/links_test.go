@@ -88,7 +88,7 @@ func TestLinkToolErrors(t *testing.T) {
 	}{
 		{"no id", "shed_link_delete", map[string]any{}, "MISSING_FILE_ID"},
 		{"unknown id", "shed_link_delete", map[string]any{"link_id": strings.Repeat("ab", 16)}, "LINK_NOT_FOUND"},
-		{"Open WebUI file id", "shed_link_delete", map[string]any{"link_id": "3f2b1c9e-1111-2222-3333-444455556666"}, "NOT_A_FILESHED_LINK"},
+		{"Open WebUI file id", "shed_link_delete", map[string]any{"link_id": "3f2b1c9e-1111-2222-3333-444455556666"}, "LINK_NOT_FOUND"},
 		{"foreign URL", "shed_link_delete", map[string]any{"link_id": "https://elsewhere/dl/AAAA"}, "NOT_A_FILESHED_LINK"},
 		{"missing file", "shed_link_create", map[string]any{"zone": "storage", "path": "nope.txt"}, "FILE_NOT_FOUND"},
 		{"escape", "shed_link_create", map[string]any{"zone": "storage", "path": "../bob/x"}, "PATH_ESCAPE"},

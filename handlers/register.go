@@ -100,6 +100,8 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		start := time.Now()
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
+		// Every call tells the server the caller's groups: the members it has seen (issue 28).
+		d.Tools.SeeCaller(ctx, c)
 		var args I
 		var res core.Result
 		err := decode(body, size, &args, fields)

@@ -3,9 +3,11 @@ package owui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -70,6 +72,44 @@ func (c *Client) Groups(ctx context.Context, token string) ([]Group, error) {
 		groups = append(groups, Group{ID: g.ID, Name: g.Name, UserIDs: g.UserIDs})
 	}
 	return groups, nil
+}
+
+// GroupMembers lists the members of group id with POST
+// {base}/api/v1/groups/id/{id}/users, an administrator's call (token must be an admin's:
+// openwebui.admin_api_key). A group Open WebUI does not know has no members.
+func (c *Client) GroupMembers(ctx context.Context, token, id string) ([]User, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	if err := checkToken(token); err != nil {
+		return nil, err
+	}
+	path := "/api/v1/groups/id/" + url.PathEscape(id) + "/users"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: POST %s: invalid Open WebUI URL", ErrUnavailable, path)
+	}
+	var a []struct {
+		ID    string `json:"id"`
+		Email string `json:"email"`
+		Name  string `json:"name"`
+		Role  string `json:"role"`
+	}
+	err = c.send(req, token, path, &a, true)
+	if errors.Is(err, ErrNotFound) {
+		return []User{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	users := make([]User, 0, len(a))
+	for _, u := range a {
+		if u.ID == "" {
+			return nil, fmt.Errorf("%w: POST %s: member without id", ErrUnavailable, path)
+		}
+		users = append(users, User{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role})
+	}
+	return users, nil
 }
 
 // fileMeta is the "meta" object of an Open WebUI file record.

@@ -298,3 +298,35 @@ func TestAcceptsRealIDShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupMembers: the admin API lists a group's members with their names; a user's token
+// is refused, an unknown group has no members, and an id that is not one is refused
+// before any request (it would be a path on the admin's token).
+func TestGroupMembers(t *testing.T) {
+	s := world(t)
+	s.OmitMemberLists(true)
+	c := owui.New(s.URL, time.Second)
+	ctx := context.Background()
+	us, err := c.GroupMembers(ctx, rootToken, "g-team")
+	if err != nil || len(us) != 2 || us[0] != alice || us[1] != bob {
+		t.Fatalf("members of g-team: %v %v", us, err)
+	}
+	if us, err := c.GroupMembers(ctx, rootToken, "g-none"); err != nil || len(us) != 0 {
+		t.Fatalf("unknown group: %v %v", us, err)
+	}
+	if _, err := c.GroupMembers(ctx, aliceToken, "g-team"); !errors.Is(err, owui.ErrUnauthorized) {
+		t.Fatalf("a user's token: %v", err)
+	}
+	for _, id := range []string{"", "..", "../auths", "a/b", "g team"} {
+		if _, err := c.GroupMembers(ctx, rootToken, id); !errors.Is(err, owui.ErrInvalidID) {
+			t.Fatalf("id %q: %v", id, err)
+		}
+	}
+	s.RemoveUser(alice.ID)
+	if us, _ := c.GroupMembers(ctx, rootToken, "g-team"); len(us) != 1 || us[0].ID != bob.ID {
+		t.Fatalf("after alice was deleted: %v", us)
+	}
+	if _, err := c.Me(ctx, aliceToken); !errors.Is(err, owui.ErrUnauthorized) {
+		t.Fatalf("a deleted user's token: %v", err)
+	}
+}

@@ -112,6 +112,26 @@ var migrations = []migration{
 		// start at 0, which the first use in a process reconciles with the disk.
 		`ALTER TABLE usage ADD COLUMN files BIGINT NOT NULL DEFAULT 0 CHECK (files >= 0)`,
 	}},
+	{version: 6, name: "group members seen", stmts: []string{
+		// Membership the server has seen (members.go, issue 28): every authenticated request
+		// tells the caller's groups; a row per user and group, with the display name, the
+		// last request that listed the group, and left_us, the first request after it that
+		// did not (0 while a member). Rows are never deleted: left refuses a former
+		// member's links.
+		`CREATE TABLE group_members (
+			group_id      TEXT NOT NULL,
+			user_id       TEXT NOT NULL,
+			name          TEXT NOT NULL,
+			first_seen_us BIGINT NOT NULL,
+			last_seen_us  BIGINT NOT NULL,
+			left_us       BIGINT NOT NULL DEFAULT 0,
+			PRIMARY KEY (group_id, user_id)
+		)`,
+		// A group's current members, most recently seen first (shed_group info, chown hints).
+		`CREATE INDEX group_members_list ON group_members (group_id, left_us, last_seen_us)`,
+		// A user's groups (the groups a request no longer lists are marked left).
+		`CREATE INDEX group_members_user ON group_members (user_id, left_us)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

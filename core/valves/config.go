@@ -203,6 +203,9 @@ type GroupsConfig struct {
 	Header string `yaml:"header"`
 	// Static maps a group id to its member user ids.
 	Static map[string][]string `yaml:"static"`
+	// MemberSeenDays is how recently a user must have been seen as a member of a group
+	// (a request listing it) to count as one where no source lists the members.
+	MemberSeenDays int `yaml:"member_seen_days" min:"1" max:"3650"`
 }
 
 // LinksConfig is the links section.

@@ -66,40 +66,59 @@ func (s *Tools) EncryptionSetup(ctx context.Context, c core.Caller) (core.Result
 		Message: "Encryption enabled: new files in storage and uploads are encrypted"}, nil
 }
 
-// sealedCount is what status, migrate and disable count.
+// sealedCount is what status, migrate and disable count: the files encrypted and not (as
+// found, before any change), the files changed, and what could not be processed.
 type sealedCount struct {
-	Encrypted int      `json:"files_encrypted"`
-	Plain     int      `json:"files_unencrypted"`
-	Changed   int      `json:"files_changed"`
-	Errors    []string `json:"errors"`
+	Encrypted int
+	Plain     int
+	Changed   int
+	Errors    []string
 }
 
-// EncryptionStatus reports whether the caller's files are encrypted, and how many are.
+// The original's four states (reference §5.38), from whether the caller's key is set up
+// (database_enabled) and whether the server can use it (key_configured: the master key
+// that wraps it; the original's was the user's own key in User Valves).
+var encryptionStates = map[[2]bool][2]string{
+	{true, true}:   {"active", "Encryption is active"},
+	{true, false}:  {"key_missing", "Encryption is set up but the server's encryption key is missing or not the one it was set up with"},
+	{false, true}:  {"not_setup", "Encryption is available but not set up (run shed_encryption(action='setup'))"},
+	{false, false}: {"disabled", "Encryption is not enabled"},
+}
+
+// EncryptionStatus reports whether the caller's files are encrypted, and how many are, with
+// the original's fields (status active, key_missing, not_setup or disabled, status_message,
+// database_enabled, key_configured, files_encrypted, files_unencrypted, files_total,
+// crypto_available) beside ours (available, zones, key_state, errors).
 func (s *Tools) EncryptionStatus(ctx context.Context, c core.Caller) (core.Result, error) {
 	u := s.UserKey(ctx, c.UserID)
-	status := "not_enabled"
-	switch {
-	case u.Err != nil:
-		status = "key_unavailable"
-	case u.State != "":
-		status = u.State
+	if e, ok := core.AsError(u.Err); ok && e.Code == core.InternalError {
+		return core.Result{}, u.Err // the database did not answer: nothing can be told
 	}
-	data := map[string]any{"status": status, "zones": encryptedZones, "available": s.EncryptionAvailable()}
-	msg := "Encryption is not enabled"
-	if u.Key != nil {
-		n, err := s.sealWalk(ctx, c.UserID, u.Key, nil)
-		if err != nil {
-			return core.Result{}, err
-		}
-		data["files_encrypted"], data["files_unencrypted"] = n.Encrypted, n.Plain
-		if len(n.Errors) > 0 {
-			data["errors"] = n.Errors
-		}
-		msg = "Encryption is " + status
-	} else if u.Err != nil {
-		msg = u.Err.Error()
+	enabled := u.State == "active"
+	configured := u.Key != nil || u.State == "" && s.EncryptionAvailable()
+	st := encryptionStates[[2]bool{enabled, configured}]
+	if u.State == "disabled" { // disabled by the user: the key is kept for setup to take up again
+		st = encryptionStates[[2]bool{false, false}]
 	}
-	return core.Result{Data: data, Message: msg}, nil
+	// A key not set up, or disabled, seals nothing: the files are counted by their header,
+	// as the original counts them.
+	n, err := s.sealWalk(ctx, c.UserID, u.Key, nil)
+	if err != nil {
+		return core.Result{}, err
+	}
+	data := map[string]any{"status": st[0], "status_message": st[1], "database_enabled": enabled, "key_configured": configured,
+		"files_encrypted": n.Encrypted, "files_unencrypted": n.Plain, "files_total": n.Encrypted + n.Plain,
+		"crypto_available": s.EncryptionAvailable(), "available": s.EncryptionAvailable(), "zones": encryptedZones}
+	if u.State != "" {
+		data["key_state"] = u.State
+	}
+	if len(n.Errors) > 0 {
+		data["errors"] = n.Errors
+	}
+	if u.Err != nil {
+		data["key_error"] = u.Err.Error()
+	}
+	return core.Result{Data: data, Message: st[1]}, nil
 }
 
 // EncryptionMigrate encrypts the caller's files written before setup. Each file is replaced
@@ -119,7 +138,10 @@ func (s *Tools) EncryptionMigrate(ctx context.Context, c core.Caller) (core.Resu
 	if err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: n, Message: countMessage("Encrypted", n)}, nil
+	// files_encrypted and files_skipped are the original's names (reference §5.39);
+	// files_changed is ours, kept.
+	return core.Result{Data: map[string]any{"files_encrypted": n.Changed, "files_skipped": n.Encrypted, "files_changed": n.Changed,
+		"errors": n.Errors}, Message: countMessage("Encrypted", n)}, nil
 }
 
 // EncryptionDisable decrypts every encrypted file of the caller, refused while one of the
@@ -159,7 +181,9 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 		}
 		s.ForgetUserKey(c.UserID)
 	}
-	return core.Result{Data: n, Message: countMessage("Decrypted", n)}, nil
+	// files_decrypted is the original's name (reference §5.37); the counts as found are ours.
+	return core.Result{Data: map[string]any{"files_decrypted": n.Changed, "files_changed": n.Changed, "files_encrypted": n.Encrypted,
+		"files_unencrypted": n.Plain, "errors": n.Errors}, Message: countMessage("Decrypted", n)}, nil
 }
 
 // keyChange serialises the changes of a user's encryption (setup, migrate, disable): it
@@ -237,7 +261,8 @@ func unsealFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
 }
 
 // sealWalk visits every regular file of the user's encrypted zones (Storage, every
-// conversation's Uploads), counts them by state and applies act (nil: count only). With act
+// conversation's Uploads), counts them by state and applies act (nil: count only; key
+// nil: count only, by header). With act
 // the caller holds keyChange, so no write of the user runs meanwhile. (Not the files' write
 // locks too: a writer takes those first, then the owner's lock.)
 func (s *Tools) sealWalk(ctx context.Context, userID string, key *crypt.Key, act fileAction) (sealedCount, error) {
@@ -301,7 +326,8 @@ func shortErr(err error) string {
 	return err.Error()
 }
 
-// fileSealState reads rel's header (raw) and, when it has one, authenticates it with key.
+// fileSealState reads rel's header (raw) and, when it has one, authenticates it with key
+// (nil: a status without a usable key counts the header only).
 func fileSealState(fsys *confine.Fs, rel string, key *crypt.Key) sealState {
 	f, err := fsys.Raw().OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -315,7 +341,7 @@ func fileSealState(fsys *confine.Fs, rel string, key *crypt.Key) sealState {
 	if !confine.HasMagic(f) {
 		return plainFile
 	}
-	if crypt.Check(f, fi.Size(), key) {
+	if key == nil || crypt.Check(f, fi.Size(), key) { // without a key, the header is all that tells
 		return sealedFile
 	}
 	return foreignFile

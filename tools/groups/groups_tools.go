@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/fileshed/fileshed/core"
 
@@ -19,6 +19,9 @@ import (
 
 // groupInfoMaxFiles bounds the file list of shed_group_info (the original's was unbounded).
 const groupInfoMaxFiles = 1000
+
+// groupInfoMaxMembers bounds its member list (member_count is the total).
+const groupInfoMaxMembers = 100
 
 // GroupList answers shed_group_list: the caller's groups with their member counts.
 func (s *Tools) GroupList(ctx context.Context, c core.Caller) (core.Result, error) {
@@ -46,8 +49,9 @@ type GroupArgs struct {
 	Group string `json:"group" required:"true" doc:"Group id or exact name"`
 }
 
-// GroupInfo answers shed_group_info: members, files with owner, mode and size, and the usage
-// against quota_per_group_mb.
+// GroupInfo answers shed_group_info: members (core.Roster: complete where a source lists
+// them, else those seen), files with owner, mode and size, and the usage against
+// quota_per_group_mb.
 func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (core.Result, error) {
 	z, err := s.ResolveZone(ctx, c, "group", in.Group, false)
 	if err != nil {
@@ -97,10 +101,28 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 	data := map[string]any{"group_id": g.ID, "name": g.Name, "files": files, "total_files": count,
 		"total_size": total, "total_size_human": core.HumanMB(total), "quota": core.UsageLine(used, limit),
 		"files_truncated": count > len(files)}
-	if g.MembersKnown {
-		data["members"], data["member_count"] = g.Members, len(g.Members)
+	r, err := s.Roster(ctx, g, groupInfoMaxMembers)
+	if err != nil {
+		return core.Result{}, err
 	}
-	return core.Result{Data: data, Message: fmt.Sprintf("Group has %d file(s) and %d member(s)", count, len(g.Members))}, nil
+	ids, details := make([]string, 0, len(r.Members)), make([]map[string]any, 0, len(r.Members))
+	for _, m := range r.Members {
+		ids = append(ids, m.UserID)
+		d := map[string]any{"id": m.UserID, "name": m.Name}
+		if !m.LastSeen.IsZero() {
+			d["last_seen"] = m.LastSeen.UTC().Format(time.RFC3339)
+		}
+		details = append(details, d)
+	}
+	// members (ids) and member_count are the original's fields; the rest say where the list
+	// comes from and whether it is whole.
+	data["members"], data["member_details"], data["member_count"] = ids, details, r.Total
+	data["members_complete"], data["members_source"], data["members_truncated"] = r.Complete, r.Source, r.Total > len(r.Members)
+	msg := fmt.Sprintf("Group has %d file(s) and %d member(s)", count, r.Total)
+	if !r.Complete {
+		msg += fmt.Sprintf(" (members this server has seen in the last %d days)", s.Config().Groups.MemberSeenDays)
+	}
+	return core.Result{Data: data, Message: msg}, nil
 }
 
 // GroupFileArgs names a file of a group.
@@ -108,33 +130,6 @@ type GroupFileArgs struct {
 	GroupArgs
 	Path            string `json:"path" required:"true" doc:"File path in the group space"`
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
-}
-
-// ownedRecord resolves the group and path of set_mode/chown and returns the file's record,
-// refusing with NOT_FILE_OWNER when the caller does not own it.
-func (s *Tools) ownedRecord(ctx context.Context, c core.Caller, in GroupFileArgs, what string) (*core.Zone, store.Ownership, error) {
-	z, rel, err := s.ZonePath(ctx, c, core.ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Path, false)
-	if err != nil {
-		return nil, store.Ownership{}, err
-	}
-	o, ok, err := s.DB().Ownership(ctx, z.GroupID, rel)
-	if err == nil && ok && !core.EntryExists(z, rel) {
-		s.DropGroupRecords(ctx, z, rel)
-		ok = false
-	}
-	switch {
-	case err != nil:
-		z.Close()
-		return nil, o, core.OwnershipErr(err)
-	case !ok:
-		z.Close()
-		return nil, o, core.Errf(core.FileNotFound, "No ownership record for: %s", rel).With("path", rel).With("zone", z.Label).
-			WithHint("Only files created by the tools have an owner; see shed_group(action='info')")
-	case o.Owner != c.UserID:
-		z.Close()
-		return nil, o, core.Errf(core.NotFileOwner, "Only the file owner can %s", what).With("path", rel).With("owner", o.Owner)
-	}
-	return z, o, nil
 }
 
 // GroupSetModeInput is the input of shed_group_set_mode.
@@ -152,53 +147,18 @@ func (s *Tools) GroupSetMode(ctx context.Context, c core.Caller, in GroupSetMode
 	if err != nil {
 		return core.Result{}, err
 	}
-	z, o, err := s.ownedRecord(ctx, c, in.GroupFileArgs, "change the write mode")
+	z, rel, err := s.ZonePath(ctx, c, core.ZoneArgs{Zone: "group", Group: in.Group, AllowZoneInPath: in.AllowZoneInPath}, in.Path, false)
 	if err != nil {
 		return core.Result{}, err
 	}
 	defer z.Close()
-	old := o.Mode
-	o.Mode = mode
-	if err := s.DB().SetOwnership(ctx, o); err != nil {
-		return core.Result{}, core.OwnershipErr(err)
-	}
-	return core.Result{Data: map[string]any{"path": o.Path, "old_mode": old, "new_mode": mode},
-		Message: fmt.Sprintf("File mode changed from '%s' to '%s'", old, mode)}, nil
-}
-
-// GroupChownInput is the input of shed_group_chown.
-type GroupChownInput struct {
-	GroupFileArgs
-	NewOwner string `json:"new_owner" required:"true" doc:"User id of a current member"`
-}
-
-// GroupChown answers shed_group_chown: the owner hands a file to another current member.
-func (s *Tools) GroupChown(ctx context.Context, c core.Caller, in GroupChownInput) (core.Result, error) {
-	to := strings.TrimSpace(in.NewOwner)
-	switch {
-	case to == "":
-		return core.Result{}, core.Errf(core.InvalidOwner, "new_owner is required").With("parameter", "new_owner")
-	case !core.ValidID(to):
-		return core.Result{}, core.Errf(core.InvalidOwner, "Invalid new_owner format").With("new_owner", core.Shorten(to))
-	}
-	z, o, err := s.ownedRecord(ctx, c, in.GroupFileArgs, "transfer ownership")
+	old, err := s.ChangeRecord(ctx, c, z, rel, "change the write mode", func(o *store.Ownership) error {
+		o.Mode = mode
+		return nil
+	})
 	if err != nil {
 		return core.Result{}, err
 	}
-	defer z.Close()
-	g := z.Group
-	if !g.MembersKnown {
-		return core.Result{}, core.Errf(core.InvalidOwner, "Cannot check that '%s' is a member of this group", to).With("new_owner", to).
-			WithHint("This server does not know the member list of its groups (headers mode): ask an administrator to use groups.static or Open WebUI")
-	}
-	if !slices.Contains(g.Members, to) {
-		return core.Result{}, core.Errf(core.InvalidOwner, "User '%s' is not a member of this group", to).With("new_owner", to)
-	}
-	old := o.Owner
-	o.Owner = to
-	if err := s.DB().SetOwnership(ctx, o); err != nil {
-		return core.Result{}, core.OwnershipErr(err)
-	}
-	return core.Result{Data: map[string]any{"path": o.Path, "old_owner": old, "new_owner": to},
-		Message: fmt.Sprintf("Ownership transferred to '%s'", to)}, nil
+	return core.Result{Data: map[string]any{"path": old.Path, "old_mode": old.Mode, "new_mode": mode},
+		Message: fmt.Sprintf("File mode changed from '%s' to '%s'", old.Mode, mode)}, nil
 }

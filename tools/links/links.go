@@ -121,10 +121,9 @@ func (s *Tools) LinkList(ctx context.Context, c core.Caller, _ LinkListInput) (c
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot read the links").Because(err)
 	}
-	now := time.Now()
 	out := make([]map[string]any, 0, len(ls))
 	for _, l := range ls {
-		out = append(out, s.linkEntry(l, now))
+		out = append(out, s.linkEntry(ctx, l))
 	}
 	msg := fmt.Sprintf("Found %d download link(s)", len(out))
 	if len(out) == 0 {
@@ -133,16 +132,24 @@ func (s *Tools) LinkList(ctx context.Context, c core.Caller, _ LinkListInput) (c
 	return core.Result{Data: map[string]any{"links": out, "count": len(out)}, Message: msg}, nil
 }
 
-// linkEntry describes one link for shed_link_list and the admin listing.
-func (s *Tools) linkEntry(l store.Link, now time.Time) map[string]any {
+// linkEntry describes one link for shed_link_list. Its state is what a download would
+// answer (LinkState: the download's own rule), not only what is stored: after a restore,
+// or once the file was replaced, a link whose download answers 410 is not listed active.
+// A links.mode openwebui link is Open WebUI's file: its stored state is all there is.
+func (s *Tools) linkEntry(ctx context.Context, l store.Link) map[string]any {
+	id, owuiLink := strings.CutPrefix(l.ID, owuiLinkPrefix)
+	state := l.State(time.Now())
+	if !owuiLink {
+		state = s.LinkState(ctx, l)
+	}
 	e := map[string]any{"link_id": l.ID, "zone": l.Zone, "path": l.Path, "created_at": l.Created.Format(time.RFC3339),
 		"expires_at": l.Expires.Format(time.RFC3339), "downloads": l.Downloads, "max_downloads": l.MaxDownloads,
-		"state": l.State(now)}
+		"state": state}
 	if l.GroupID != "" {
 		e["group"] = l.GroupID
 	}
-	switch id, owuiLink := strings.CutPrefix(l.ID, owuiLinkPrefix); {
-	case l.State(now) != store.LinkActive:
+	switch {
+	case state != store.LinkActive:
 	case owuiLink:
 		e["url"], e["file_id"] = s.owuiContentURL(id), id
 	case linkIDPattern.MatchString(l.ID):
@@ -173,17 +180,17 @@ func (s *Tools) LinkDelete(ctx context.Context, c core.Caller, in LinkDeleteInpu
 		}
 		id = got
 	}
-	foreign := !linkIDPattern.MatchString(id) && !strings.HasPrefix(id, owuiLinkPrefix)
-	if foreign { // maybe the bare Open WebUI file id of a links.mode openwebui link
-		id = owuiLinkPrefix + id
+	shown := core.Shorten(id)
+	if !linkIDPattern.MatchString(id) && !strings.HasPrefix(id, owuiLinkPrefix) {
+		id = owuiLinkPrefix + id // maybe the bare Open WebUI file id of a links.mode openwebui link
 	}
-	l, err := s.DB().RevokeLink(ctx, id, c.UserID, time.Now())
-	if foreign && errors.Is(err, store.ErrNoLink) {
-		shown := core.Shorten(strings.TrimPrefix(id, owuiLinkPrefix))
-		return core.Result{}, core.Errf(core.NotAFileshedLink, "This id was not made by shed_link_create: %s", shown).With("link_id", shown)
-	}
-	if errors.Is(err, store.ErrNoLink) {
-		return core.Result{}, core.Errf(core.LinkNotFound, "Link not found: %s", id).With("link_id", id)
+	now := time.Now()
+	l, err := s.DB().RevokeLink(ctx, id, c.UserID, now)
+	// Why compare the revocation time: RevokeLink writes it only on a link not revoked yet,
+	// so a link that reads back revoked at another time was deleted before (by this call's
+	// twin, or long ago). The model must not be told twice that it deleted something.
+	if errors.Is(err, store.ErrNoLink) || err == nil && l.Revoked.UnixMicro() != now.UnixMicro() {
+		return core.Result{}, core.Errf(core.LinkNotFound, "Link not found: %s", shown).With("link_id", shown)
 	}
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot revoke the link").Because(err)

@@ -27,7 +27,8 @@ var (
 	// (the route answers 404).
 	ErrLinkUnknown = errors.New("link: unknown")
 	// ErrLinkGone is a link that is expired, revoked or used up, whose file was replaced,
-	// deleted or swapped for a symlink, or whose creator left the group (410).
+	// deleted or swapped for a symlink, or whose creator left the group (410). The errors
+	// OpenLink returns for it are *GoneError, which say which.
 	ErrLinkGone = errors.New("link: gone")
 )
 
@@ -56,10 +57,8 @@ func (t *LinkTarget) Close() {
 }
 
 // OpenLink verifies token and opens what it points to, sub being a path below a folder
-// link ("" for the link itself). The file is re-resolved through the zone's confinement
-// and compared with its identity at creation, on the open descriptor, so a file replaced,
-// deleted or swapped for a symlink since then is ErrLinkGone and never other bytes.
-// Opening does not count a download: UseLink does.
+// link ("" for the link itself), by the rule of openStored. Opening does not count a
+// download: UseLink does.
 func (s *Tools) OpenLink(ctx context.Context, token, sub string) (*LinkTarget, error) {
 	id, err := s.signer.Verify(token)
 	if err != nil {
@@ -71,8 +70,20 @@ func (s *Tools) OpenLink(ctx context.Context, token, sub string) (*LinkTarget, e
 		return nil, ErrLinkUnknown
 	case err != nil:
 		return nil, err
-	case l.State(time.Now()) != store.LinkActive:
-		return nil, ErrLinkGone
+	}
+	return s.openStored(ctx, l, sub)
+}
+
+// openStored is the one rule a stored link is judged by, for the download route and for
+// shed_link list alike (a list that said "active" while downloads answered 410 was the
+// finding of issue 28): a link that is not active (expired, revoked, used up), whose
+// creator a group no longer counts as a member, or whose file was replaced, deleted or
+// swapped for a symlink since its creation is a *GoneError. The file is re-resolved
+// through the zone's confinement and compared with its identity at creation on the open
+// descriptor, so a download never serves other bytes.
+func (s *Tools) openStored(ctx context.Context, l store.Link, sub string) (*LinkTarget, error) {
+	if st := l.State(time.Now()); st != store.LinkActive {
+		return nil, gone(st)
 	}
 	z, err := s.linkZone(ctx, l)
 	if err != nil {
@@ -101,21 +112,21 @@ func (s *Tools) openTarget(t *LinkTarget, sub string) error {
 		// symlink that leaves the zone.
 		f, info, err := openNoBlock(t.zone.Fs, l.Path, true)
 		if err != nil {
-			return ErrLinkGone
+			return gone(LinkChanged)
 		}
 		t.File, t.Info = f, info
 		if !info.Mode().IsRegular() || identity(info) != l.Identity {
-			return ErrLinkGone
+			return gone(LinkChanged)
 		}
 		return nil
 	}
 	dir, err := t.zone.Fs.Sub(l.Path)
 	if err != nil {
-		return ErrLinkGone
+		return gone(LinkChanged)
 	}
 	t.Dir = dir
 	if info, err := dir.Stat(""); err != nil || identity(info) != l.Identity {
-		return ErrLinkGone
+		return gone(LinkChanged)
 	}
 	rel, err := confine.Clean(sub)
 	if err != nil {
@@ -171,28 +182,39 @@ func (s *Tools) UseLink(ctx context.Context, l store.Link) error {
 	err := s.DB().UseLink(ctx, l.ID, time.Now())
 	switch {
 	case errors.Is(err, store.ErrLinkGone), errors.Is(err, store.ErrNoLink):
-		return ErrLinkGone
+		now := time.Now()
+		if l, err := s.DB().LinkByID(ctx, l.ID); err == nil && l.State(now) != store.LinkActive {
+			return gone(l.State(now))
+		}
+		return gone(store.LinkExhausted)
 	}
 	return err
 }
 
-// linkZone opens the zone of a stored link as its creator. Group links re-check that the
-// creator is still a member, with the sources that can answer without the creator's
-// session: groups.static, and Open WebUI with openwebui.admin_api_key. When neither is
-// configured (groups known only from the creator's requests) nobody can answer, and the
+// linkZone opens the zone of a stored link as its creator. A group link first asks whether
+// its creator still counts as a member (core.MemberStateOf: a source that lists the
+// members, groups.static or Open WebUI with openwebui.admin_api_key; else the requests
+// the server has seen): one not listed, or seen without the group since, is
+// LinkCreatorLeft. Where nothing is known (never seen, or links older than the record) the
 // link is served until it expires: README "Download links" says so.
 func (s *Tools) linkZone(ctx context.Context, l store.Link) (*core.Zone, error) {
-	c, err := core.NewCaller(l.Owner, "", "", "", l.ConvID, nil, s.Config().OpenWebUI.AdminAPIKey)
+	c, err := core.NewCaller(l.Owner, "", "", "", l.ConvID, nil, "")
 	if err != nil {
-		return nil, ErrLinkGone
+		return nil, gone(LinkUnavailable)
+	}
+	if l.GroupID != "" {
+		st, err := s.MemberStateOf(ctx, s.KnownGroup(l.GroupID), l.Owner)
+		if err != nil {
+			return nil, err
+		}
+		if st.Gone() {
+			return nil, gone(LinkCreatorLeft)
+		}
+		c = c.VouchedIn(l.GroupID)
 	}
 	z, err := s.ResolveZone(ctx, c, l.Zone, l.GroupID, false)
-	if e, ok := core.AsError(err); ok && e.Code == core.GroupNotAvailable {
-		c.Groups = []string{l.GroupID}
-		z, err = s.ResolveZone(ctx, c, l.Zone, l.GroupID, false)
-	}
 	if err != nil {
-		return nil, ErrLinkGone
+		return nil, gone(LinkUnavailable)
 	}
 	return z, nil
 }

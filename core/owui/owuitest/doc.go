@@ -1,5 +1,6 @@
 // Package owuitest is a fake Open WebUI for tests: an httptest server that
 // answers the REST endpoints fileshed uses (/api/v1/auths/, /api/v1/groups/,
+// /api/v1/groups/id/{id}/users (admins only),
 // /api/v1/files/{id}, /api/v1/files/{id}/content, /api/v1/chats/{id}) with
 // the JSON shapes of the real Open WebUI, from users, groups, files and
 // chats the test adds.

@@ -21,6 +21,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/auths/{$}", s.authed(s.me))
 	mux.HandleFunc("GET /api/v1/groups/{$}", s.authed(s.listGroups))
+	mux.HandleFunc("POST /api/v1/groups/id/{id}/users", s.authed(s.groupUsers))
 	mux.HandleFunc("GET /api/v1/files/{id}", s.authed(s.fileMeta))
 	mux.HandleFunc("GET /api/v1/files/{id}/content", s.authed(s.fileContent))
 	mux.HandleFunc("GET /api/v1/chats/{id}", s.authed(s.chat))
@@ -86,12 +87,43 @@ func (s *Server) listGroups(w http.ResponseWriter, _ *http.Request, _ string, u 
 			continue
 		}
 		ids := append([]string{}, g.UserIDs...)
-		out = append(out, object{
+		o := object{
 			"id": g.ID, "user_id": "admin", "name": g.Name, "description": "",
 			"permissions": object{}, "data": nil, "meta": nil,
 			"user_ids": ids, "member_count": len(ids),
 			"created_at": 1700000000, "updated_at": 1700000000,
-		})
+		}
+		if s.noMemberLists {
+			delete(o, "user_ids")
+		}
+		out = append(out, o)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// groupUsers is POST /api/v1/groups/id/{id}/users (get_admin_user): the members of a
+// group as UserInfoResponse records; an unknown group has none (Open WebUI answers []).
+func (s *Server) groupUsers(w http.ResponseWriter, r *http.Request, _ string, u owui.User) {
+	if u.Role != "admin" {
+		writeJSON(w, http.StatusUnauthorized, object{"detail": "You do not have permission to access this resource. Please contact your administrator for assistance."})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []object{}
+	for _, g := range s.groups {
+		if g.ID != r.PathValue("id") {
+			continue
+		}
+		for _, id := range g.UserIDs {
+			rec := object{"id": id, "name": id, "email": "", "role": "user", "profile_image_url": "/user.png"}
+			for _, tu := range s.tokens {
+				if tu.ID == id {
+					rec["name"], rec["email"], rec["role"] = tu.Name, tu.Email, tu.Role
+				}
+			}
+			out = append(out, rec)
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

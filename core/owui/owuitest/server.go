@@ -2,6 +2,7 @@ package owuitest
 
 import (
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +23,9 @@ type Server struct {
 	chats  map[string]chat
 	down   bool
 	delay  time.Duration
-	calls  map[string]int
+	// noMemberLists makes the group list omit user_ids, as recent Open WebUI versions do.
+	noMemberLists bool
+	calls         map[string]int
 }
 
 type file struct {
@@ -95,6 +98,30 @@ func (s *Server) AddChat(chatID, ownerID string, fileIDs ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats[chatID] = chat{ownerID: ownerID, fileIDs: append([]string(nil), fileIDs...), created: time.Now().Unix()}
+}
+
+// OmitMemberLists makes GET /api/v1/groups/ send member_count without user_ids, as
+// recent Open WebUI versions do; the admin route POST /api/v1/groups/id/{id}/users still
+// lists the members.
+func (s *Server) OmitMemberLists(omit bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noMemberLists = omit
+}
+
+// RemoveUser deletes the account id as an Open WebUI administrator does: its tokens stop
+// working and it leaves every group.
+func (s *Server) RemoveUser(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for tok, u := range s.tokens {
+		if u.ID == id {
+			delete(s.tokens, tok)
+		}
+	}
+	for i := range s.groups {
+		s.groups[i].UserIDs = slices.DeleteFunc(s.groups[i].UserIDs, func(u string) bool { return u == id })
+	}
 }
 
 // SetDown makes every request answer 503 while down is true.
