@@ -194,3 +194,6 @@ func (d *DB) migrate(ctx context.Context) (before, after int, err error) {
 	}
 	return before, len(migrations), nil
 }
+
+// SchemaVersion is the schema version this fileshed's migrations reach.
+func SchemaVersion() int { return len(migrations) }
