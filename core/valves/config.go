@@ -118,6 +118,10 @@ type StateConfig struct {
 	// URL is the PostgreSQL connection URL of driver postgres (postgres://user:password@host/db);
 	// a secret, since it may carry the password.
 	URL string `yaml:"url" secret:"true"`
+	// LockConnections is how many PostgreSQL connections the locks of driver postgres may
+	// fill before a call holding none waits (one per held lock; a call holding locks takes
+	// its next ones past it).
+	LockConnections int `yaml:"lock_connections" min:"1" max:"1000"`
 }
 
 // EncryptionConfig is the encryption section: where the key that wraps every user's data key
