@@ -162,8 +162,9 @@ func (l *Locker) Lock(ctx context.Context, k lock.Key, m lock.Mode) (lock.Lease,
 			l.give(c, cleanUp(c))
 			return nil, ctx.Err()
 		}
+		dead := c.IsClosed()
 		l.give(c, false)
-		if pooled && c.IsClosed() && attempt == 0 {
+		if pooled && dead && attempt == 0 {
 			continue // a pooled connection that died while idle: once more on a new one
 		}
 		return nil, fmt.Errorf("pglock: lock %s: %w", k.Kind(), err)
