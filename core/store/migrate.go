@@ -132,6 +132,15 @@ var migrations = []migration{
 		// A user's groups (the groups a request no longer lists are marked left).
 		`CREATE INDEX group_members_user ON group_members (user_id, left_us)`,
 	}},
+	{version: 7, name: "server keys", stmts: []string{
+		// Keys every server of one state database must share (SharedKey): the link-signing
+		// key of replicas, so a link made on one verifies on all.
+		`CREATE TABLE server_keys (
+			name       TEXT PRIMARY KEY,
+			value      {blob} NOT NULL,
+			created_us BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),
