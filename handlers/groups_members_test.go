@@ -1,10 +1,8 @@
 package handlers_test
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -127,11 +125,7 @@ func TestGroupChownMemberSeenDays(t *testing.T) {
 	wantOK(t, e.post("shed_create_file", inTeam(map[string]any{"path": "a.md", "content": "x", "mode": "owner"}), member("alice", "team")))
 	age := func(days int) {
 		t.Helper()
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := stateDB(t, e) // the configured driver (FILESHED_TEST_STATE=postgres in CI's second run)
 		at := time.Now().Add(-time.Duration(days) * 24 * time.Hour).UnixMicro()
 		if _, err := db.Exec(`UPDATE group_members SET last_seen_us = $1 WHERE user_id = 'bob'`, at); err != nil {
 			t.Fatal(err)
@@ -165,11 +159,7 @@ func TestGroupChownHostileOwners(t *testing.T) {
 	}
 	// Group ids that are not ids are never recorded (nor looked up).
 	e.seen("mallory", "team,../x,"+strings.Repeat("g", 300)+",te%01am,a/b")
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := stateDB(t, e)
 	var odd int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM group_members WHERE group_id <> 'team'`).Scan(&odd); err != nil || odd != 0 {
 		t.Fatalf("%d rows of groups that are not ids (%v)", odd, err)
