@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core/lock"
-	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/testvalves"
 )
 
 // TestMain stops the private PostgreSQL server the replica tests start (pgtest).
@@ -20,20 +20,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 // serverOn starts a server on the storage base with the valves vars (FILESHED_*).
 func serverOn(t *testing.T, base string, vars map[string]string) (*Service, error) {
 	t.Helper()
-	defaults, err := os.ReadFile("../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		v, ok := vars[k]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testvalves.Config(t, base, vars)
 	s, err := New(cfg, Options{})
 	if err == nil {
 		t.Cleanup(func() { s.Close() })

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fileshed/fileshed/core/valves"
+	"github.com/fileshed/fileshed/internal/testvalves"
 )
 
 // A second server on the storage directory of a running one is refused (issue 25: three
@@ -53,19 +53,7 @@ func TestSecondServerOnOneStorageIsRefused(t *testing.T) {
 // operator named as the reason.
 func TestServerRefusedWhileOperatorHoldsStorage(t *testing.T) {
 	base := t.TempDir()
-	defaults, err := os.ReadFile("../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testvalves.Config(t, base, nil)
 	l, err := lockStorage(base, holderOperator)
 	if err != nil {
 		t.Fatal(err)
