@@ -190,14 +190,11 @@ func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.Repo(z)
+	r, err := s.repoForChange(ctx, z)
 	if err != nil {
 		return "", err
 	}
 	defer r.Release()
-	if err := s.recoverSpace(ctx, r, z); err != nil {
-		return "", err
-	}
 	locks, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
@@ -217,6 +214,20 @@ func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 		return "", err
 	}
 	return s.Commit(l, c, z, tool, message, ch)
+}
+
+// repoForChange opens z's repository for a change (Release it), after the recovery of what
+// an unclean stop left uncommitted there (recover.go).
+func (s *Service) repoForChange(ctx context.Context, z *Zone) (*OpenRepo, error) {
+	r, err := s.Repo(z)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.recoverSpace(ctx, r, z); err != nil {
+		r.Release()
+		return nil, err
+	}
+	return r, nil
 }
 
 // holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
@@ -243,14 +254,11 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 		_, err := fn()
 		return "", err
 	}
-	r, err := s.Repo(z)
+	r, err := s.repoForChange(ctx, z)
 	if err != nil {
 		return "", err
 	}
 	defer r.Release()
-	if err := s.recoverSpace(ctx, r, z); err != nil {
-		return "", err
-	}
 	gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 	if err != nil {
 		return "", err
