@@ -116,21 +116,7 @@ func TestModelFacingBudget(t *testing.T) {
 	if len(tools) == 0 {
 		t.Fatal("no tools in the spec")
 	}
-	enc, err := tokenizer.Get(tokenizer.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := func(v any) (int, int) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, _, err := enc.Encode(string(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ids), len(b)
-	}
+	count := tokenCounter(t)
 	type share struct {
 		name          string
 		tokens, chars int
@@ -153,5 +139,26 @@ func TestModelFacingBudget(t *testing.T) {
 	}
 	if chars > CharBudget {
 		t.Errorf("the tool spec is %d characters, over the budget of %d", chars, CharBudget)
+	}
+}
+
+// tokenCounter returns a function that counts the o200k tokens and the bytes of a value's
+// JSON (what a model is sent).
+func tokenCounter(t *testing.T) func(v any) (tokens, bytes int) {
+	t.Helper()
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(v any) (int, int) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _, err := enc.Encode(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids), len(b)
 	}
 }

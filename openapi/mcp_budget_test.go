@@ -2,7 +2,6 @@ package openapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
@@ -59,21 +57,7 @@ func TestMCPToolListBudget(t *testing.T) {
 	if len(tools) != len(toolPayload(t, spec(t))) {
 		t.Fatalf("%d MCP tools, %d in the spec", len(tools), len(toolPayload(t, spec(t))))
 	}
-	enc, err := tokenizer.Get(tokenizer.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := func(v any) (int, int) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, _, err := enc.Encode(string(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ids), len(b)
-	}
+	count := tokenCounter(t)
 	payload := func(prefix string) []tool {
 		out := make([]tool, 0, len(tools))
 		for _, tl := range tools {
