@@ -1,13 +1,10 @@
 package handlers_test
 
 import (
-	"database/sql"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestMCPCallsAreAuditedCountedAndLoggedLikeHTTP: a call over MCP leaves the same audit row,
@@ -39,34 +36,13 @@ func TestMCPCallsAreAuditedCountedAndLoggedLikeHTTP(t *testing.T) {
 		}
 	}
 
-	type row struct{ user, conv, tool, zone, path, outcome string }
-	want := []row{
+	want := []auditRow{
 		{"local", "unknown", "shed_tree", "storage", ".", "OK"},
 		{"local", "chat-mcp", "shed_tree", "storage", ".", "OK"},
 		{"local", "chat-mcp", "shed_stats", "", "", "OK"},
 		{"local", "chat-mcp", "shed_read", "storage", "../etc/passwd", "PATH_ESCAPE"},
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var rows []row
-	for deadline := time.Now().Add(5 * time.Second); len(rows) < len(want) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		rows = rows[:0]
-		q, err := db.Query(`SELECT user_id, conv_id, tool, zone, path, outcome FROM audit ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for q.Next() {
-			var r row
-			if err := q.Scan(&r.user, &r.conv, &r.tool, &r.zone, &r.path, &r.outcome); err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, r)
-		}
-		q.Close()
-	}
+	rows := auditRows(t, e, len(want))
 	if len(rows) != len(want) {
 		t.Fatalf("audit rows %+v, want %+v", rows, want)
 	}
