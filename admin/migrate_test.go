@@ -24,11 +24,11 @@ func TestAdminMigrate(t *testing.T) {
 				base, flags = filepath.Join(t.TempDir(), "no-volume"), []string{"--state-driver", "postgres", "--state-url", url}
 			}
 			code, out, errOut := runWith(t, config(t, base, flags...), "migrate")
-			if code != 0 || out != "state database ("+driver+"): schema version 0 -> 5\n" {
+			if code != 0 || out != "state database ("+driver+"): schema version 0 -> 6\n" {
 				t.Fatalf("first migrate: %d %q %q", code, out, errOut)
 			}
 			code, out, errOut = runWith(t, config(t, base, flags...), "migrate")
-			if code != 0 || out != "state database ("+driver+"): schema version 5, nothing to migrate\n" {
+			if code != 0 || out != "state database ("+driver+"): schema version 6, nothing to migrate\n" {
 				t.Fatalf("second migrate: %d %q %q", code, out, errOut)
 			}
 			if driver == "postgres" {
@@ -49,7 +49,7 @@ func TestAdminMigrate(t *testing.T) {
 					t.Fatal(err)
 				}
 				code, _, errOut = runWith(t, config(t, base, flags...), "migrate")
-				if code != 1 || !strings.Contains(errOut, "schema version 99, newer than this fileshed knows (5)") {
+				if code != 1 || !strings.Contains(errOut, "schema version 99, newer than this fileshed knows (6)") {
 					t.Errorf("migrate of a newer schema: %d %q", code, errOut)
 				}
 			}

@@ -14,15 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // The operator's side of the service (`fileshed admin`): what an administrator needs to see
 // and repair, on the storage directory directly, while a server runs on it or not. A serving
-// process holds the storage lock exclusively (one server per SQLite state, New); commands
-// that must not race a live server (quota reconcile, restore) take it exclusively too, and
-// the others read beside a running server without it.
+// process holds the storage lock (New): exclusively with the SQLite state (one server), shared
+// with the PostgreSQL state (replicas); commands that must not race a live server (quota
+// reconcile, restore) take it exclusively, and the others read beside a running server
+// without it.
 
 // ErrServerRunning reports that a server holds the storage directory.
 var ErrServerRunning = errors.New("a fileshed server is running on this storage directory (stop it first)")
@@ -39,34 +41,34 @@ const storageLockName = "fileshed.lock"
 type lockHolder string
 
 const (
-	holderServer   lockHolder = "server"
+	// holderServer is a server with the SQLite state: alone on the storage.
+	holderServer lockHolder = "server"
+	// holderReplica is a server with the PostgreSQL state: beside other replicas, which
+	// share its state and its locks, and nobody else.
+	holderReplica  lockHolder = "replica"
 	holderOperator lockHolder = "operator"
 )
 
-// lockStorage takes the storage lock of base exclusively and without waiting; the returned
-// file holds it until closed. When someone else holds it, an operator gets ErrServerRunning
-// and a server gets ErrStorageInUse with a message naming the directory, the holder and
-// the way to run several servers.
+// lockStorage takes the storage lock of base without waiting, shared for a replica and
+// exclusively for the others; the returned file holds it until closed. When someone else
+// holds it, an operator gets ErrServerRunning and a server gets ErrStorageInUse with a
+// message naming the directory, the holder and the way to run several servers.
 func lockStorage(base string, who lockHolder) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(base, storageLockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	how := unix.LOCK_EX
+	if who == holderReplica {
+		how = unix.LOCK_SH
+	}
+	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
 		held, _ := io.ReadAll(io.LimitReader(f, 200))
 		f.Close()
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, err
 		}
-		if who == holderOperator {
-			return nil, ErrServerRunning
-		}
-		if strings.HasPrefix(string(held), string(holderOperator)) {
-			return nil, fmt.Errorf("%w: an operator holds %s (fileshed admin restore, import-original or quota reconcile): start the server when it is done", ErrStorageInUse, base)
-		}
-		return nil, fmt.Errorf("%w: another fileshed server already serves %s (%s); one server per storage directory "+
-			"with the embedded SQLite state. To run several replicas on one storage, use state.driver: postgres "+
-			"(README, \"Several replicas\")", ErrStorageInUse, base, strings.TrimSpace(string(held)))
+		return nil, storageInUse(base, who, strings.TrimSpace(string(held)))
 	}
 	// Why write the holder: the flock alone cannot tell a second server whether a server or
 	// an operator is in the way, and the two need different advice.
@@ -75,6 +77,25 @@ func lockStorage(base string, who lockHolder) (*os.File, error) {
 		_, _ = f.WriteAt([]byte(fmt.Sprintf("%s pid %d on %s\n", who, os.Getpid(), host)), 0)
 	}
 	return f, nil
+}
+
+// storageInUse is the refusal of who, whom held (the lock file's line) keeps out of base.
+func storageInUse(base string, who lockHolder, held string) error {
+	switch {
+	case who == holderOperator:
+		return ErrServerRunning
+	case strings.HasPrefix(held, string(holderOperator)):
+		return fmt.Errorf("%w: an operator holds %s (fileshed admin restore, import-original or quota reconcile): start the server when it is done", ErrStorageInUse, base)
+	case strings.HasPrefix(held, string(holderReplica)):
+		return fmt.Errorf("%w: fileshed replicas with state.driver: postgres serve %s (%s); a server with the embedded SQLite "+
+			"state cannot join them: give it the same state.driver: postgres and state.url", ErrStorageInUse, base, held)
+	case who == holderReplica:
+		return fmt.Errorf("%w: a fileshed server with the embedded SQLite state serves %s (%s): stop it first; "+
+			"replicas (state.driver: postgres) share a storage only with each other", ErrStorageInUse, base, held)
+	}
+	return fmt.Errorf("%w: another fileshed server already serves %s (%s); one server per storage directory "+
+		"with the embedded SQLite state. To run several replicas on one storage, use state.driver: postgres "+
+		"(README, \"Several replicas\")", ErrStorageInUse, base, held)
 }
 
 // LockForOperator takes the storage lock of base for an operator's exclusive work that
@@ -289,13 +310,14 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 		return rep, err
 	}
 	for _, o := range owners {
-		space := filepath.Join(s.base, "groups", o.ID)
+		space, z := filepath.Join(s.base, "groups", o.ID), &Zone{Kind: GroupZone, GroupID: o.ID}
 		name := "group " + o.ID
 		if o.Kind == "user" {
-			space, name = filepath.Join(s.base, "users", o.ID, "Documents"), "user "+o.ID+" documents"
+			space, z = filepath.Join(s.base, "users", o.ID, "Documents"), &Zone{Kind: Documents, Owner: o}
+			name = "user " + o.ID + " documents"
 		}
 		if _, err := os.Stat(filepath.Join(space, "repo.git")); err == nil {
-			rep.Repositories[name] = s.verifyRepo(space)
+			rep.Repositories[name] = s.verifyRepo(ctx, space, z)
 			if rep.Repositories[name] != "ok" {
 				rep.Problems++
 			}
@@ -318,14 +340,30 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 	return rep, nil
 }
 
-// verifyRepo verifies one repository without keeping it open: "ok" or the problem.
-func (s *Service) verifyRepo(space string) string {
+// verifyRepo verifies one repository, that of z in space, without keeping it open: "ok"
+// or the problem. What a writer that died left (lock files, an index behind HEAD) is
+// recovered first, under the repository's key as every writer holds it (vcs.Locked.Recover).
+func (s *Service) verifyRepo(ctx context.Context, space string, z *Zone) string {
 	r, err := vcs.Open(filepath.Join(space, "repo.git"), filepath.Join(space, "data"))
 	if err != nil {
 		return err.Error()
 	}
 	defer r.Close()
-	if err := r.Verify(); err != nil {
+	release, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the repository")
+	if err != nil {
+		return err.Error()
+	}
+	defer release()
+	l, err := r.Lock()
+	if err != nil {
+		return err.Error()
+	}
+	_, err = l.Recover()
+	l.Unlock()
+	if err == nil {
+		err = r.Verify()
+	}
+	if err != nil {
 		return err.Error()
 	}
 	return "ok"

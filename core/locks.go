@@ -73,35 +73,68 @@ func SpaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, ZoneKey(
 // more than once). A wait the call's context ended is TIMEOUT naming what, the other call
 // being waited for.
 func (s *Service) Hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (func(), error) {
-	le, err := s.locks.Lock(ctx, k, m)
+	le, err := s.hold(ctx, k, m, what)
+	if err != nil {
+		return nil, err
+	}
+	return le.Unlock, nil
+}
+
+// hold is Hold returning the lease, for a holder that checks it before it makes its change
+// visible (held.check). The wait is timed (lock_wait).
+func (s *Service) hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error) {
+	var le lock.Lease
+	err := s.timed("lock_wait", func() (err error) { le, err = s.locks.Lock(ctx, k, m); return err })
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return nil, waitEnded(ctx, what)
 		}
 		return nil, Errf(InternalError, "Cannot take the lock of %s", what).Because(err)
 	}
-	return le.Unlock, nil
+	return le, nil
 }
 
-// holdAll takes keys (exclusively) in the global order, each once, and returns the release
-// of all of them; on error nothing is held.
-func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (func(), error) {
-	sorted := sortKeys(keys)
-	var held []func()
-	release := func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			held[i]()
-		}
+// held is what a holder holds: released together (the last taken first), checked together.
+type held []lock.Lease
+
+// release releases every lease.
+func (h held) release() {
+	for i := len(h) - 1; i >= 0; i-- {
+		h[i].Unlock()
 	}
-	for _, k := range sorted {
-		unlock, err := s.Hold(ctx, k, lock.Exclusive, what)
+}
+
+// check answers LOCK_ERROR when a lease was lost (the database session that held it ended:
+// another replica may hold the key now), so the holder stops before its change (written
+// false) or before its commit (written true). In-process leases are never lost.
+func (h held) check(written bool) error {
+	for _, le := range h {
+		if lock.Held(le) {
+			continue
+		}
+		if !written {
+			return Errf(LockError, "The lock of this change was lost before it ran (the state database session that held it ended): nothing was changed").
+				WithHint("Retry the call")
+		}
+		return Errf(LockError, "The lock of this change was lost while it ran (the state database session that held it ended): the change was written but not committed").
+			WithHint("Retry the call, or run shed_info(action='maintenance') to commit what was written")
+	}
+	return nil
+}
+
+// holdAll takes keys (exclusively) in the global order, each once; on error nothing is
+// held.
+func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (held, error) {
+	var h held
+	for _, k := range sortKeys(keys) {
+		le, err := s.hold(ctx, k, lock.Exclusive, what)
 		if err != nil {
-			release()
+			h.release()
 			return nil, err
 		}
-		held = append(held, unlock)
+		h = append(h, le)
 	}
-	return release, nil
+	return h, nil
 }
 
 // lockOrder is the global order of the kinds: a holder never takes a kind ranked lower

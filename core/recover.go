@@ -29,11 +29,11 @@ func (s *Service) recoverSpace(ctx context.Context, r *OpenRepo, z *Zone) error 
 	if _, ok := s.recovery.done.Load(z.Space); ok {
 		return nil
 	}
-	unlock, err := s.holdWhole(ctx, z)
+	locks, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer locks.release()
 	if _, ok := s.recovery.done.Load(z.Space); ok {
 		return nil
 	}

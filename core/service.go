@@ -3,12 +3,14 @@ package core
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/fileshed/fileshed/core/lock"
+	"github.com/fileshed/fileshed/core/lock/pglock"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/sqlq"
@@ -77,7 +79,11 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	// The lock before anything else: a second server must not touch a live server's state.
 	var lock *os.File
 	if !opt.Admin {
-		if lock, err = lockStorage(base, holderServer); err != nil {
+		who := holderServer
+		if cfg.State.Driver == store.Postgres {
+			who = holderReplica
+		}
+		if lock, err = lockStorage(base, who); err != nil {
 			return nil, fmt.Errorf("storage_base_path: %w", err)
 		}
 	}
@@ -112,8 +118,39 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database: %w", err)
 	}
-	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: lock.NewLocal(), started: time.Now(),
+	locks, err := newLocker(cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: locks, started: time.Now(),
 		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+}
+
+// newLocker is the Locker of every lock the kernel takes: the in-process one with the SQLite
+// state (one server), PostgreSQL advisory locks with the postgres state, which every replica
+// on the storage shares (an operator's command beside them too). The repository flock stays
+// an inner guard of one host, never the authority.
+func newLocker(cfg *valves.Config) (lock.Locker, error) {
+	if cfg.State.Driver != store.Postgres {
+		return lock.NewLocal(), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := pglock.Open(ctx, cfg.State.URL, pglock.Options{Conns: cfg.State.LockConnections})
+	if err != nil {
+		return nil, fmt.Errorf("state database: %w", err)
+	}
+	return l, nil
+}
+
+// LockStats is the PostgreSQL Locker's pool and lost leases (zero with the in-process one),
+// for the metrics.
+func (s *Service) LockStats() pglock.Stats {
+	if l, ok := s.locks.(*pglock.Locker); ok {
+		return l.Stats()
+	}
+	return pglock.Stats{}
 }
 
 // StateSource is where cfg keeps the state database: fileshed.sqlite in the storage
@@ -127,6 +164,9 @@ func (s *Service) Close() error {
 	s.sweep()
 	s.stopAudit()
 	s.closeRepos()
+	if l, ok := s.locks.(io.Closer); ok {
+		l.Close()
+	}
 	err := s.db.Close()
 	if s.storageLock != nil {
 		s.storageLock.Close()

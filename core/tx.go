@@ -29,7 +29,8 @@ import (
 // moves the records of a moved entry, runs the change inside the zone's versioning (one
 // commit in a versioned zone) and settles the reservation with the growth the change
 // reports; on any error, what it recorded for files that do not exist is dropped, so
-// nothing is left half-done.
+// nothing is left half-done. A lock lost meanwhile (lock.Lease.Lost: a database-backed
+// Locker whose session ended) stops the change before it runs and before its commit.
 
 // Op is what a transaction does to one path.
 type Op int
@@ -84,7 +85,7 @@ type Tx struct {
 	c       Caller
 	e       Edit
 	targets []Target
-	unlock  func()
+	locks   held
 	r       *Reservation
 	settled bool
 	closed  bool
@@ -109,11 +110,11 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 		}
 	}
 	what := "another change of " + shownOf(e.Steps[0])
-	unlock, err := s.holdAll(ctx, what, keys...)
+	locks, err := s.holdAll(ctx, what, keys...)
 	if err != nil {
 		return nil, err
 	}
-	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]Target, len(e.Steps)), unlock: unlock}
+	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]Target, len(e.Steps)), locks: locks}
 	if err := tx.check(); err != nil {
 		tx.Close()
 		return nil, err
@@ -327,8 +328,15 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 	}
 	var ch Change
 	hash, err := mut(ctx, c, z, tx.e.Tool, tx.e.Message, func() (Change, error) {
+		// Why here: with a database-backed Locker a lock is lost when its session ends, and
+		// another replica may then hold the key; the change must not run, nor be committed.
+		if err := tx.locks.check(false); err != nil {
+			return Change{}, err
+		}
 		var err error
-		ch, err = fn()
+		if ch, err = fn(); err == nil && z.Versioned {
+			err = tx.locks.check(true)
+		}
 		return ch, err
 	})
 	if tx.r != nil {
@@ -387,5 +395,5 @@ func (tx *Tx) Close() {
 	if tx.r != nil && !tx.settled {
 		tx.r.Settle(tx.ctx, Amount{})
 	}
-	tx.unlock()
+	tx.locks.release()
 }

@@ -55,7 +55,10 @@ type OpenRepo struct {
 	// shared, sees the same run from its change to its commit. It is process-local: a
 	// single-file write on another replica is not noted in it (DESIGN §9 keeps the
 	// commands of a space on one replica's Locker turn, the writes beside them are not).
-	Run   *BesideRun
+	Run *BesideRun
+	// swept is set once what dead writers left was recovered (lockRepo); guarded by the
+	// repository lock.
+	swept bool
 	refs  int
 	used  time.Time
 	owner *repos
@@ -180,8 +183,8 @@ type Change struct {
 // for a command running there), the zone's gate exclusively and the repository lock across
 // the change and the commit (so a concurrent full commit never sweeps a half-done change
 // under another message) and commits what fn reports, with the caller as author; message
-// defaults to "tool: path". Empty changes make no commit. It returns the commit hash ("" if
-// none).
+// defaults to "tool: path". Empty changes make no commit, nor does a change during which
+// one of these locks was lost (LOCK_ERROR). It returns the commit hash ("" if none).
 func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
@@ -195,17 +198,21 @@ func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 	if err := s.recoverSpace(ctx, r, z); err != nil {
 		return "", err
 	}
-	unlock, err := s.holdWhole(ctx, z)
+	locks, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
-	l, unlockRepo, err := s.LockRepo(ctx, r, z)
+	defer func() { locks.release() }() // the repository's lease joins them below
+	l, repo, err := s.lockRepo(ctx, r, z)
 	if err != nil {
 		return "", err
 	}
-	defer unlockRepo()
+	defer l.Unlock()
+	locks = append(locks, repo)
 	ch, err := fn()
+	if err == nil {
+		err = locks.check(true) // taken just before fn: lost while it ran, if at all
+	}
 	if err != nil {
 		return "", err
 	}
@@ -214,17 +221,17 @@ func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message s
 
 // holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
 // the space's turn (it waits for a command running there), then its gate exclusively.
-func (s *Service) holdWhole(ctx context.Context, z *Zone) (func(), error) {
-	turn, err := s.Hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
+func (s *Service) holdWhole(ctx context.Context, z *Zone) (held, error) {
+	turn, err := s.hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
 	if err != nil {
 		return nil, err
 	}
-	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
+	gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
 	if err != nil {
-		turn()
+		turn.Unlock()
 		return nil, err
 	}
-	return func() { gate(); turn() }, nil
+	return held{turn, gate}, nil
 }
 
 // mutateFile is mutate for the write of one file whose path is known in advance and that
@@ -244,11 +251,12 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 	if err := s.recoverSpace(ctx, r, z); err != nil {
 		return "", err
 	}
-	gate, err := s.Hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+	gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 	if err != nil {
 		return "", err
 	}
-	defer gate()
+	locks := held{gate}
+	defer func() { locks.release() }() // the repository's lease joins it below
 	ch, err := fn()
 	run := r.Run
 	run.grew(ch.Growth)
@@ -256,11 +264,15 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 		return "", err
 	}
 	written := run.Identities(z, ch.Paths)
-	l, unlock, err := s.LockRepo(context.WithoutCancel(ctx), r, z)
+	l, repo, err := s.lockRepo(context.WithoutCancel(ctx), r, z)
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
+	defer l.Unlock()
+	locks = append(locks, repo)
+	if err := locks.check(true); err != nil {
+		return "", err
+	}
 	return run.CommitWrite(l, z, ch.Paths, written, func(paths []string) (string, error) {
 		ch.Paths = paths
 		return s.Commit(l, c, z, tool, message, ch)
@@ -271,15 +283,36 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 // (the authority across replicas), then the repository's own lock (one host). unlock
 // releases both.
 func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
-	release, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	l, le, err := s.lockRepo(ctx, r, z)
 	if err != nil {
 		return nil, nil, err
 	}
-	if l, err = r.Lock(); err != nil {
-		release()
+	return l, func() { l.Unlock(); le.Unlock() }, nil
+}
+
+// lockRepo is LockRepo returning the Locker's lease, which the caller releases after l.
+// The first holder after the repository was opened recovers what a writer that died left
+// (vcs.Locked.Recover: its lock files, an index behind HEAD): only under this key, which
+// every writer of the repository holds on every replica, is a lock file surely stale.
+func (s *Service) lockRepo(ctx context.Context, r *OpenRepo, z *Zone) (*vcs.Locked, lock.Lease, error) {
+	le, err := s.hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := r.Lock()
+	if err != nil {
+		le.Unlock()
 		return nil, nil, repoErr(z, err)
 	}
-	return l, func() { l.Unlock(); release() }, nil
+	if !r.swept {
+		if _, err := l.Recover(); err != nil {
+			l.Unlock()
+			le.Unlock()
+			return nil, nil, repoErr(z, err)
+		}
+		r.swept = true
+	}
+	return l, le, nil
 }
 
 // repoErr is the error of z's repository when it cannot be locked or read.

@@ -2,7 +2,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +137,25 @@ func TestIdleRepositoriesAreClosed(t *testing.T) {
 	}
 	if n := docHistory(t, s, "u1"); n != 1 {
 		t.Errorf("u1: %d versions after its idle repository was closed, want 1", n)
+	}
+}
+
+// TestFirstLockRecoversWhatADeadWriterLeft: vcs.Open removes no lock file (on a shared
+// volume it may be another host's live one); the first holder of the repository's key after
+// the opening does, so a server restarted after a crash mid-commit commits again at once.
+func TestFirstLockRecoversWhatADeadWriterLeft(t *testing.T) {
+	s, base := testService(t, nil)
+	writeDoc(t, s, "alice", "one\n")
+	s.closeRepos()
+	lockFile := filepath.Join(base, "users", "alice", "Documents", "repo.git", "index.lock")
+	if err := os.WriteFile(lockFile, []byte("left by a writer killed mid-commit"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeDoc(t, s, "alice", "two\n")
+	if n := docHistory(t, s, "alice"); n != 2 {
+		t.Fatalf("%d versions of f.txt, want 2", n)
+	}
+	if _, err := os.Stat(lockFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("index.lock still there: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/internal/testtool"
@@ -253,7 +254,7 @@ func TestExecOutputFiles(t *testing.T) {
 // usage reads the owner's recorded usage from the state database.
 func usage(t *testing.T, e *env, user string) int64 {
 	t.Helper()
-	db, err := store.Open(filepath.Join(e.base, "fileshed.sqlite"))
+	db, err := store.OpenSource(core.StateSource(e.cfg, e.base))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,13 @@ func TestGroupOwnershipAfterCrash(t *testing.T) {
 	db := stateDB(t, g.env)
 	ghost := func(p string) {
 		now := time.Now().UnixMicro()
-		if _, err := db.Exec(`INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us) VALUES ('team', ?, 'alice', 'owner', ?, ?)`, p, now, now); err != nil {
+		if _, err := db.Exec(`INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us) VALUES ('team', $1, 'alice', 'owner', $2, $2)`, p, now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	count := func(p string) int {
 		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM ownership WHERE group_id = 'team' AND path = ?`, p).Scan(&n); err != nil {
+		if err := db.QueryRow(`SELECT count(*) FROM ownership WHERE group_id = 'team' AND path = $1`, p).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

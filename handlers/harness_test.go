@@ -17,6 +17,7 @@ import (
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/pgtest"
 )
 
 // seen records every error code answered during the package's tests, for the catalogue test.
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // the test binary is its own exec launcher, as main is
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
-	code := m.Run()
+	code := pgtest.Run(m) // the tests, then the private PostgreSQL the replica tests started is stopped
 	if code == 0 && os.Getenv("FILESHED_SKIP_CATALOGUE") == "" && !testing.Short() {
 		var missing []string
 		seen.Store(string(core.InternalError), true) // provoked by TestPanicBecomesInternalError
@@ -79,6 +80,13 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 		t.Fatal(err)
 	}
 	base := t.TempDir()
+	if os.Getenv("FILESHED_TEST_STATE") == "postgres" && vars["FILESHED_STATE_DRIVER"] == "" {
+		if vars["FILESHED_STORAGE_BASE_PATH"] == "" {
+			vars = withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": base}, vars)
+		} else {
+			vars = withPostgres(t, vars)
+		}
+	}
 	lookup := func(k string) (string, bool) {
 		if k == "FILESHED_STORAGE_BASE_PATH" {
 			return base, true
@@ -92,6 +100,33 @@ func config(t testing.TB, vars map[string]string) *valves.Config {
 	}
 	return cfg
 }
+
+// withPostgres is the union of vars with the PostgreSQL state: a fresh database on the
+// tests' private server, the same for every server started on one storage directory
+// (FILESHED_STORAGE_BASE_PATH: a restart, a replica). FILESHED_TEST_STATE=postgres gives it
+// to every test (.ci/run runs the lock, quota, link, group and versioning tests so).
+func withPostgres(t testing.TB, vars ...map[string]string) map[string]string {
+	t.Helper()
+	out := map[string]string{"FILESHED_STATE_DRIVER": "postgres"}
+	for _, v := range vars {
+		for k, x := range v {
+			out[k] = x
+		}
+	}
+	base := out["FILESHED_STORAGE_BASE_PATH"]
+	url, ok := stateURLs.Load(base)
+	if base == "" || !ok {
+		url = pgtest.URL(t)
+		if base != "" {
+			stateURLs.Store(base, url)
+		}
+	}
+	out["FILESHED_STATE_URL"] = url.(string)
+	return out
+}
+
+// stateURLs maps a storage directory to its PostgreSQL state (withPostgres).
+var stateURLs sync.Map
 
 // start builds the server exactly as main does, with the given valves.
 func start(t testing.TB, vars map[string]string) *env {

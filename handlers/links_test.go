@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -154,12 +153,7 @@ func TestLinkTamperedTokens(t *testing.T) {
 // setExpiry moves a link's expiry in the state database.
 func setExpiry(t *testing.T, e *env, id string, at time.Time) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE links SET expires_us = $1 WHERE id = $2`, at.UnixMicro(), id); err != nil {
+	if _, err := stateDB(t, e).Exec(`UPDATE links SET expires_us = $1 WHERE id = $2`, at.UnixMicro(), id); err != nil {
 		t.Fatal(err)
 	}
 }

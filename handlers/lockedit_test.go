@@ -8,16 +8,23 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // conv returns the headers of an Open WebUI conversation (mode none: user "local").
 func conv(id string) map[string]string { return map[string]string{"X-OpenWebUI-Chat-Id": id} }
 
 // stateDB opens the server's state database for setup that no tool can do (backdating a
-// lock, breaking the locks table).
+// lock, breaking the locks table): the SQLite file, or the PostgreSQL database of
+// FILESHED_TEST_STATE=postgres. Statements use $N placeholders, which both accept.
 func stateDB(t *testing.T, e *env) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)")
+	driver, dsn := "sqlite", "file:"+filepath.Join(e.base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)"
+	if e.cfg.State.Driver == store.Postgres {
+		driver, dsn = "pgx", e.cfg.State.URL
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +35,7 @@ func stateDB(t *testing.T, e *env) *sql.DB {
 // backdate makes every lock on path look taken age ago.
 func backdate(t *testing.T, e *env, path string, age time.Duration) {
 	t.Helper()
-	if _, err := stateDB(t, e).Exec(`UPDATE locks SET since_us = ? WHERE path = ?`, time.Now().Add(-age).UnixMicro(), path); err != nil {
+	if _, err := stateDB(t, e).Exec(`UPDATE locks SET since_us = $1 WHERE path = $2`, time.Now().Add(-age).UnixMicro(), path); err != nil {
 		t.Fatal(err)
 	}
 }

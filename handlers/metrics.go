@@ -55,7 +55,7 @@ func newMetrics(svc *core.Service) *metrics {
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
 		Help: "Bytes sent through download links."})
 	m.operations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fileshed_operation_duration_seconds",
-		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), state database writes (db_quota_reserve, db_audit).",
+		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), state database writes (db_quota_reserve, db_audit), waits for a lock (lock_wait).",
 		Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}}, []string{"op"})
 	if svc != nil { // Spec registers routes without a service
 		svc.SetTimings(func(op string, d time.Duration) { m.operations.WithLabelValues(op).Observe(d.Seconds()) })
@@ -64,8 +64,25 @@ func newMetrics(svc *core.Service) *metrics {
 		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
 		func() float64 { return float64(svc.RunningCommands()) })
 	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.auth, m.downloads, m.bytes, running, liveHeap(),
+		lockConnections(svc, "in_use"), lockConnections(svc, "idle"), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "fileshed_locks_lost_total", Help: "Locks lost while held (state.driver postgres: the database session that held them ended)."},
+			func() float64 { return float64(svc.LockStats().Lost) }),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// lockConnections is the PostgreSQL lock connections of one state, in_use (holding or
+// waiting for a lock) or idle (pooled); 0 with the SQLite state.
+func lockConnections(svc *core.Service, state string) prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_lock_connections",
+		Help: "PostgreSQL connections of the locks (state.driver postgres), by state: in_use or idle (pooled).", ConstLabels: prometheus.Labels{"state": state}},
+		func() float64 {
+			st := svc.LockStats()
+			if state == "idle" {
+				return float64(st.Idle)
+			}
+			return float64(st.InUse)
+		})
 }
 
 // liveHeap is the heap the last garbage collection found reachable (runtime/metrics

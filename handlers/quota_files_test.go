@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/archive/ziptest"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -33,7 +34,7 @@ func names(t *testing.T, e *env, user string) int64 {
 // recorded is the owner's recorded usage in the state database.
 func recorded(t *testing.T, e *env, o store.Owner) store.Amount {
 	t.Helper()
-	db, err := store.Open(filepath.Join(e.base, "fileshed.sqlite"))
+	db, err := store.OpenSource(core.StateSource(e.cfg, e.base))
 	if err != nil {
 		t.Fatal(err)
 	}

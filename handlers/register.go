@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/lock"
 )
 
 // rawInput receives the request body untouched: decode applies the lenient rules that
@@ -98,6 +99,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 	d.registry.hints[spec.name] = spec.hints
 	var handle handleFunc = func(ctx context.Context, body io.Reader, size int64) (*output, error) {
 		start := time.Now()
+		ctx = lock.WithCall(ctx) // one call for the Locker's pool (lock.Call)
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
 		var args I

@@ -76,6 +76,13 @@ func (s *Signer) mac(id []byte) []byte {
 	return m.Sum(nil)[:macLen]
 }
 
+// NewKey is a new random key (32 bytes).
+func NewKey() []byte {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // crypto/rand never fails on Linux (Go 1.24+ panics instead)
+	return key
+}
+
 // LoadKey returns secret when it is set, else the key kept in the file path, creating it
 // (32 random bytes, mode 0600, exclusively: two servers starting at once agree) when
 // missing. A key file readable by others is refused.
@@ -89,8 +96,7 @@ func LoadKey(secret, path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	switch {
 	case err == nil:
-		key := make([]byte, 32)
-		_, _ = rand.Read(key)
+		key := NewKey()
 		if _, err := f.Write(key); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("links key: write: %w", bareErr(err))

@@ -110,3 +110,18 @@ func (d *DB) RewrapUserKey(ctx context.Context, k UserKey, oldKeyID string) (boo
 	n, _ := res.RowsAffected()
 	return n == 1, nil
 }
+
+// SharedKey returns the key stored under name, storing fresh first when there is none. The
+// first writer wins: servers starting together on one state database each offer a key of
+// their own, and all of them read back the same one.
+func (d *DB) SharedKey(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	if _, err := d.exec(ctx, `INSERT INTO server_keys (name, value, created_us) VALUES ($1, $2, $3)
+		ON CONFLICT (name) DO NOTHING`, name, fresh, time.Now().UnixMicro()); err != nil {
+		return nil, fmt.Errorf("store: store the %s key: %w", name, err)
+	}
+	var key []byte
+	if err := d.queryRow(ctx, `SELECT value FROM server_keys WHERE name = $1`, name).Scan(&key); err != nil {
+		return nil, fmt.Errorf("store: read the %s key: %w", name, err)
+	}
+	return key, nil
+}

@@ -112,6 +112,15 @@ var migrations = []migration{
 		// start at 0, which the first use in a process reconciles with the disk.
 		`ALTER TABLE usage ADD COLUMN files BIGINT NOT NULL DEFAULT 0 CHECK (files >= 0)`,
 	}},
+	{version: 6, name: "server keys", stmts: []string{
+		// Keys every server of one state database must share (SharedKey): the link-signing
+		// key of replicas, so a link made on one verifies on all.
+		`CREATE TABLE server_keys (
+			name       TEXT PRIMARY KEY,
+			value      {blob} NOT NULL,
+			created_us BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

@@ -70,7 +70,8 @@ type Config struct {
 	MaxOutputAbsolute int `yaml:"max_output_absolute" min:"1" max:"1073741824"`
 	// SQLiteReadonly refuses writing statements in shed_sqlite.
 	SQLiteReadonly bool `yaml:"sqlite_readonly"`
-	// SQLiteJournalMode is the journal mode of fileshed.sqlite and of shed_sqlite databases.
+	// SQLiteJournalMode is the journal mode of shed_sqlite databases (SQLiteJournal is the
+	// effective one).
 	SQLiteJournalMode string `yaml:"sqlite_journal_mode" enum:"wal|delete|truncate|memory"`
 	// SQLiteRowsDefault is how many rows a shed_sqlite query answers when the call gives no limit.
 	SQLiteRowsDefault int `yaml:"sqlite_rows_default" min:"1" max:"1000000"`
@@ -118,6 +119,10 @@ type StateConfig struct {
 	// URL is the PostgreSQL connection URL of driver postgres (postgres://user:password@host/db);
 	// a secret, since it may carry the password.
 	URL string `yaml:"url" secret:"true"`
+	// LockConnections is how many PostgreSQL connections the locks of driver postgres may
+	// fill before a call holding none waits (one per held lock; a call holding locks takes
+	// its next ones past it).
+	LockConnections int `yaml:"lock_connections" min:"1" max:"1000"`
 }
 
 // EncryptionConfig is the encryption section: where the key that wraps every user's data key
@@ -229,6 +234,18 @@ func (c *Config) PublicURL() string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// SQLiteJournal is the journal mode shed_sqlite sets: sqlite_journal_mode, except that wal
+// becomes delete with state.driver postgres. Why: WAL keeps its index in shared memory,
+// which processes on different hosts sharing the volume do not share, so two replicas
+// writing one database in WAL mode would corrupt it; a rollback journal relies on file
+// locks only, which a shared volume made for replicas provides.
+func (c *Config) SQLiteJournal() string {
+	if c.SQLiteJournalMode == "wal" && c.State.Driver == "postgres" {
+		return "delete"
+	}
+	return c.SQLiteJournalMode
 }
 
 // MaxBodyBytes is the request body limit of the tools that carry content: max_body_mb, or

@@ -25,10 +25,12 @@
 // for storage, object encoding/decoding, the index format and history.
 //
 // Crash safety: after a kill -9 at any point the repository opens and the
-// next commit works: stale *.lock files are removed by Open (under the
-// cross-process file lock, so they cannot belong to a live writer), the index
-// is rebuilt from HEAD when it is unreadable or does not match HEAD, and the
-// branch ref is only ever replaced by rename, so it always names a complete
+// next commit works: the holder of the authority over every writer removes
+// stale *.lock files and rebuilds the index from HEAD when it is unreadable or
+// does not match HEAD (Locked.Recover: core calls it under its Locker's
+// repository key at the first lock after opening; Open removes nothing, since
+// its flock is one host's and a lock file may be another host's live one), and
+// the branch ref is only ever replaced by rename, so it always names a complete
 // commit.
 //
 // It must never import github.com/fileshed/fileshed/core (the parent),

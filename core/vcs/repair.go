@@ -20,10 +20,35 @@ type RepairReport struct {
 	IndexRebuilt bool
 }
 
-// removeStaleLocks removes git lock files (*.lock) and our temporary object
-// files. Call it only with the repository lock held: every writer of this
-// repository holds that lock (the flock is cross-process), so any lock file
-// seen under it was left by a writer that died.
+// Recover removes what writers that died left behind — git lock files
+// (*.lock) and temporary object files — and rebuilds the index from HEAD when
+// it is unreadable or does not describe HEAD. Only the holder of the authority
+// over every writer of this repository may call it: the repository lock is an
+// in-process mutex and a flock of one host, so on a volume that several hosts
+// share a lock file seen under it may belong to a live writer of another host.
+// core calls it under its Locker's repository key, which every writer on every
+// replica holds, at the first lock after opening the repository (the index
+// saved by Close, outside that key, is only a stat cache: refresh checks it
+// against HEAD).
+func (l *Locked) Recover() (RepairReport, error) {
+	r, err := l.held()
+	if err != nil {
+		return RepairReport{}, err
+	}
+	var rep RepairReport
+	if rep.RemovedLocks, err = r.removeStaleLocks(); err != nil {
+		return rep, err
+	}
+	before, _ := r.statIndex()
+	r.s = state{}
+	if err := r.refresh(); err != nil {
+		return rep, err
+	}
+	rep.IndexRebuilt = r.s.file != before
+	return rep, nil
+}
+
+// removeStaleLocks removes the lock and temporary files (Recover).
 func (r *Repo) removeStaleLocks() ([]string, error) {
 	var removed []string
 	rm := func(rel string) error {
@@ -123,24 +148,14 @@ func (r *Repo) Verify() error {
 	return nil
 }
 
-// Repair removes stale lock and temporary files and rebuilds the index from
-// HEAD when it is unreadable or does not match HEAD. It cannot invent a
-// HEAD commit: if HEAD itself is unreadable it returns ErrCorrupt.
+// Repair is Recover under the repository lock (shed_maintenance, under the
+// authority as Recover says). It cannot invent a HEAD commit: if HEAD itself is
+// unreadable it returns ErrCorrupt.
 func (r *Repo) Repair() (RepairReport, error) {
 	l, err := r.Lock()
 	if err != nil {
 		return RepairReport{}, err
 	}
 	defer l.Unlock()
-	var rep RepairReport
-	if rep.RemovedLocks, err = r.removeStaleLocks(); err != nil {
-		return rep, err
-	}
-	before, _ := r.statIndex()
-	r.s = state{}
-	if err := r.refresh(); err != nil {
-		return rep, err
-	}
-	rep.IndexRebuilt = r.s.file != before
-	return rep, nil
+	return l.Recover()
 }

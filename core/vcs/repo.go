@@ -61,9 +61,12 @@ type Repo struct {
 
 // Open opens the repository whose git directory is gitDir and whose work
 // tree is workTree, creating it (branch main, no commits) when gitDir has no
-// HEAD. workTree must exist. Open removes stale lock files left by a crash,
-// rebuilds the index from HEAD when it is unreadable or does not match HEAD,
-// and fails with ErrCorrupt when HEAD does not name a readable commit.
+// HEAD. workTree must exist. It fails with ErrCorrupt when HEAD does not name a
+// readable commit. It writes nothing else and removes nothing: what a writer
+// that died left (lock files, an index behind HEAD) is for Locked.Recover, by
+// the holder of the authority over every writer. Why: the repository lock is a
+// flock of one host; Open under it alone could take another host's live
+// index.lock for a crash's leftover.
 func Open(gitDir, workTree string) (*Repo, error) {
 	fi, err := os.Stat(workTree)
 	if err != nil {
@@ -91,19 +94,25 @@ func Open(gitDir, workTree string) (*Repo, error) {
 		_ = fl.Close()
 		return nil, err
 	}
-	if _, err := r.removeStaleLocks(); err != nil {
-		_ = fl.Close()
-		return nil, err
-	}
-	if err := r.refresh(); err != nil {
+	if err := r.checkHead(); err != nil {
 		_ = fl.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// Close saves the cached index, drops the repository's cached objects and releases the
-// file descriptor of the cross-process lock. The Repo must not be used afterwards.
+// checkHead fails with ErrCorrupt when HEAD does not name a branch whose commit
+// (if any) and tree can be read.
+func (r *Repo) checkHead() error {
+	_, head, err := r.readHead()
+	if err == nil && !head.IsZero() {
+		_, err = r.commitTree(head)
+	}
+	return err
+}
+
+// Close saves the cached index, drops the repository's cached objects and releases the file
+// descriptor of the cross-process lock. The Repo must not be used afterwards.
 func (r *Repo) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -167,12 +176,16 @@ func (l *Locked) Unlock() {
 	l.r.mu.Unlock()
 }
 
-// Flush writes the cached index to the index file if it is ahead of it, so
-// that a git CLI reading the repository (shed_exec git status) sees HEAD's
-// stat cache. Commits save the index lazily (commitWith).
+// Flush brings the index file up to HEAD (rebuilt when it lags or is damaged,
+// else the cached index written when it is ahead), so that a git CLI reading
+// the repository (shed_exec git status) sees HEAD's stat cache. Commits save
+// the index lazily (commitWith).
 func (l *Locked) Flush() error {
 	r, err := l.held()
 	if err != nil {
+		return err
+	}
+	if err := r.refresh(); err != nil {
 		return err
 	}
 	r.flushIndex()

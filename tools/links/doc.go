@@ -13,14 +13,14 @@ import (
 type Tools struct {
 	*core.Service
 	// signer signs and verifies the links' tokens: links.secret, or a key kept in the
-	// storage directory (linkSigner).
+	// state database (postgres) or the storage directory (linkSigner).
 	signer *linktoken.Signer
 }
 
 // New returns the family's tools over the kernel k, with the link-signing key of its
 // configuration.
 func New(k *core.Service) (*Tools, error) {
-	signer, err := linkSigner(k.Config().Links.Secret, k.Base())
+	signer, err := linkSigner(k)
 	if err != nil {
 		return nil, err
 	}

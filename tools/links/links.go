@@ -35,10 +35,19 @@ type LinkDeleteInput struct {
 	FileID string `json:"file_id,omitempty"`
 }
 
-// linkSigner opens the key that signs link tokens: links.secret, or the key file in the
-// storage directory (created on first start).
-func linkSigner(secret, base string) (*linktoken.Signer, error) {
-	key, err := linktoken.LoadKey(secret, filepath.Join(base, "links.key"))
+// linkSigner opens the key that signs link tokens: links.secret; else, with state.driver
+// postgres, the key in the state database, which every replica reads (the first to start
+// stores its own); else the key file in the storage directory (created on first start).
+func linkSigner(k *core.Service) (*linktoken.Signer, error) {
+	cfg := k.Config()
+	if cfg.Links.Secret == "" && cfg.State.Driver == store.Postgres {
+		key, err := k.DB().SharedKey(context.Background(), "links", linktoken.NewKey())
+		if err != nil {
+			return nil, fmt.Errorf("links key: %w", err)
+		}
+		return linktoken.New(key)
+	}
+	key, err := linktoken.LoadKey(cfg.Links.Secret, filepath.Join(k.Base(), "links.key"))
 	if err != nil {
 		return nil, err
 	}

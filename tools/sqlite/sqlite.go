@@ -150,7 +150,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	if err != nil {
 		return core.QuotaErr("Cannot read the quota", err)
 	}
-	opts.Create, opts.JournalMode = true, s.Config().SQLiteJournalMode
+	opts.Create, opts.JournalMode = true, s.Config().SQLiteJournal()
 	if d.bulk && !d.before.exists && opts.JournalMode == "wal" {
 		// A new database filled in one transaction: a rollback journal writes each page
 		// once, where WAL writes it to the log and again at the checkpoint. WAL is set
@@ -176,8 +176,8 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 			return core.Change{}, s.sqlError(err, d)
 		}
 		runErr := fn(ctx, db)
-		if runErr == nil && opts.JournalMode != s.Config().SQLiteJournalMode {
-			runErr = db.SetJournalMode(ctx, s.Config().SQLiteJournalMode)
+		if runErr == nil && opts.JournalMode != s.Config().SQLiteJournal() {
+			runErr = db.SetJournalMode(ctx, s.Config().SQLiteJournal())
 		}
 		if runErr == nil && z.Versioned {
 			// Why the error is ignored: the change is done in SQLite; a checkpoint that
