@@ -132,7 +132,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 // on the storage shares (an operator's command beside them too). The repository flock stays
 // an inner guard of one host, never the authority.
 func newLocker(cfg *valves.Config) (lock.Locker, error) {
-	if cfg.State.Driver != store.Postgres {
+	if cfg.State.Driver != store.Postgres || inProcessLocksOnly {
 		return lock.NewLocal(), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
