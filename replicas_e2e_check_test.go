@@ -19,7 +19,7 @@ type replicasReport struct {
 	base         string
 	createCommit string
 	calls        []appendCall
-	killedAt     int64 // appends acknowledged when the replica was killed
+	killedAt     int64    // appends acknowledged when the replica was killed
 	liveLogs     []string // stderr of the replicas that were not killed
 	lockedEdit   string   // the code a writer on another replica got during a locked edit
 	downloads    int      // fetches served of a max_downloads=5 link, across replicas
