@@ -43,11 +43,11 @@ const (
 // e2eUser is user i: its id and its Open WebUI token.
 func e2eUser(i int) (id, token string) { return fmt.Sprintf("u%d", i), fmt.Sprintf("tok-u%d", i) }
 
-// TestReplicasShareOneStorage: with state.driver postgres every acknowledged append is on
-// disk once and in its own commit, the accounting equals the disk, a locked edit and a
-// link's download limit hold across replicas, and the replicas that were not killed answer
-// every call.
-func TestReplicasShareOneStorage(t *testing.T) {
+// TestReplicasEndToEnd: with state.driver postgres every acknowledged append is on disk
+// once and in its own commit, the accounting equals the disk once the dead replica is
+// cleaned up after, a locked edit and a link's download limit hold across replicas, and
+// the replicas that were not killed answer every call.
+func TestReplicasEndToEnd(t *testing.T) {
 	r := runReplicas(t, binary(t))
 	r.log(t)
 	if v := r.violations(); len(v) > 0 {
@@ -55,10 +55,11 @@ func TestReplicasShareOneStorage(t *testing.T) {
 	}
 }
 
-// TestReplicasNegativeControl is the same run with the in-process Locker forced (a binary
-// built with -tags fileshed_inprocess_locks, core/locks_control.go): each replica then locks
-// only against itself, and the checks must see it. A test that cannot fail proves nothing.
-func TestReplicasNegativeControl(t *testing.T) {
+// TestReplicasEndToEndNegativeControl is the same run with the in-process Locker forced (a
+// binary built with -tags fileshed_inprocess_locks, core/locks_control.go): each replica
+// then locks only against itself, and the checks must see it. A test that cannot fail
+// proves nothing.
+func TestReplicasEndToEndNegativeControl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -222,12 +223,18 @@ func runReplicas(t *testing.T, bin string) *replicasReport {
 		id, token := e2eUser(i)
 		fake.AddUser(token, owui.User{ID: id, Email: id + "@x", Name: id, Role: "user"})
 	}
-	// The slow import: 4 chunks 3 s apart, so its temporary file is older than the
-	// restarted replica and alive through its start-up.
+	// The slow imports: 4 chunks 3 s apart. One runs on a replica that lives: its temporary
+	// file is older than the restarted replica and alive through its start-up. One runs on
+	// the replica that is killed: it leaves a temporary file and a reservation (the size the
+	// metadata gives) that only the cleaning after a dead replica removes.
 	slowID, _ := e2eUser(0)
+	cutID, _ := e2eUser(1)
 	fake.AddGeneratedFile(slowID, owui.FileInfo{ID: "f-slow", Filename: "slow.bin"}, 4<<16)
-	fake.SetDelivery("f-slow", owuitest.Delivery{Chunk: 1 << 16, Pause: 3 * time.Second})
-	fake.AddChat("slow", slowID, "f-slow")
+	fake.AddGeneratedFile(cutID, owui.FileInfo{ID: "f-cut", Filename: "cut.bin", Size: 4 << 16}, 4<<16)
+	for id, chat := range map[string]string{"f-slow": "slow", "f-cut": "cut"} {
+		fake.SetDelivery(id, owuitest.Delivery{Chunk: 1 << 16, Pause: 3 * time.Second})
+		fake.AddChat(chat, map[string]string{"slow": slowID, "cut": cutID}[chat], id)
+	}
 	stateURL := pgtest.URL(t)
 	rs := make([]*replica, e2eReplicas)
 	for i := range rs {
@@ -289,7 +296,9 @@ func runReplicas(t *testing.T, bin string) *replicasReport {
 	go func() {
 		imported <- toolCall(rs[0].addr, "shed_import", map[string]any{"file_id": "f-slow"}, as{0, "slow"})
 	}()
+	go toolCall(rs[e2eKilled].addr, "shed_import", map[string]any{"file_id": "f-cut"}, as{1, "cut"}) // cut by the kill
 	waitForTempFile(t, filepath.Join(base, "users", slowID, "Uploads", "slow"))
+	waitForTempFile(t, filepath.Join(base, "users", cutID, "Uploads", "cut"))
 	killing.Store(true)
 	rs[e2eKilled].kill()
 	rep.killedAt = acked.Load()
