@@ -48,9 +48,9 @@ type commitLines struct {
 	added, removed []string
 }
 
-// settle waits (up to a minute) for the accounting to equal the disk and the leftovers of
+// settle waits (up to settleFor) for the accounting to equal the disk and the leftovers of
 // the killed replica to be gone, then reads the files, the history and git fsck.
-func (r *replicasReport) settle(t *testing.T, addr string) {
+func (r *replicasReport) settle(t *testing.T, addr string, settleFor time.Duration) {
 	t.Helper()
 	start := time.Now()
 	for {
@@ -68,7 +68,7 @@ func (r *replicasReport) settle(t *testing.T, addr string) {
 			disk, leftovers := measureDisk(filepath.Join(r.base, "users", id))
 			r.disk, r.leftovers = append(r.disk, disk), append(r.leftovers, leftovers...)
 		}
-		if slices.Equal(r.used, r.disk) && len(r.leftovers) == 0 || time.Since(start) > time.Minute {
+		if slices.Equal(r.used, r.disk) && len(r.leftovers) == 0 || time.Since(start) > settleFor {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
