@@ -88,6 +88,10 @@ func (s *Service) startReplica() error {
 		session.Close()
 		return fmt.Errorf("state database: %w", err)
 	}
+	if lead, err := session.Lead(ctx); err == nil && lead { // a lone server leads from its start
+		c.generation.Add(1)
+		c.leading.Store(true)
+	}
 	now := time.Now()
 	c.healthy.Store(&now)
 	s.cluster = c

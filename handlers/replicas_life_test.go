@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,28 @@ func TestReplicasSeeEncryptionChangedOnAnother(t *testing.T) {
 	create(b, "plain.txt", "plain after disable")
 	if got := b.disk("plain.txt"); got != "plain after disable" {
 		t.Fatalf("a write after disable on another replica is not plain: %q", got)
+	}
+}
+
+// TestMetricsShowTheLeader: of two replicas on one storage exactly one leads (it runs the
+// start-up sweep and the cleaning after dead replicas), and /metrics says which; a server
+// with the SQLite state leads nothing.
+func TestMetricsShowTheLeader(t *testing.T) {
+	vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
+	a, b := replicaOf(t, vars), replicaOf(t, vars)
+	leaders := 0
+	for _, e := range []*env{a, b} {
+		_, body := scrape(t, e, "")
+		if strings.Contains(body, "\nfileshed_replica_leader 1\n") {
+			leaders++
+		} else if !strings.Contains(body, "\nfileshed_replica_leader 0\n") {
+			t.Fatal("/metrics lacks fileshed_replica_leader")
+		}
+	}
+	if leaders != 1 {
+		t.Fatalf("%d leaders among 2 replicas", leaders)
+	}
+	if _, body := scrape(t, start(t, map[string]string{"FILESHED_STATE_DRIVER": "sqlite"}), ""); !strings.Contains(body, "\nfileshed_replica_leader 0\n") {
+		t.Fatal("a server with the SQLite state leads")
 	}
 }
