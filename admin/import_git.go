@@ -105,6 +105,11 @@ func (im *importer) history(o *ownerReport, srcGit, gitDir, data string) (why, b
 		return err.Error(), "", nil
 	}
 	defer r.Close()
+	// The import holds the storage exclusively (no server runs): Repair may rebuild the
+	// index from the copied HEAD and drop lock files the original left.
+	if _, err := r.Repair(); err != nil {
+		return err.Error(), "", nil
+	}
 	if err := r.Verify(); err != nil {
 		return err.Error(), "", nil
 	}

@@ -18,7 +18,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
 // open returns a Locker on url, closed when t ends.
-func open(t *testing.T, url string, opt Options) *Locker {
+func open(t testing.TB, url string, opt Options) *Locker {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -250,5 +250,26 @@ func TestOpenHidesTheURL(t *testing.T) {
 	_, err := Open(t.Context(), "postgres://fs:s3cret-pw@db:notaport/x", Options{})
 	if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
 		t.Fatalf("bad URL: %v", err)
+	}
+}
+
+// BenchmarkLockUnlock is one exclusive Lock and its Unlock (two round trips to PostgreSQL on
+// a pooled connection), with the in-process Locker measured in the same run as the baseline:
+// go test ./core/lock/pglock -run '^$' -bench LockUnlock -benchtime 2000x
+func BenchmarkLockUnlock(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		l    lock.Locker
+	}{{"local", lock.NewLocal()}, {"postgres", open(b, pgtest.URL(b), Options{})}} {
+		b.Run(c.name, func(b *testing.B) {
+			k := lock.NewKey("bench", "k")
+			for b.Loop() {
+				le, err := c.l.Lock(context.Background(), k, lock.Exclusive)
+				if err != nil {
+					b.Fatal(err)
+				}
+				le.Unlock()
+			}
+		})
 	}
 }
