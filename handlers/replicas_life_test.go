@@ -62,3 +62,20 @@ func TestMetricsShowTheLeader(t *testing.T) {
 		t.Fatal("a server with the SQLite state leads")
 	}
 }
+
+// TestTempNamesOfReplicasAreProtected: a temporary name carrying a replica id is reserved
+// like the older form: the sweeps remove such names as leftovers, so no tool may make one
+// (nor a folder of one) in any zone.
+func TestTempNamesOfReplicasAreProtected(t *testing.T) {
+	e := start(t, nil)
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "ok.txt", "content": "x"}, nil))
+	for _, name := range []string{".fileshed-tmp-" + strings.Repeat("A", 26), ".fileshed-tmp-ABCDEFGHIJKLMNOP-" + strings.Repeat("Q", 26)} {
+		for _, zone := range []string{"storage", "documents"} {
+			for _, p := range []string{name, "d/" + name + "/x.txt"} {
+				wantError(t, e.post("shed_create_file", map[string]any{"zone": zone, "path": p, "content": "x"}, nil), "PROTECTED_PATH")
+			}
+		}
+		wantError(t, e.post("shed_rename", map[string]any{"zone": "storage", "old_path": "ok.txt", "new_path": name}, nil), "PROTECTED_PATH")
+	}
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": ".fileshed-tmp-my-notes", "content": "a user's name"}, nil))
+}
