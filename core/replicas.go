@@ -88,10 +88,7 @@ func (s *Service) startReplica() error {
 		session.Close()
 		return fmt.Errorf("state database: %w", err)
 	}
-	if lead, err := session.Lead(ctx); err == nil && lead { // a lone server leads from its start
-		c.generation.Add(1)
-		c.leading.Store(true)
-	}
+	c.tryLead(ctx, session) // a lone server leads from its start
 	now := time.Now()
 	c.healthy.Store(&now)
 	s.cluster = c
@@ -142,11 +139,16 @@ func (c *cluster) live(ctx context.Context, db *store.DB, session *store.Session
 			}
 		}
 		if !c.leading.Load() {
-			if lead, err := session.Lead(ctx); err == nil && lead {
-				c.generation.Add(1)
-				c.leading.Store(true)
-			}
+			c.tryLead(ctx, session)
 		}
+	}
+}
+
+// tryLead takes the leader's lock on session if it is free.
+func (c *cluster) tryLead(ctx context.Context, session *store.Session) {
+	if lead, err := session.Lead(ctx); err == nil && lead {
+		c.generation.Add(1)
+		c.leading.Store(true)
 	}
 }
 
