@@ -183,3 +183,34 @@ func TestReplicaJournalsItsOwners(t *testing.T) {
 		t.Fatalf("after a clean stop: %v, %v", list, err)
 	}
 }
+
+// TestRecountWaitsForAnotherReplicasReservation (issue 25: each server's first-use recount
+// erased the others' reservations): a measure of an owner's usage runs under the owner's
+// quota lock across replicas, so while one replica has a reservation in flight another's
+// recount waits (here until its deadline), and runs once it is settled.
+func TestRecountWaitsForAnotherReplicasReservation(t *testing.T) {
+	base, url := t.TempDir(), pgtest.URL(t)
+	a, err := serverOn(t, base, postgresState(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := serverOn(t, base, postgresState(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cara := store.Owner{Kind: "user", ID: "cara"}
+	reservation, err := a.HoldOwner(t.Context(), cara, lock.Shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	_, _, err = b.Reconcile(ctx, cara)
+	cancel()
+	if e, ok := AsError(err); !ok || e.Code != Timeout {
+		t.Fatalf("a recount beside another replica's reservation: %v", err)
+	}
+	reservation()
+	if _, _, err := b.Reconcile(t.Context(), cara); err != nil {
+		t.Fatalf("the recount once the reservation settled: %v", err)
+	}
+}
