@@ -12,10 +12,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m) // the tests, then the private PostgreSQL the replicas tests started is stopped
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

@@ -7,7 +7,9 @@
 // and membership (ownership.go, companions.go, groups.go, members.go: the members seen),
 // the one Locker seam of every exclusion (locks.go over core/lock), versioning (versioning.go, beside.go), the budget of
 // expensive calls (budget.go), sealing for encryption at rest (encryption_keys.go,
-// encryption_mirror.go), audit, sweeps, readiness, operator tools (admin.go, backup.go) and
+// encryption_mirror.go), audit, sweeps and recovery after a crash (sweep.go, recover.go; among
+// replicas, replicas.go: heartbeats, the leader, the cleaning after dead replicas),
+// readiness, operator tools (admin.go, backup.go) and
 // the error-code catalogue (codes*.go). It knows nothing of HTTP: the tool families
 // (tools/<family>) call it with an explicit Caller and handlers turn the returned *Error
 // into the envelope.

@@ -38,6 +38,9 @@ type UserKey struct {
 	Key   *crypt.Key
 	State string // "active" or "disabled"
 	Err   error
+	// version is what of the row it was read from tells a change: its state and wrapped key
+	// ("" for no row). Setup, disable, setup again and a rotation each change it.
+	version string
 }
 
 // newKeyring keeps master (may be empty: no encryption can be set up).
@@ -56,18 +59,26 @@ func masterKeyID(master []byte) string {
 	return hex.EncodeToString(mac.Sum(nil)[:8])
 }
 
-// userKey returns the caller's key state, unwrapping it once per process. Every call of a
-// Storage or Uploads zone asks, so the lock is never held across the database read.
+// userKey returns the caller's key state, unwrapping it once per change of the key. Every
+// call of a Storage or Uploads zone asks, so the lock is never held across the database
+// read. One server (SQLite state) trusts its cache: only its own setup and disable change
+// the key, and they forget it. Replicas (PostgreSQL) read the row on every call and keep the
+// unwrapped key while the row is unchanged: after a setup on another replica this one
+// seals the next write, instead of writing plaintext until it restarts.
 func (s *Service) UserKey(ctx context.Context, userID string) UserKey {
 	k := s.keys
 	k.mu.Lock()
 	u, ok := k.users[userID]
 	gen := k.gen
 	k.mu.Unlock()
-	if ok {
+	if ok && s.cfg.State.Driver != store.Postgres {
 		return u
 	}
-	u = s.loadUserKey(ctx, userID)
+	row, err := s.db.UserKey(ctx, userID)
+	if ok && err == nil && u.version == userKeyVersion(row) || ok && errors.Is(err, store.ErrNoKey) && u.version == "" {
+		return u
+	}
+	u = s.unwrapUserKey(userID, row, err)
 	if u.Err == nil || !isTransient(u.Err) {
 		k.mu.Lock()
 		if k.gen == gen {
@@ -78,21 +89,24 @@ func (s *Service) UserKey(ctx context.Context, userID string) UserKey {
 	return u
 }
 
+// userKeyVersion is UserKey.version of a stored row.
+func userKeyVersion(row store.UserKey) string { return row.State + ":" + string(row.Wrapped) }
+
 // isTransient tells a database failure (retry later) from a verdict on the key.
 func isTransient(err error) bool {
 	e, ok := AsError(err)
 	return !ok || e.Code == InternalError
 }
 
-func (s *Service) loadUserKey(ctx context.Context, userID string) UserKey {
-	row, err := s.db.UserKey(ctx, userID)
+// unwrapUserKey is what the keyring knows of userID from the read of its row (row, err).
+func (s *Service) unwrapUserKey(userID string, row store.UserKey, err error) UserKey {
 	if errors.Is(err, store.ErrNoKey) {
 		return UserKey{}
 	}
 	if err != nil {
 		return UserKey{Err: Errf(InternalError, "Cannot read your encryption key").Because(err)}
 	}
-	u := UserKey{State: row.State}
+	u := UserKey{State: row.State, version: userKeyVersion(row)}
 	switch {
 	case s.keys.master == nil:
 		u.Err = Errf(EncryptionKeyRequired, "Your files are encrypted but the server has no encryption master key").

@@ -62,10 +62,7 @@ func (s *Service) OpenMirror(src *confine.Fs, names []string) (*Mirror, error) {
 // the copy (a TIMEOUT, the partial copy removed) and the later write-back. The caller
 // removes it.
 func (s *Service) OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error) {
-	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
-		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
-	}
-	root, err := os.MkdirTemp(s.WorkDir(), "m-")
+	root, err := s.WorkTemp()
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
@@ -335,11 +332,32 @@ func (m *Mirror) Remove() {
 	_ = os.RemoveAll(m.Root)
 }
 
-// sweepWorkDir removes the mirrors a crash left behind (no call runs yet).
-func (s *Service) sweepWorkDir() {
+// WorkTemp makes a fresh private folder in the working folder, for one call's plaintext
+// (a mirror, a CSV export): "m-", this replica's id, "-" and a random text, so that the
+// sweeps remove it once its replica is dead, never while it lives. The caller removes it.
+func (s *Service) WorkTemp() (string, error) {
+	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(s.WorkDir(), "m-"+confine.Replica()+"-")
+}
+
+// sweepWorkDirOf removes the mirrors in the working folder that stale picks: those a crash
+// left behind. A mirror's name carries the replica that made it ("m-" + id + "-" + random;
+// "m-" + random before replica ids), so replicas sharing the folder remove only the dead
+// ones' (replicas.go).
+func (s *Service) sweepWorkDirOf(stale stale) {
 	entries, _ := os.ReadDir(s.WorkDir())
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "m-") {
+		rest, ok := strings.CutPrefix(e.Name(), "m-")
+		if !ok {
+			continue
+		}
+		id, _, tagged := strings.Cut(rest, "-")
+		if !tagged {
+			id = ""
+		}
+		if fi, err := e.Info(); err == nil && stale(id, fi.ModTime()) {
 			_ = os.RemoveAll(filepath.Join(s.WorkDir(), e.Name()))
 		}
 	}

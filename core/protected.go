@@ -19,8 +19,9 @@ import (
 //     would never be committed, and one planted in a group — a .git/config with
 //     core.fsmonitor, a hook — runs code on every member who downloads the folder and opens
 //     it with git. Storage and Uploads keep a user's own clones as they are.
-//   - In every zone, fileshed's own temporary names (".fileshed-tmp-" and 26 base32
-//     letters): the start-up sweep deletes them as crash leftovers.
+//   - In every zone, fileshed's own temporary names (".fileshed-tmp-", a replica id, "-" and
+//     26 base32 letters, or the older form without the id: confine.IsTempName): the sweeps
+//     delete them as crash leftovers.
 //
 // The editzone, the repository and the locks are outside every zone's data folder: no path
 // a tool confines can reach them.

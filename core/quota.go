@@ -32,8 +32,15 @@ type quota struct {
 }
 
 // holdOwner takes the owner's quota lock in mode m (writers shared, a measure of the disk
-// exclusively) and returns its idempotent release.
+// exclusively) and returns its idempotent release. A writer is first noted in this
+// replica's journal (replicas.go), so that its death with a reservation in flight is
+// repaired for this owner.
 func (s *Service) HoldOwner(ctx context.Context, o store.Owner, m lock.Mode) (func(), error) {
+	if m == lock.Shared {
+		if err := s.noteWriter(ctx, o); err != nil {
+			return nil, err
+		}
+	}
 	return s.Hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
 }
 

@@ -32,6 +32,9 @@ type Service struct {
 	// sweep stops the background sweep of those leftovers (sweep.go) and waits for it.
 	started time.Time
 	sweep   func()
+	// cluster is this server's life among the replicas of its storage (replicas.go); nil
+	// with the SQLite state.
+	cluster *cluster
 	// storageLock is the storage directory's lock, held exclusively while serving (admin.go).
 	storageLock *os.File
 	audit       auditor
@@ -97,11 +100,20 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 		return nil, err
 	}
 	s.storageLock = lock
-	if !opt.Admin {
-		s.sweepWorkDir() // decrypted copies a crash left behind
+	s.startAudit()
+	switch {
+	case opt.Admin:
+	case cfg.State.Driver == store.Postgres:
+		// Among replicas: the leader sweeps, and only what dead replicas left (replicas.go).
+		if err := s.startReplica(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.sweepWorkDirOf(s.staleTemp(context.Background()))
+	default:
+		s.sweepWorkDirOf(func(string, time.Time) bool { return true }) // decrypted copies a crash left behind
 		s.startSweep()
 	}
-	s.startAudit()
 	return s, nil
 }
 
@@ -134,7 +146,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 // on the storage shares (an operator's command beside them too). The repository flock stays
 // an inner guard of one host, never the authority.
 func newLocker(cfg *valves.Config) (lock.Locker, error) {
-	if cfg.State.Driver != store.Postgres {
+	if cfg.State.Driver != store.Postgres || inProcessLocksOnly {
 		return lock.NewLocal(), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -164,6 +176,7 @@ func StateSource(cfg *valves.Config, base string) store.Source {
 // Close flushes the audit trail and releases the repositories and the state database.
 func (s *Service) Close() error {
 	s.sweep()
+	s.leaveReplicas()
 	s.stopAudit()
 	s.closeRepos()
 	if l, ok := s.locks.(io.Closer); ok {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
@@ -17,6 +18,11 @@ import (
 // the temporary files older than the process, and reconciles the usage of each owner that
 // had some. It runs off the request path: until it reaches an owner, that owner's usage
 // may count a dead reservation (writes are refused slightly early, never late).
+//
+// That is the rule of one server (the SQLite state). Replicas (state.driver postgres) share
+// the storage, and a replica starting beside live ones must not take their writes in flight
+// for leftovers: there the leader sweeps, and removes only the temporary names of dead
+// replicas (replicas.go).
 
 // runningMarker exists in the storage directory while a server runs; finding it at start-up
 // means the last server did not stop cleanly (kill -9, power loss), so a write may have died
@@ -46,14 +52,18 @@ func (s *Service) startSweep() {
 	}
 	go func() {
 		defer close(done)
-		complete = s.sweepAll(ctx, crashed)
+		complete = s.sweepAll(ctx, crashed, func(_ string, mod time.Time) bool { return mod.Before(s.started) })
 	}()
 }
 
-// sweepAll sweeps the zones of every user and group on disk, and reconciles the usage of
-// every owner with leftovers (of every owner after an unclean stop). It reports whether it
-// went through every owner.
-func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
+// stale decides whether a temporary entry is a leftover to remove, from the replica that made
+// it ("" for a name of the older form, confine.TempReplica) and its modification time.
+type stale func(replica string, mod time.Time) bool
+
+// sweepAll sweeps the zones of every user and group on disk of the leftovers that stale
+// picks, and reconciles the usage of every owner with leftovers (of every owner when all).
+// It reports whether it went through every owner.
+func (s *Service) sweepAll(ctx context.Context, all bool, stale stale) bool {
 	for _, kind := range []string{"user", "group"} {
 		entries, _ := os.ReadDir(filepath.Join(s.base, kind+"s"))
 		for _, e := range entries {
@@ -66,9 +76,9 @@ func (s *Service) sweepAll(ctx context.Context, crashed bool) bool {
 			o := store.Owner{Kind: kind, ID: e.Name()}
 			removed := 0
 			for _, d := range s.sweepDirs(o) {
-				removed += s.sweepLeftovers(ctx, d)
+				removed += s.sweepLeftovers(ctx, d, stale)
 			}
-			if removed > 0 || crashed {
+			if removed > 0 || all {
 				_, _, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
 			}
 		}
@@ -95,12 +105,12 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 	return dirs
 }
 
-// sweepLeftovers removes the temporary files older than the process under the zone root dir
+// sweepLeftovers removes the temporary files that stale picks under the zone root dir
 // (through the confinement layer: a symlink planted by a command is never followed) and
 // returns how many it removed. It reads directories with their entries' types and stats
 // only the temporary-file names, so a pass over a large zone costs one getdents per folder. A
 // staging folder (of an interrupted copy or shed_unzip) goes whole and counts as one.
-func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
+func (s *Service) sweepLeftovers(ctx context.Context, dir string, stale stale) int {
 	zfs, err := confine.New(dir)
 	if err != nil {
 		return 0 // no such zone yet
@@ -132,16 +142,17 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string) int {
 				continue
 			}
 			child := path.Join(p, name)
+			replica, temp := confine.TempReplica(name)
 			switch {
-			case e.IsDir() && confine.IsTempName(name):
+			case e.IsDir() && temp:
 				// A staging folder of an interrupted copy or shed_unzip: never renamed into place.
-				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.RemoveAll(child) == nil {
+				if fi, err := e.Info(); err == nil && stale(replica, fi.ModTime()) && zfs.RemoveAll(child) == nil {
 					removed++
 				}
 			case e.IsDir():
 				walk(child)
-			case e.Type().IsRegular() && confine.IsTempName(name):
-				if fi, err := e.Info(); err == nil && fi.ModTime().Before(s.started) && zfs.Remove(child) == nil {
+			case e.Type().IsRegular() && temp:
+				if fi, err := e.Info(); err == nil && stale(replica, fi.ModTime()) && zfs.Remove(child) == nil {
 					removed++
 				}
 			}

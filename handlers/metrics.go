@@ -67,6 +67,14 @@ func newMetrics(svc *core.Service) *metrics {
 		lockConnections(svc, "in_use"), lockConnections(svc, "idle"), prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "fileshed_locks_lost_total", Help: "Locks lost while held (state.driver postgres: the database session that held them ended)."},
 			func() float64 { return float64(svc.LockStats().Lost) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_replica_leader",
+			Help: "1 while this replica leads the replicas of its storage (state.driver postgres: the start-up sweep, the cleaning after dead replicas), else 0."},
+			func() float64 {
+				if svc.Leading() {
+					return 1
+				}
+				return 0
+			}),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -14,15 +14,44 @@ import (
 // tempPrefix starts the name of every temporary file WriteAtomic creates.
 const tempPrefix = ".fileshed-tmp-"
 
-// IsTempName reports whether the last component of name is a temporary file
-// left by WriteAtomic (prefix ".fileshed-tmp-" then a random base32 text), so
-// cleaners can delete leftovers without touching a user's ".fileshed-tmp-notes".
+// replicaLen is the length of a replica id: 16 base32 characters (80 random bits).
+const replicaLen = 16
+
+// replica is this process's replica id, random at start. Why one per process: a process is
+// what dies (kill -9, a lost node), and its temporary names are what it leaves; the id in
+// those names lets a sweep on another replica tell a dead process's leftovers from a live
+// one's writes in flight on the same shared volume (core/sweep.go, core/replicas.go).
+var replica = rand.Text()[:replicaLen]
+
+// Replica is this process's replica id: 16 base32 characters, the same in every temporary
+// name it makes (TempName) and in the state database's replicas table.
+func Replica() string { return replica }
+
+// IsTempName reports whether the last component of name is a temporary file or staging
+// folder fileshed makes, so cleaners can delete leftovers without touching a user's
+// ".fileshed-tmp-notes": the prefix ".fileshed-tmp-" then either a replica id, "-" and a
+// random base32 text (TempName), or, as written before replica ids, the random text alone.
 func IsTempName(name string) bool {
+	_, ok := TempReplica(name)
+	return ok
+}
+
+// TempReplica parses a temporary name (IsTempName): the replica id that made it, "" for a
+// name of the older form that carries none; ok is false when name is not a temporary name.
+func TempReplica(name string) (id string, ok bool) {
 	rest, ok := strings.CutPrefix(path.Base(name), tempPrefix)
-	if !ok || len(rest) < 26 {
-		return false
+	if !ok {
+		return "", false
 	}
-	for _, r := range rest {
+	if id, random, found := strings.Cut(rest, "-"); found {
+		return id, len(id) == replicaLen && base32Text(id) && len(random) >= 26 && base32Text(random)
+	}
+	return "", len(rest) >= 26 && base32Text(rest)
+}
+
+// base32Text reports whether s is made of rand.Text's alphabet (upper-case base32).
+func base32Text(s string) bool {
+	for _, r := range s {
 		if !('A' <= r && r <= 'Z' || '2' <= r && r <= '7') {
 			return false
 		}
@@ -30,9 +59,10 @@ func IsTempName(name string) bool {
 	return true
 }
 
-// TempName returns a fresh name that IsTempName recognises: for a temporary file or a
-// staging folder, so crash leftovers can be told from a user's files.
-func TempName() string { return tempPrefix + rand.Text() }
+// TempName returns a fresh name that IsTempName recognises, carrying this process's replica
+// id: for a temporary file or a staging folder, so crash leftovers can be told from a
+// user's files, and a dead replica's from a live one's.
+func TempName() string { return tempPrefix + replica + "-" + rand.Text() }
 
 // WriteAtomic replaces name with the content of r, durably: a temporary file
 // in the same directory is written, synced, renamed over name, and the

@@ -151,6 +151,15 @@ func TestIsTempName(t *testing.T) {
 		{"prefix in a directory name", tempPrefix + strings.Repeat("A", 26) + "/x", false},
 		{"plain", "file.txt", false},
 		{"empty", "", false},
+		{"with a replica id", tempPrefix + "ABCDEFGHIJKLMNOP-" + strings.Repeat("Q", 26), true},
+		{"made now", TempName(), true},
+		{"replica id too short", tempPrefix + "ABCDEFGHIJKLMNO-" + strings.Repeat("Q", 26), false},
+		{"replica id too long", tempPrefix + "ABCDEFGHIJKLMNOPQ-" + strings.Repeat("Q", 26), false},
+		{"replica id in lower case", tempPrefix + "abcdefghijklmnop-" + strings.Repeat("Q", 26), false},
+		{"replica id, short random text", tempPrefix + "ABCDEFGHIJKLMNOP-" + strings.Repeat("Q", 25), false},
+		{"replica id, no random text", tempPrefix + "ABCDEFGHIJKLMNOP-", false},
+		{"two dashes", tempPrefix + "ABCDEFGHIJKLMNOP-" + strings.Repeat("Q", 26) + "-X", false},
+		{"user file with a dash", tempPrefix + "my-notes", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +167,20 @@ func TestIsTempName(t *testing.T) {
 				t.Fatalf("IsTempName(%q) = %v", tt.in, got)
 			}
 		})
+	}
+}
+
+// A temporary name tells which replica made it: this process's id for a name made now,
+// none for a name of the older form.
+func TestTempReplica(t *testing.T) {
+	if id, ok := TempReplica("a/" + TempName()); !ok || id != Replica() || len(id) != 16 {
+		t.Fatalf("TempReplica(TempName()) = %q, %v; Replica() = %q", id, ok, Replica())
+	}
+	if id, ok := TempReplica(tempPrefix + strings.Repeat("A", 26)); !ok || id != "" {
+		t.Fatalf("older form: %q, %v", id, ok)
+	}
+	if _, ok := TempReplica("notes.txt"); ok {
+		t.Fatal("a user's file parsed as a temporary name")
 	}
 }
 

@@ -9,7 +9,8 @@
 // store and one set of queries for both drivers: the SQL is written so that both accept it
 // ($N placeholders, ON CONFLICT upserts, no LIKE, no driver-only functions), every schema
 // change is one numbered entry in migrations, and a small dialect (dialect.go) handles the
-// few differences at the boundary. Locker is the seam for cross-request mutual exclusion:
+// few differences at the boundary. The replicas' rows, journal and sessions (replicas.go)
+// use PostgreSQL's advisory locks, and only with that driver. Locker is the seam for cross-request mutual exclusion:
 // an in-process keyed mutex here, advisory locks later.
 //
 // store is a leaf: it must never import github.com/fileshed/fileshed/core, handlers, openapi,

@@ -141,6 +141,27 @@ var migrations = []migration{
 			created_us BIGINT NOT NULL
 		)`,
 	}},
+	{version: 8, name: "replicas", stmts: []string{
+		// The servers of one storage with state.driver postgres (replicas.go): a random id
+		// per process, its host and pid for the operator, and the database's times of its
+		// start and of its last heartbeat.
+		`CREATE TABLE replicas (
+			id         TEXT PRIMARY KEY,
+			host       TEXT NOT NULL,
+			pid        BIGINT NOT NULL,
+			started_us BIGINT NOT NULL,
+			seen_us    BIGINT NOT NULL
+		)`,
+		// The journal of reservations: the owners each replica reserved usage for. When a
+		// replica dies with a reservation in flight, the leader measures exactly these
+		// owners again, not every owner of the storage.
+		`CREATE TABLE replica_owners (
+			replica_id TEXT NOT NULL,
+			owner_kind TEXT NOT NULL,
+			owner_id   TEXT NOT NULL,
+			PRIMARY KEY (replica_id, owner_kind, owner_id)
+		)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

@@ -63,10 +63,7 @@ func (s *Tools) newCSVOut(ctx context.Context, c core.Caller, z *core.Zone, p st
 	if err := s.CheckWrite(ctx, c, z, rel, p, exportEdit(rel)); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
-		return nil, core.Errf(core.InternalError, "Cannot prepare the CSV export").Because(err)
-	}
-	dir, err := os.MkdirTemp(s.WorkDir(), "m-csv-") // "m-": swept at start (sweepWorkDir)
+	dir, err := s.WorkTemp() // swept once its replica is dead (core's sweepWorkDirOf)
 	if err != nil {
 		return nil, core.Errf(core.InternalError, "Cannot prepare the CSV export").Because(err)
 	}
