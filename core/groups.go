@@ -49,7 +49,7 @@ func (s *Service) Memberships(ctx context.Context, c Caller) (groups []Group, av
 			}
 			return nil, true, Errf(AuthUnavailable, "Open WebUI did not answer the group list").Because(err)
 		}
-		for _, g := range remote {
+		for _, g := range remote { // the caller's own groups; a member list must still name it
 			if g.UserIDs == nil || slices.Contains(g.UserIDs, c.UserID) {
 				groups = append(groups, Group{ID: g.ID, Name: g.Name, Members: g.UserIDs, MembersKnown: g.UserIDs != nil})
 			}

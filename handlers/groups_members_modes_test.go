@@ -202,3 +202,23 @@ func TestGroupMembersSessionAdminKey(t *testing.T) {
 		t.Fatalf("link of a creator deleted from Open WebUI: %d %q", d.status, d.body)
 	}
 }
+
+// TestSessionAdminIsNoMemberOfOthersGroups: Open WebUI lists every group to an administrator
+// (GET /api/v1/groups/), and recent versions send no member lists; an administrator who is
+// not a member must not enter a group's space, nor see it listed, in either shape.
+func TestSessionAdminIsNoMemberOfOthersGroups(t *testing.T) {
+	for _, omit := range []bool{true, false} {
+		e, fake := sessionMembers(t, "")
+		fake.OmitMemberLists(omit)
+		fake.AddGroup(owui.Group{ID: "g-ops", Name: "Ops", UserIDs: []string{"admin"}})
+		admin := map[string]string{"Authorization": "Bearer sk-admin", "X-OpenWebUI-Chat-Id": "c-admin"}
+		wantError(t, e.post("shed_group_info", map[string]any{"group": "g-eng"}, admin), "GROUP_ACCESS_DENIED")
+		wantError(t, e.post("shed_tree", map[string]any{"zone": "group", "group": "g-eng"}, admin), "GROUP_ACCESS_DENIED")
+		r := e.post("shed_group_list", map[string]any{}, admin)
+		wantOK(t, r)
+		if strings.Contains(r.raw, "g-eng") || !strings.Contains(r.raw, "g-ops") {
+			t.Fatalf("omit member lists %v: an administrator's groups: %s", omit, r.raw)
+		}
+		wantOK(t, e.post("shed_group_info", map[string]any{"group": "g-eng"}, session("alice")))
+	}
+}

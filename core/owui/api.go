@@ -52,10 +52,11 @@ func (c *Client) Me(ctx context.Context, token string) (User, error) {
 	return User{ID: a.ID, Email: a.Email, Name: a.Name, Role: a.Role}, nil
 }
 
-// Groups lists, with GET {base}/api/v1/groups/, the groups token's user
-// belongs to (all groups for an admin).
+// Groups lists, with GET {base}/api/v1/users/groups, the groups token's user is a member
+// of. Not GET /api/v1/groups/: that lists every group to an administrator, and recent
+// versions send no member lists to tell the administrator's own apart.
 func (c *Client) Groups(ctx context.Context, token string) ([]Group, error) {
-	const path = "/api/v1/groups/"
+	const path = "/api/v1/users/groups"
 	var a []struct {
 		ID      string   `json:"id"`
 		Name    string   `json:"name"`

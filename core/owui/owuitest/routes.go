@@ -20,7 +20,8 @@ type object = map[string]any
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/auths/{$}", s.authed(s.me))
-	mux.HandleFunc("GET /api/v1/groups/{$}", s.authed(s.listGroups))
+	mux.HandleFunc("GET /api/v1/groups/{$}", s.authed(s.listGroups(true)))
+	mux.HandleFunc("GET /api/v1/users/groups", s.authed(s.listGroups(false)))
 	mux.HandleFunc("POST /api/v1/groups/id/{id}/users", s.authed(s.groupUsers))
 	mux.HandleFunc("GET /api/v1/files/{id}", s.authed(s.fileMeta))
 	mux.HandleFunc("GET /api/v1/files/{id}/content", s.authed(s.fileContent))
@@ -78,12 +79,23 @@ func (s *Server) me(w http.ResponseWriter, _ *http.Request, token string, u owui
 	})
 }
 
-func (s *Server) listGroups(w http.ResponseWriter, _ *http.Request, _ string, u owui.User) {
+// listGroups answers GET /api/v1/groups/ (adminSeesAll: every group to an administrator)
+// and GET /api/v1/users/groups (the groups the user is a member of, whatever its role).
+func (s *Server) listGroups(adminSeesAll bool) func(http.ResponseWriter, *http.Request, string, owui.User) {
+	return func(w http.ResponseWriter, _ *http.Request, _ string, u owui.User) {
+		s.writeGroups(w, func(g owui.Group) bool {
+			return adminSeesAll && u.Role == "admin" || slices.Contains(g.UserIDs, u.ID)
+		})
+	}
+}
+
+// writeGroups writes the groups listed keeps, as Open WebUI's GroupResponse records.
+func (s *Server) writeGroups(w http.ResponseWriter, listed func(owui.Group) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []object{}
 	for _, g := range s.groups {
-		if u.Role != "admin" && !slices.Contains(g.UserIDs, u.ID) {
+		if !listed(g) {
 			continue
 		}
 		ids := append([]string{}, g.UserIDs...)

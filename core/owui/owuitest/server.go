@@ -100,7 +100,7 @@ func (s *Server) AddChat(chatID, ownerID string, fileIDs ...string) {
 	s.chats[chatID] = chat{ownerID: ownerID, fileIDs: append([]string(nil), fileIDs...), created: time.Now().Unix()}
 }
 
-// OmitMemberLists makes GET /api/v1/groups/ send member_count without user_ids, as
+// OmitMemberLists makes the group lists send member_count without user_ids, as
 // recent Open WebUI versions do; the admin route POST /api/v1/groups/id/{id}/users still
 // lists the members.
 func (s *Server) OmitMemberLists(omit bool) {
