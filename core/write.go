@@ -24,7 +24,8 @@ type Target struct {
 	Size    int64
 	Dir     bool
 	Symlink bool
-	// info is the entry itself (not followed), for the steps other than OpWrite.
+	// Info is the entry itself (not followed) for the steps other than OpWrite; for OpWrite,
+	// the existing file (followed), which WriteFile checks is unchanged when it renames.
 	Info fs.FileInfo
 }
 
@@ -88,7 +89,7 @@ func StatTarget(z *Zone, rel, shown string) (Target, error) {
 	case err == nil && !fi.Mode().IsRegular():
 		return t, Errf(NotAFile, "Path is not a regular file: %s", shown).With("path", shown).With("zone", z.Label)
 	case err == nil:
-		t.Exists, t.Size = true, fi.Size()
+		t.Exists, t.Size, t.Info = true, fi.Size(), fi
 		return t, nil
 	case errors.Is(err, syscall.ENOTDIR):
 		return t, ParentNotDir(z, shown)
@@ -149,7 +150,11 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 		if err := tx.r.MkdirAll(tx.ctx, z.Fs, path.Dir(t.Rel)); err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
-		n, err := z.Fs.WriteAtomic(t.Rel, w.Body, 0o600)
+		body := w.Body
+		if t.Exists {
+			body = &unchangedAtEnd{r: body, z: z, t: t}
+		}
+		n, err := z.Fs.WriteAtomic(t.Rel, body, 0o600)
 		if err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}

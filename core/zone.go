@@ -132,6 +132,11 @@ func (z *Zone) Path(p string, allowZone bool) (string, error) {
 	return clean, nil
 }
 
+// ErrChangedMeanwhile is a file that changed between the two reads of one streamed edit (a
+// command of the zone wrote it meanwhile): the edit's atomic write is abandoned, so the file
+// stays as the command left it. PathError answers FILE_LOCKED: busy, retry.
+var ErrChangedMeanwhile = errors.New("the file changed while it was edited")
+
 // pathError translates a confinement error into the catalogue, without host paths.
 func PathError(err error, z *Zone, p string) *Error {
 	if e, ok := AsError(err); ok {
@@ -151,6 +156,9 @@ func PathError(err error, z *Zone, p string) *Error {
 		return Errf(DecryptionRequired, "%s is encrypted and the server cannot use your key", p).With("path", p).With("zone", z.Label)
 	case errors.Is(err, crypt.ErrFormat):
 		return Errf(InvalidEncryptedFile, "%s is not a valid encrypted file", p).With("path", p).With("zone", z.Label).Because(err)
+	case errors.Is(err, ErrChangedMeanwhile):
+		return Errf(FileLocked, "%s changed while it was edited (a command in the %s zone wrote it meanwhile): nothing was changed", p, z.Label).
+			With("path", p).With("zone", z.Label).WithHint("Wait for the command to end, read the file again, then retry the edit")
 	}
 	return Errf(InternalError, "File system error on %s", p).With("path", p).Because(err)
 }

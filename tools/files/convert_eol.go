@@ -155,7 +155,7 @@ func unfinishedRune(b []byte) int {
 }
 
 // writeEOL writes the text read from r with every line break ("\r\n", "\n" or a lone
-// "\r") as "\n", or as "\r\n" when dos. It fails with errChanged unless it writes exactly
+// "\r") as "\n", or as "\r\n" when dos. It fails with core.ErrChangedMeanwhile unless it writes exactly
 // size bytes.
 func writeEOL(w io.Writer, r io.Reader, dos bool, size int64) error {
 	cw := &countWriter{w: w}
@@ -210,7 +210,7 @@ func writeEOL(w io.Writer, r io.Reader, dos bool, size int64) error {
 		return err
 	}
 	if cw.n != size {
-		return errChanged
+		return core.ErrChangedMeanwhile
 	}
 	return nil
 }

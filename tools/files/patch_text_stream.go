@@ -19,10 +19,6 @@ import (
 // nothing more, since its matches are found one at a time (matcher) and the result is
 // streamed.
 
-// errChanged is a file that changed between the two reads of a streamed edit (a command
-// writing it meanwhile): the edit fails and the file is left as the command left it.
-var errChanged = errors.New("the file changed while it was edited")
-
 // textScan is what the first read of a text file found.
 type textScan struct {
 	lines      int
@@ -144,7 +140,7 @@ func (e textEdit) lineEdit(sc textScan, size int64, block string) (int64, int, e
 }
 
 // writeLines writes the edited text, reading the old one from r a line at a time: block
-// inserted where e says, or in place of the lines e replaces. It fails with errChanged
+// inserted where e says, or in place of the lines e replaces. It fails with core.ErrChangedMeanwhile
 // unless it writes exactly size bytes from the text scan read.
 func (e textEdit) writeLines(w io.Writer, r io.Reader, sc textScan, block string, size int64) error {
 	cw := &countWriter{w: w}
@@ -202,7 +198,7 @@ func (e textEdit) writeLines(w io.Writer, r io.Reader, sc textScan, block string
 		return err
 	}
 	if i != n {
-		return errChanged
+		return core.ErrChangedMeanwhile
 	}
 	trim := false
 	switch {
@@ -222,7 +218,7 @@ func (e textEdit) writeLines(w io.Writer, r io.Reader, sc textScan, block string
 		return err
 	}
 	if cw.n != size {
-		return errChanged
+		return core.ErrChangedMeanwhile
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -101,6 +102,30 @@ func TestWithEOLMatchesReplaceAll(t *testing.T) {
 			if got := withEOL(s, eol); got != want {
 				t.Errorf("withEOL(%q, %q) = %q, want %q", s, eol, got, want)
 			}
+		}
+	}
+}
+
+// swapReader is a file whose content a command rewrites in place between two reads.
+type swapReader struct{ b []byte }
+
+func (s *swapReader) ReadAt(p []byte, off int64) (int, error) { return bytes.NewReader(s.b).ReadAt(p, off) }
+
+// TestStreamedEditOfAFileChangedMeanwhile: when the second read finds other lines than the
+// first counted, the producer fails with core.ErrChangedMeanwhile (FILE_LOCKED in the
+// answer), never a result built from two different files. (A change the producer cannot
+// see, such as bytes appended past what it reads, is the kernel's check before the rename:
+// core's TestWriteOfAFileChangedMeanwhileIsFileLocked.)
+func TestStreamedEditOfAFileChangedMeanwhile(t *testing.T) {
+	for _, after := range []string{"a\nc\n", "a\nb\n\n\n"} {
+		f := &swapReader{[]byte("a\nb\nc\n")}
+		p, err := planText(f, nil, core.Target{Size: int64(len(f.b)), Shown: "f.txt"}, textEdit{position: "after", line: 1}, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.b = []byte(after)
+		if err := p.produce(&bytes.Buffer{}); !errors.Is(err, core.ErrChangedMeanwhile) {
+			t.Errorf("rewritten as %q: %v", after, err)
 		}
 	}
 }
