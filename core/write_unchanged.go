@@ -46,4 +46,3 @@ func sameFile(was fs.FileInfo, z *Zone, rel string) bool {
 	b, ok2 := now.Sys().(*syscall.Stat_t)
 	return !ok1 || !ok2 || a.Ino == b.Ino && a.Dev == b.Dev
 }
-

@@ -109,7 +109,9 @@ func TestWithEOLMatchesReplaceAll(t *testing.T) {
 // swapReader is a file whose content a command rewrites in place between two reads.
 type swapReader struct{ b []byte }
 
-func (s *swapReader) ReadAt(p []byte, off int64) (int, error) { return bytes.NewReader(s.b).ReadAt(p, off) }
+func (s *swapReader) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(s.b).ReadAt(p, off)
+}
 
 // TestStreamedEditOfAFileChangedMeanwhile: when the second read finds other lines than the
 // first counted, the producer fails with core.ErrChangedMeanwhile (FILE_LOCKED in the
