@@ -161,3 +161,24 @@ func BenchmarkBulkCommit(b *testing.B) {
 	b.ReportMetric(float64(t.Microseconds())/1000, "git-p50-ms")
 	b.ReportMetric(float64(o)/float64(t), "ratio")
 }
+
+// BenchmarkWritersTakingTurns: on a 10,000-file repository, one file written and committed
+// (CommitPaths) by one Repo alone, against two Repos on the same repository committing in
+// turn — what replicas sharing a Documents zone do. Each turn finds HEAD moved by the other
+// and brings its cache forward by the difference (advance); it used to reload and rebuild
+// the whole index. Run: go test -run '^$' -bench BenchmarkWritersTakingTurns -benchtime 200x ./core/vcs/
+func BenchmarkWritersTakingTurns(b *testing.B) {
+	z, _ := benchZone(b)
+	who := Signature{Name: "bench", Email: "b@x"}
+	commit := func(b *testing.B, r *Repo, i int) {
+		p := fmt.Sprintf("d%02d/f%04d.txt", i%100, i%benchFiles)
+		z.write(b, p, fmt.Sprintf("%s %d\n", b.Name(), i))
+		if h, err := r.CommitPaths([]string{p}, who, "shed_patch_text: "+p); err != nil || h == "" {
+			b.Fatal(h, err)
+		}
+	}
+	one := z.open(b)
+	b.Run("one-writer", func(b *testing.B) { measure(b, func(i int) { commit(b, one, i) }) })
+	two := []*Repo{z.open(b), z.open(b)}
+	b.Run("two-in-turn", func(b *testing.B) { measure(b, func(i int) { commit(b, two[i%2], i) }) })
+}

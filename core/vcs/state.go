@@ -59,8 +59,16 @@ func (r *Repo) refresh() error {
 		return err
 	}
 	id, mtime := r.statIndex()
-	if r.s.valid && r.s.branch == branch && r.s.head == head && r.s.file == id {
-		return nil
+	if r.s.valid && r.s.branch == branch {
+		switch {
+		case r.s.head == head:
+			// The index file changed or not, the cache still describes HEAD: another
+			// writer of the file (a replica saving its own cache of HEAD, git status
+			// refreshing stat data) changed no content it caches.
+			return nil
+		case r.advance(head):
+			return nil
+		}
 	}
 	tree := emptyTree
 	if !head.IsZero() {
@@ -232,8 +240,8 @@ func (r *Repo) flushIndex() {
 	if !r.s.valid || !r.s.dirty {
 		return
 	}
-	if id, _ := r.statIndex(); id != r.s.file {
-		r.s.valid = false // someone else wrote the index: never overwrite it blindly
+	if _, head, err := r.readHead(); err != nil || head != r.s.head {
+		r.s.valid = false // a commit of another writer: never save a cache of an older HEAD
 		return
 	}
 	if err := r.storeIndex(); err != nil {
