@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -44,7 +46,8 @@ type result struct {
 	replicas int
 	stats    loadgen.Stats
 	acked    []line
-	base     string // the storage directory
+	base     string  // the storage directory
+	spent    metrics // what the replicas' /metrics counted during the load, summed
 }
 
 // writesPerSec is the acknowledged appends per second.
@@ -82,6 +85,7 @@ func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
 	}
 	var mu sync.Mutex
 	var acked []line
+	before := scrape(t, rs)
 	st := loadgen.Hammer(ctx, clients, math.MaxInt32, time.Now().Add(d), func(w, i int) error {
 		l := line{user: w % users, file: "shared.txt", text: fmt.Sprintf("w%02d-%07d", w, i)}
 		if i%2 == 1 {
@@ -96,7 +100,7 @@ func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
 		}
 		return err
 	})
-	return result{replicas: n, stats: st, acked: acked, base: base}
+	return result{replicas: n, stats: st, acked: acked, base: base, spent: scrape(t, rs).minus(before)}
 }
 
 // check fails t unless every acknowledged append is in its file and made its own commit.
@@ -131,12 +135,65 @@ func (r result) check(t testing.TB) {
 	}
 }
 
-// log writes the load's figures.
+// log writes the load's figures, and where the replicas' time went per acknowledged write:
+// their CPU, and each internal operation's count and mean duration.
 func (r result) log(t testing.TB) {
 	t.Helper()
 	t.Logf("%d replica(s): %d acknowledged writes in %s: %.1f writes/s, p50 %s, p99 %s, errors %d %s",
 		r.replicas, len(r.acked), r.stats.Elapsed.Round(time.Millisecond), r.writesPerSec(),
 		r.stats.Pct(50).Round(time.Microsecond), r.stats.Pct(99).Round(time.Microsecond), r.stats.Errors, r.stats.FirstErr)
+	w := float64(max(len(r.acked), 1))
+	parts := []string{fmt.Sprintf("replicas' CPU %.2f ms", 1000*r.spent["process_cpu_seconds_total"]/w)}
+	for _, k := range slices.Sorted(maps.Keys(r.spent)) {
+		if op, ok := strings.CutPrefix(k, opCount); ok {
+			n := r.spent[k]
+			parts = append(parts, fmt.Sprintf("%s %.2f × %.2f ms", strings.Trim(op, `"}`), n/w, 1000*r.spent[opSum+op]/max(n, 1)))
+		}
+	}
+	t.Logf("  per write: %s", strings.Join(parts, ", "))
+}
+
+// The series of /metrics that scrape keeps (with the op label's value after the prefix).
+const (
+	opCount = `fileshed_operation_duration_seconds_count{op=`
+	opSum   = `fileshed_operation_duration_seconds_sum{op=`
+)
+
+// metrics is a sum over replicas of some /metrics series.
+type metrics map[string]float64
+
+// minus is m - o, series by series.
+func (m metrics) minus(o metrics) metrics {
+	out := metrics{}
+	for k, v := range m {
+		out[k] = v - o[k]
+	}
+	return out
+}
+
+// scrape sums the replicas' CPU seconds and their internal operations' counts and sums.
+func scrape(t testing.TB, rs []*replicatest.Replica) metrics {
+	t.Helper()
+	m := metrics{}
+	for _, r := range rs {
+		resp, err := http.Get(r.URL() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(l, " ")
+			x, err := strconv.ParseFloat(v, 64)
+			if ok && err == nil && (k == "process_cpu_seconds_total" || strings.HasPrefix(k, opCount) || strings.HasPrefix(k, opSum)) {
+				m[k] += x
+			}
+		}
+	}
+	return m
 }
 
 // TestReplicasLoad runs one short round of the benchmark, 1 then 3 replicas, and checks
