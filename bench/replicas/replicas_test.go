@@ -61,7 +61,7 @@ func userHeader(u int) map[string]string {
 }
 
 // runLoad starts n replicas of bin on a new storage directory and a new database, seeds
-// each user's shared file, and runs the load for d.
+// each user's shared file, runs the load for d, and kills the replicas.
 func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
 	t.Helper()
 	dir := t.TempDir()
@@ -73,7 +73,8 @@ func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
 			"FILESHED_AUTH_MODE=headers", "FILESHED_AUTH_API_KEY="+apiKey,
 			"FILESHED_STATE_DRIVER=postgres", "FILESHED_STATE_URL="+stateURL,
 			"FILESHED_ENCRYPTION_WORK_DIR="+filepath.Join(dir, fmt.Sprintf("plain%d", i)))
-		rs[i].Start(t) // one after the other: the first runs the migrations alone
+		rs[i].Start(t)     // one after the other: the first runs the migrations alone
+		defer rs[i].Kill() // now, not when t ends: a round's replicas must not load the next
 	}
 	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	ctx := context.Background()
