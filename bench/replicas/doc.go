@@ -4,11 +4,10 @@
 // rounds alternating the two, with the ratio of acknowledged writes per second (3 / 1;
 // target ≥ 0.8 on a 2-core machine: coordinating the replicas must not collapse it).
 //
-//	go test -v -run '^$' -bench BenchmarkReplicas -benchtime 5x -timeout 60m ./bench/replicas/
+//	go test -run '^$' -bench BenchmarkReplicas -benchtime 5x -timeout 60m ./bench/replicas/
 //
-// Each round's figures are logged (-v: without it the log is cut after two rounds), with
-// where the replicas' time went per write (their CPU, and the count and mean duration of
-// each internal operation, from their /metrics); FILESHED_BENCH_SECONDS sets each load's
-// length (20 s). TestReplicasLoad runs one short round so that the benchmark cannot rot.
+// Each round's figures are printed, with where the replicas' time went per write (their
+// CPU, and the count and mean duration of each internal operation, from their /metrics);
+// FILESHED_BENCH_SECONDS sets each load's length (20 s). TestReplicasLoad runs one short round so that the benchmark cannot rot.
 // The load is bench/internal/loadgen's, the replica processes internal/replicatest's.
 package replicas

@@ -136,11 +136,10 @@ func (r result) check(t testing.TB) {
 	}
 }
 
-// log writes the load's figures, and where the replicas' time went per acknowledged write:
-// their CPU, and each internal operation's count and mean duration.
-func (r result) log(t testing.TB) {
-	t.Helper()
-	t.Logf("%d replica(s): %d acknowledged writes in %s: %.1f writes/s, p50 %s, p99 %s, errors %d %s",
+// log writes the load's figures through logf, and where the replicas' time went per
+// acknowledged write: their CPU, and each internal operation's count and mean duration.
+func (r result) log(logf func(format string, args ...any)) {
+	logf("%d replica(s): %d acknowledged writes in %s: %.1f writes/s, p50 %s, p99 %s, errors %d %s",
 		r.replicas, len(r.acked), r.stats.Elapsed.Round(time.Millisecond), r.writesPerSec(),
 		r.stats.Pct(50).Round(time.Microsecond), r.stats.Pct(99).Round(time.Microsecond), r.stats.Errors, r.stats.FirstErr)
 	w := float64(max(len(r.acked), 1))
@@ -151,7 +150,7 @@ func (r result) log(t testing.TB) {
 			parts = append(parts, fmt.Sprintf("%s %.2f × %.2f ms", strings.Trim(op, `"}`), n/w, 1000*r.spent[opSum+op]/max(n, 1)))
 		}
 	}
-	t.Logf("  per write: %s", strings.Join(parts, ", "))
+	logf("  per write: %s", strings.Join(parts, ", "))
 }
 
 // The series of /metrics that scrape keeps (with the op label's value after the prefix).
@@ -209,7 +208,7 @@ func TestReplicasLoad(t *testing.T) {
 	}
 	for _, n := range []int{1, 3} {
 		r := runLoad(t, bin, n, 2*time.Second)
-		r.log(t)
+		r.log(t.Logf)
 		if r.stats.Errors > 0 || len(r.acked) < clients {
 			t.Fatalf("%d replicas: %d errors, %d acknowledged writes: %s", n, r.stats.Errors, len(r.acked), r.stats.FirstErr)
 		}
@@ -218,9 +217,11 @@ func TestReplicasLoad(t *testing.T) {
 }
 
 // BenchmarkReplicas runs b.N rounds, each a load on 1 replica and one on 3 (their order
-// alternates from one round to the next), logs each round's writes/s, p50, p99 and ratio,
-// and reports the medians (the ratio's range too).
+// alternates from one round to the next), prints each round's writes/s, p50, p99 and ratio
+// (on stdout: the testing package cuts a benchmark's log to 10 lines), and reports the
+// medians (the ratio's range too).
 func BenchmarkReplicas(b *testing.B) {
+	printf := func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 	bin, err := replicatest.Build(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -241,11 +242,11 @@ func BenchmarkReplicas(b *testing.B) {
 		for _, n := range order {
 			r := runLoad(b, bin, n, d)
 			r.check(b)
-			r.log(b)
+			r.log(printf)
 			got[n] = r
 		}
 		ratio := got[3].writesPerSec() / got[1].writesPerSec()
-		b.Logf("round %d: ratio 3/1 %.2f (load average %s)", round, ratio, loadAverage())
+		printf("round %d: ratio 3/1 %.2f (load average %s)", round, ratio, loadAverage())
 		ratios = append(ratios, ratio)
 		one, three = append(one, got[1].writesPerSec()), append(three, got[3].writesPerSec())
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
