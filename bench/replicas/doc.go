@@ -8,6 +8,7 @@
 //
 // Each round's figures are printed, with where the replicas' time went per write (their
 // CPU, and the count and mean duration of each internal operation, from their /metrics);
-// FILESHED_BENCH_SECONDS sets each load's length (20 s). TestReplicasLoad runs one short round so that the benchmark cannot rot.
+// FILESHED_BENCH_SECONDS sets each load's length (20 s), FILESHED_BENCH_FILES the files
+// tracked in each user's Documents before it (0). TestReplicasLoad runs one short round so that the benchmark cannot rot.
 // The load is bench/internal/loadgen's, the replica processes internal/replicatest's.
 package replicas

@@ -61,11 +61,25 @@ func userHeader(u int) map[string]string {
 }
 
 // runLoad starts n replicas of bin on a new storage directory and a new database, seeds
-// each user's shared file, runs the load for d, and kills the replicas.
-func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
+// each user's Documents (files small files, shared.txt, both committed), runs the load for
+// d, and kills the replicas.
+func runLoad(t testing.TB, bin string, n, files int, d time.Duration) result {
 	t.Helper()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "storage")
+	for u := range users {
+		for i := range files {
+			p := filepath.Join(base, "users", fmt.Sprintf("u%d", u), "Documents", "data", "seed", fmt.Sprintf("d%02d", i%100), fmt.Sprintf("f%05d.txt", i))
+			if i < 100 {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(p, []byte("seed\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	stateURL := pgtest.URL(t)
 	rs := make([]*replicatest.Replica, n)
 	for i := range rs {
@@ -79,9 +93,14 @@ func runLoad(t testing.TB, bin string, n int, d time.Duration) result {
 	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	ctx := context.Background()
 	for u := range users {
-		body := []byte(`{"zone":"documents","path":"shared.txt","content":""}`)
-		if _, err := loadgen.Call(ctx, client, rs[0].URL()+"/shed_create_file", body, userHeader(u)); err != nil {
-			t.Fatalf("seed: %v", err)
+		// The second call, a writing command, commits the seed files.
+		for _, c := range []struct{ tool, body string }{
+			{"shed_create_file", `{"zone":"documents","path":"shared.txt","content":""}`},
+			{"shed_exec", `{"zone":"documents","cmd":"touch","args":["seeded"]}`},
+		} {
+			if _, err := loadgen.Call(ctx, client, rs[0].URL()+"/"+c.tool, []byte(c.body), userHeader(u)); err != nil {
+				t.Fatalf("seed: %v", err)
+			}
 		}
 	}
 	var mu sync.Mutex
@@ -130,8 +149,8 @@ func (r result) check(t testing.TB) {
 		out, err := exec.Command("git", "--git-dir", filepath.Join(r.base, "users", fmt.Sprintf("u%d", u), "Documents", "repo.git"),
 			"rev-list", "--count", "HEAD").CombinedOutput()
 		got, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-		if err != nil || got != want+1 { // +1: the seed's commit
-			t.Fatalf("%d replicas: user u%d has %s commits for %d acknowledged appends (+1 seed): %v", r.replicas, u, out, want, err)
+		if err != nil || got != want+2 { // +2: the seed's commits
+			t.Fatalf("%d replicas: user u%d has %s commits for %d acknowledged appends (+2 seeds): %v", r.replicas, u, out, want, err)
 		}
 	}
 }
@@ -145,7 +164,7 @@ func (r result) log(logf func(format string, args ...any)) {
 	w := float64(max(len(r.acked), 1))
 	parts := []string{fmt.Sprintf("replicas' CPU %.2f ms", 1000*r.spent["process_cpu_seconds_total"]/w)}
 	for _, k := range slices.Sorted(maps.Keys(r.spent)) {
-		if op, ok := strings.CutPrefix(k, opCount); ok {
+		if op, ok := strings.CutPrefix(k, opCount); ok && r.spent[k] > 0 {
 			n := r.spent[k]
 			parts = append(parts, fmt.Sprintf("%s %.2f × %.2f ms", strings.Trim(op, `"}`), n/w, 1000*r.spent[opSum+op]/max(n, 1)))
 		}
@@ -207,7 +226,7 @@ func TestReplicasLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 3} {
-		r := runLoad(t, bin, n, 2*time.Second)
+		r := runLoad(t, bin, n, 10, 2*time.Second)
 		r.log(t.Logf)
 		if r.stats.Errors > 0 || len(r.acked) < clients {
 			t.Fatalf("%d replicas: %d errors, %d acknowledged writes: %s", n, r.stats.Errors, len(r.acked), r.stats.FirstErr)
@@ -230,6 +249,7 @@ func BenchmarkReplicas(b *testing.B) {
 	if s, err := strconv.Atoi(os.Getenv("FILESHED_BENCH_SECONDS")); err == nil && s > 0 {
 		d = time.Duration(s) * time.Second
 	}
+	files, _ := strconv.Atoi(os.Getenv("FILESHED_BENCH_FILES"))
 	var ratios, one, three, p50One, p50Three, p99One, p99Three []float64
 	round := 0
 	for b.Loop() {
@@ -240,7 +260,7 @@ func BenchmarkReplicas(b *testing.B) {
 		}
 		got := map[int]result{}
 		for _, n := range order {
-			r := runLoad(b, bin, n, d)
+			r := runLoad(b, bin, n, max(files, 0), d)
 			r.check(b)
 			r.log(printf)
 			got[n] = r
