@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +21,7 @@ import (
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/owui/owuitest"
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/replicatest"
 )
 
 // The end-to-end test of several replicas (issue 25, "Tests and benchmarks"): 3 servers on
@@ -65,9 +63,9 @@ func TestReplicasEndToEndNegativeControl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "fileshed")
-	if out, err := exec.Command("go", "build", "-tags", "fileshed_inprocess_locks", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	bin, err := replicatest.Build(t.TempDir(), "fileshed_inprocess_locks")
+	if err != nil {
+		t.Fatal(err)
 	}
 	r := runReplicas(t, bin, 10*time.Second) // its usage never settles: no need to wait a minute
 	r.log(t)
@@ -86,79 +84,6 @@ func TestReplicasEndToEndNegativeControl(t *testing.T) {
 	}
 	slices.Sort(lines)
 	t.Logf("%d violations, as expected without shared locks:\n%s", len(v), strings.Join(lines, "\n"))
-}
-
-// replica is one server process of the run, restartable on the same address.
-type replica struct {
-	bin, addr string
-	env       []string
-	cmd       *exec.Cmd
-	logs      *syncBuffer
-	exited    chan struct{}
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writer and the test's reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// start runs the replica and waits for its /healthz.
-func (r *replica) start(t *testing.T) {
-	t.Helper()
-	r.cmd = exec.Command(r.bin)
-	r.cmd.Env = append(os.Environ(), append(r.env, "FILESHED_LISTEN="+r.addr)...)
-	r.logs, r.exited = &syncBuffer{}, make(chan struct{})
-	r.cmd.Stderr = r.logs
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	cmd, exited := r.cmd, r.exited
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get("http://" + r.addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return
-		}
-		select {
-		case <-exited:
-			t.Fatalf("replica %s exited at start:\n%s", r.addr, r.logs)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %s did not start:\n%s", r.addr, r.logs)
-		}
-	}
-}
-
-// kill stops the replica with SIGKILL and waits for it to be gone.
-func (r *replica) kill() {
-	r.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.exited
-}
-
-// freeAddr is a free loopback address.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // answer is what one call got: success, the error code, the commit hash, or a transport
@@ -248,19 +173,19 @@ func runReplicas(t *testing.T, bin string, settleFor time.Duration) *replicasRep
 		fake.AddChat(chat, map[string]string{"slow": slowID, "cut": cutID}[chat], id)
 	}
 	stateURL := pgtest.URL(t)
-	rs := make([]*replica, e2eReplicas)
+	rs := make([]*replicatest.Replica, e2eReplicas)
 	for i := range rs {
-		rs[i] = &replica{bin: bin, addr: freeAddr(t), env: []string{
-			"FILESHED_STORAGE_BASE_PATH=" + base, "FILESHED_AUTH_MODE=session",
-			"FILESHED_OPENWEBUI_URL=" + fake.URL, "FILESHED_OPENWEBUI_TIMEOUT_SECONDS=20",
-			"FILESHED_STATE_DRIVER=postgres", "FILESHED_STATE_URL=" + stateURL,
-			"FILESHED_ENCRYPTION_WORK_DIR=" + filepath.Join(dir, fmt.Sprintf("plain%d", i)),
-		}}
-		rs[i].start(t) // one after the other: the first runs the migrations alone
+		rs[i] = replicatest.New(t, bin,
+			"FILESHED_STORAGE_BASE_PATH="+base, "FILESHED_AUTH_MODE=session",
+			"FILESHED_OPENWEBUI_URL="+fake.URL, "FILESHED_OPENWEBUI_TIMEOUT_SECONDS=20",
+			"FILESHED_STATE_DRIVER=postgres", "FILESHED_STATE_URL="+stateURL,
+			"FILESHED_ENCRYPTION_WORK_DIR="+filepath.Join(dir, fmt.Sprintf("plain%d", i)),
+		)
+		rs[i].Start(t) // one after the other: the first runs the migrations alone
 	}
 	rep := &replicasReport{base: base}
 	for _, c := range []struct{ zone, path string }{{"documents", "shared.txt"}, {"storage", "locked.txt"}, {"storage", "linked.txt"}} {
-		a := toolCall(rs[0].addr, "shed_create_file", map[string]any{"zone": c.zone, "path": c.path, "content": "start\n"}, as{0, "setup"})
+		a := toolCall(rs[0].Addr, "shed_create_file", map[string]any{"zone": c.zone, "path": c.path, "content": "start\n"}, as{0, "setup"})
 		if !a.ok {
 			t.Fatalf("create %s: %+v", c.path, a)
 		}
@@ -291,7 +216,7 @@ func runReplicas(t *testing.T, bin string, settleFor time.Duration) *replicasRep
 				}
 				body["content"] = ac.line + "\n"
 				ac.duringKill = ac.replica == e2eKilled && killing.Load()
-				ac.answer = toolCall(rs[ac.replica].addr, "shed_patch_text", body, who)
+				ac.answer = toolCall(rs[ac.replica].Addr, "shed_patch_text", body, who)
 				ac.duringKill = ac.duringKill || ac.replica == e2eKilled && killing.Load()
 				if ac.answer.ok {
 					acked.Add(1)
@@ -306,16 +231,16 @@ func runReplicas(t *testing.T, bin string, settleFor time.Duration) *replicasRep
 	}
 	imported := make(chan answer, 1)
 	go func() {
-		imported <- toolCall(rs[0].addr, "shed_import", map[string]any{"file_id": "f-slow"}, as{0, "slow"})
+		imported <- toolCall(rs[0].Addr, "shed_import", map[string]any{"file_id": "f-slow"}, as{0, "slow"})
 	}()
-	go toolCall(rs[e2eKilled].addr, "shed_import", map[string]any{"file_id": "f-cut"}, as{1, "cut"}) // cut by the kill
+	go toolCall(rs[e2eKilled].Addr, "shed_import", map[string]any{"file_id": "f-cut"}, as{1, "cut"}) // cut by the kill
 	waitForTempFile(t, filepath.Join(base, "users", slowID, "Uploads", "slow"))
 	waitForTempFile(t, filepath.Join(base, "users", cutID, "Uploads", "cut"))
 	killing.Store(true)
-	rs[e2eKilled].kill()
+	rs[e2eKilled].Kill()
 	rep.killedAt = acked.Load()
 	time.Sleep(300 * time.Millisecond)
-	rs[e2eKilled].start(t)
+	rs[e2eKilled].Start(t)
 	killing.Store(false)
 	wg.Wait()
 	rep.slowImport = <-imported
@@ -325,10 +250,10 @@ func runReplicas(t *testing.T, bin string, settleFor time.Duration) *replicasRep
 
 	rep.lockedEdit = lockedEditAcross(rs)
 	rep.downloads = downloadsAcross(t, rs)
-	rep.settle(t, rs[0].addr, settleFor)
+	rep.settle(t, rs[0].Addr, settleFor)
 	for i, r := range rs {
 		if i != e2eKilled {
-			rep.liveLogs = append(rep.liveLogs, r.logs.String())
+			rep.liveLogs = append(rep.liveLogs, r.Logs())
 		}
 	}
 	return rep
@@ -350,12 +275,12 @@ func waitForTempFile(t *testing.T, dir string) {
 
 // lockedEditAcross opens a locked edit on one replica and tries a write of the same file
 // from another conversation on another replica: the code it got ("" for a success).
-func lockedEditAcross(rs []*replica) string {
-	if a := toolCall(rs[0].addr, "shed_lockedit_open", map[string]any{"zone": "storage", "path": "locked.txt"}, as{0, "editor"}); !a.ok {
+func lockedEditAcross(rs []*replicatest.Replica) string {
+	if a := toolCall(rs[0].Addr, "shed_lockedit_open", map[string]any{"zone": "storage", "path": "locked.txt"}, as{0, "editor"}); !a.ok {
 		return "open: " + a.code
 	}
-	defer toolCall(rs[0].addr, "shed_lockedit_cancel", map[string]any{"zone": "storage", "path": "locked.txt"}, as{0, "editor"})
-	a := toolCall(rs[2].addr, "shed_patch_text", map[string]any{"zone": "storage", "path": "locked.txt", "content": "intruder\n"}, as{0, "other"})
+	defer toolCall(rs[0].Addr, "shed_lockedit_cancel", map[string]any{"zone": "storage", "path": "locked.txt"}, as{0, "editor"})
+	a := toolCall(rs[2].Addr, "shed_patch_text", map[string]any{"zone": "storage", "path": "locked.txt", "content": "intruder\n"}, as{0, "other"})
 	if a.transport != nil {
 		return a.transport.Error()
 	}
@@ -364,8 +289,8 @@ func lockedEditAcross(rs []*replica) string {
 
 // downloadsAcross makes a link with max_downloads 5 on one replica and fetches it 4 times
 // from each replica at once: how many fetches were served.
-func downloadsAcross(t *testing.T, rs []*replica) int {
-	a := toolCall(rs[1].addr, "shed_link_create", map[string]any{"zone": "storage", "path": "linked.txt", "max_downloads": 5}, as{0, "links"})
+func downloadsAcross(t *testing.T, rs []*replicatest.Replica) int {
+	a := toolCall(rs[1].Addr, "shed_link_create", map[string]any{"zone": "storage", "path": "linked.txt", "max_downloads": 5}, as{0, "links"})
 	link, _ := a.data["url"].(string)
 	u, err := url.Parse(link)
 	if !a.ok || err != nil {
@@ -378,7 +303,7 @@ func downloadsAcross(t *testing.T, rs []*replica) int {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				resp, err := client.Get("http://" + r.addr + u.RequestURI())
+				resp, err := client.Get("http://" + r.Addr + u.RequestURI())
 				if err != nil {
 					return
 				}

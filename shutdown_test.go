@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/replicatest"
 )
 
 func TestMain(m *testing.M) {
@@ -42,17 +43,13 @@ func binary(t *testing.T) string {
 			binErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "fileshed")
-		for pkg, out := range map[string]string{".": binPath, "./cmd/fileshed-sandbox": filepath.Join(dir, "fileshed-sandbox")} {
-			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-				binErr = err
-				binPath = string(b)
-				return
-			}
+		binPath, binErr = replicatest.Build(dir)
+		if binErr != nil {
+			os.RemoveAll(dir)
 		}
 	})
 	if binErr != nil {
-		t.Fatalf("build: %v %s", binErr, binPath)
+		t.Fatal(binErr)
 	}
 	return binPath
 }

@@ -7,5 +7,6 @@
 //	go run ./bench/load -tool shed_tree -body '{"zone":"storage"}' -n 2000 -c 4
 //
 // Where it sits: a standalone tool under bench/; it speaks only HTTP and must never import
-// the fileshed packages (its test does, to run a real server in-process).
+// the fileshed packages (its test does, to run a real server in-process); its engine is
+// bench/internal/loadgen, shared with bench/replicas.
 package main

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,11 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/fileshed/fileshed/bench/internal/loadgen"
 )
 
 // Bounds of the flags: the tool must stop by itself in reasonable time.
@@ -70,16 +68,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			b, _ := json.Marshal(map[string]string{"zone": cfg.zone, "path": fmt.Sprintf("load-seed/%d/f%d.txt", i/1000, i), "content": "seed\n"})
 			return b
 		})
-		fmt.Fprintf(stdout, "seeded %d files in zone %s (%d errors, FILE_EXISTS counts as seeded) in %s\n", st.count, cfg.zone, st.errors, st.elapsed.Round(time.Millisecond))
-		if st.errors > 0 {
-			fmt.Fprintln(stderr, "load: seeding failed:", st.firstErr)
+		fmt.Fprintf(stdout, "seeded %d files in zone %s (%d errors, FILE_EXISTS counts as seeded) in %s\n", st.Count, cfg.zone, st.Errors, st.Elapsed.Round(time.Millisecond))
+		if st.Errors > 0 {
+			fmt.Fprintln(stderr, "load: seeding failed:", st.FirstErr)
 			return 1
 		}
 	}
 	st := hammer(ctx, client, cfg, cfg.tool, cfg.n, func(int) []byte { return cfg.body })
-	st.print(stdout, cfg.tool)
-	if st.errors > 0 {
-		fmt.Fprintln(stderr, "load: first error:", st.firstErr)
+	st.Print(stdout, cfg.tool)
+	if st.Errors > 0 {
+		fmt.Fprintln(stderr, "load: first error:", st.FirstErr)
 		return 1
 	}
 	return 0
@@ -143,93 +141,13 @@ func loopback(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// stats is what one series of requests measured.
-type stats struct {
-	count, errors int
-	lat           []time.Duration // sorted
-	elapsed       time.Duration
-	firstErr      string
-}
-
 // hammer sends n requests to tool from cfg.c workers and times each one.
-func hammer(ctx context.Context, client *http.Client, cfg *config, tool string, n int, body func(i int) []byte) stats {
-	var next atomic.Int64
-	var mu sync.Mutex
-	st := stats{lat: make([]time.Duration, 0, n)}
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range min(cfg.c, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				s := time.Now()
-				err := call(ctx, client, cfg, tool, body(i))
-				d := time.Since(s)
-				mu.Lock()
-				st.count++
-				st.lat = append(st.lat, d)
-				if err != nil {
-					st.errors++
-					if st.firstErr == "" {
-						st.firstErr = err.Error()
-					}
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	st.elapsed = time.Since(t0)
-	slices.Sort(st.lat)
-	return st
-}
-
-// call makes one request; an error is a transport failure, a non-200 status or
-// success:false (FILE_EXISTS while seeding counts as success: a second run reuses files).
-func call(ctx context.Context, client *http.Client, cfg *config, tool string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.url.String()+"/"+tool, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range cfg.headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Success bool   `json:"success"`
-		Error   string `json:"error"`
-	}
-	_ = json.Unmarshal(raw, &env)
-	if (resp.StatusCode == http.StatusOK && env.Success) || (tool == "shed_create_file" && env.Error == "FILE_EXISTS") {
-		return nil
-	}
-	return fmt.Errorf("status %d: %.200s", resp.StatusCode, raw)
-}
-
-// print writes the summary, one "name value" per line.
-func (st stats) print(w io.Writer, tool string) {
-	pct := func(p int) time.Duration {
-		if len(st.lat) == 0 {
-			return 0
+func hammer(ctx context.Context, client *http.Client, cfg *config, tool string, n int, body func(i int) []byte) loadgen.Stats {
+	return loadgen.Hammer(ctx, cfg.c, n, time.Time{}, func(_, i int) error {
+		a, err := loadgen.Call(ctx, client, cfg.url.String()+"/"+tool, body(i), cfg.headers)
+		if err != nil && tool == "shed_create_file" && a.Error == "FILE_EXISTS" {
+			return nil // seeding: a second run reuses the files
 		}
-		return st.lat[min(len(st.lat)-1, len(st.lat)*p/100)]
-	}
-	fmt.Fprintf(w, "tool %s\ncount %d\nerrors %d\n", tool, st.count, st.errors)
-	for _, p := range []int{50, 90, 99} {
-		fmt.Fprintf(w, "p%d %s\n", p, pct(p).Round(time.Microsecond))
-	}
-	fmt.Fprintf(w, "max %s\n", pct(100).Round(time.Microsecond))
-	fmt.Fprintf(w, "elapsed %s\nthroughput %.1f req/s\n", st.elapsed.Round(time.Millisecond), float64(st.count)/max(st.elapsed.Seconds(), 1e-9))
+		return err
+	})
 }

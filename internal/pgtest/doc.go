@@ -14,5 +14,8 @@
 //
 //	url := pgtest.URL(t) // postgres://postgres@/test_3?host=/tmp/fileshed-pgtest-…&port=…
 //
+// The server never waits for the disk (fsync off) unless FILESHED_PGTEST_DURABLE=1 (Durable):
+// then it runs with PostgreSQL's durable defaults, for the benchmarks that compare drivers.
+//
 // It is test support only: no production package may import it.
 package pgtest

@@ -165,10 +165,9 @@ func start() (*server, string, error) {
 	}
 	// Why no TCP listener: trust authentication lets whoever connects be superuser; the
 	// socket in the private folder is reachable by this user (and root) only.
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.port), "-k", dir,
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), append([]string{"-D", data, "-p", strconv.Itoa(s.port), "-k", dir,
 		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning")
+		"-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"}, durability()...)...)
 	s.cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	// Why Pdeathsig: a test binary that dies (a timeout panic, a kill) must not leave a
@@ -209,6 +208,20 @@ func start() (*server, string, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// Durable is the environment variable that, set to 1, runs the private server with
+// PostgreSQL's own defaults (fsync, synchronous_commit and full_page_writes on: every commit
+// waits for its WAL on disk), as a production server runs: for benchmarks that compare the
+// state drivers. Tests leave it unset and get a server that never waits for the disk.
+const Durable = "FILESHED_PGTEST_DURABLE"
+
+// durability is the server's flags for Durable.
+func durability() []string {
+	if os.Getenv(Durable) == "1" {
+		return nil
+	}
+	return []string{"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"}
 }
 
 // stop shuts the server down (fast shutdown: open connections are ended) and removes its
