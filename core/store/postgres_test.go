@@ -93,18 +93,26 @@ func TestPostgresPoolIsBounded(t *testing.T) {
 	if got := d.sql.Stats().MaxOpenConnections; got != pgMaxConns {
 		t.Errorf("pool bound %d, want %d", got, pgMaxConns)
 	}
-	var app string
+	var app, sync string
 	if err := d.queryRow(context.Background(), `SHOW application_name`).Scan(&app); err != nil || app != "fileshed" {
 		t.Errorf("application_name = %q (%v), want fileshed", app, err)
 	}
-	// A URL's own application_name is kept.
-	d2, err := OpenSource(Source{Driver: Postgres, URL: pgtest.URL(t) + "&application_name=fileshed-a"})
+	// The SQLite driver's durability (synchronous=NORMAL): a commit does not wait for its
+	// WAL flush.
+	if err := d.queryRow(context.Background(), `SHOW synchronous_commit`).Scan(&sync); err != nil || sync != "off" {
+		t.Errorf("synchronous_commit = %q (%v), want off", sync, err)
+	}
+	// A URL's own settings are kept.
+	d2, err := OpenSource(Source{Driver: Postgres, URL: pgtest.URL(t) + "&application_name=fileshed-a&synchronous_commit=on"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d2.Close()
 	if err := d2.queryRow(context.Background(), `SHOW application_name`).Scan(&app); err != nil || app != "fileshed-a" {
 		t.Errorf("application_name = %q (%v), want the URL's", app, err)
+	}
+	if err := d2.queryRow(context.Background(), `SHOW synchronous_commit`).Scan(&sync); err != nil || sync != "on" {
+		t.Errorf("synchronous_commit = %q (%v), want the URL's", sync, err)
 	}
 }
 
