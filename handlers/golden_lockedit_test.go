@@ -11,8 +11,14 @@ func TestGoldenLockedit(t *testing.T) {
 	a, b := conv("chat-a"), conv("chat-b")
 	e.write("users/local/Storage/data/notes/a.txt", "one\ntwo\n")
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "d.txt", "content": "doc\n"}, a))
-	st := func(args map[string]any) map[string]any { args["zone"], args["path"] = "storage", "notes/a.txt"; return args }
-	doc := func(args map[string]any) map[string]any { args["zone"], args["path"] = "documents", "d.txt"; return args }
+	st := func(args map[string]any) map[string]any {
+		args["zone"], args["path"] = "storage", "notes/a.txt"
+		return args
+	}
+	doc := func(args map[string]any) map[string]any {
+		args["zone"], args["path"] = "documents", "d.txt"
+		return args
+	}
 
 	pinAnswer(t, "lockedit_open", e.post("shed_lockedit_open", st(map[string]any{}), a))
 	pinAnswer(t, "lockedit_overwrite", e.post("shed_lockedit_overwrite", st(map[string]any{"content": "new\n"}), a))
