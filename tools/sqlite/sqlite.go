@@ -188,7 +188,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 		closeErr := db.Close()
 		after := d.state()
 		if d.m != nil && closeErr == nil {
-			closeErr = d.m.WriteBack(nil) // encrypted zone: the changed copy goes back encrypted
+			_, _, closeErr = d.m.WriteBack() // encrypted zone: the changed copy goes back encrypted
 		}
 		delta := core.Amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
 		if err := errors.Join(runErr, closeErr); err != nil {
