@@ -253,19 +253,11 @@ func (m *Mirror) sync() (skipped []string, err error) {
 	return skipped, nil
 }
 
-// writeBack syncs the mirror and notes in data, when there is one, the files it left out:
-// not_decrypted (damaged, not copied, untouched) and not_written_back (refused symlinks).
-func (m *Mirror) WriteBack(data map[string]any) error {
+// WriteBack syncs the mirror and returns the files it left out: notDecrypted (damaged, not
+// copied, untouched) and notWrittenBack (refused symlinks).
+func (m *Mirror) WriteBack() (notDecrypted, notWrittenBack []string, err error) {
 	skipped, err := m.sync()
-	if data != nil {
-		if len(m.unreadable) > 0 {
-			data["not_decrypted"] = m.unreadable
-		}
-		if len(skipped) > 0 {
-			data["not_written_back"] = skipped
-		}
-	}
-	return err
+	return m.unreadable, skipped, err
 }
 
 // syncOne puts the mirror's entry rel (now; was before the call) into the folder.

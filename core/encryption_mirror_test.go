@@ -85,7 +85,7 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 			}
 		}
 		m.ctx = newCountdown(n)
-		if err := m.WriteBack(nil); err != nil {
+		if _, _, err := m.WriteBack(); err != nil {
 			t.Fatal(err)
 		}
 		m.Remove()

@@ -55,15 +55,15 @@ func CheckProtected(z *Zone, rel, shown string) error {
 		WithHint("Choose another name; .git folders and fileshed's .fileshed-tmp- names cannot be created, changed or moved here")
 }
 
-// sweepProtected removes what a command made at a protected path of the versioned zone z —
+// SweepProtected removes what a command made at a protected path of the versioned zone z —
 // the topmost protected name of each new entry of after (an entry of before, which
-// pre-dates the rule or the command, is left alone) — and lists each in data.reverted. It
-// reports whether it removed anything. Only versioned zones: there the command measures
-// with the zone's gate held exclusively, so no other write's temporary file is in flight
-// (in Storage one would be, and fileshed's temporary names are swept at start anyway).
-func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
+// pre-dates the rule or the command, is left alone) — and returns one data.reverted entry
+// per name it removed. Only versioned zones: there the command measures with the zone's
+// gate held exclusively, so no other write's temporary file is in flight (in Storage one
+// would be, and fileshed's temporary names are swept at start anyway).
+func SweepProtected(z *Zone, before, after Snapshot) []RevertedFile {
 	if !z.Versioned {
-		return false
+		return nil
 	}
 	var tops []string
 	for rel := range after.Entries {
@@ -86,11 +86,10 @@ func SweepProtected(z *Zone, before, after Snapshot, data map[string]any) bool {
 	}
 	slices.Sort(tops)
 	tops = slices.Compact(tops)
-	removed := false
+	var removed []RevertedFile
 	for _, top := range tops {
 		if err := z.Fs.RemoveAll(top); err == nil {
-			removed = true
-			AddReverted(data, map[string]any{"path": top, "reason": revertedProtected, "removed": true})
+			removed = append(removed, RevertedFile{Path: top, Reason: revertedProtected, Removed: true})
 		}
 	}
 	return removed
@@ -108,14 +107,15 @@ const revertedProtected = "protected path: .git folders and fileshed's temporary
 // revertedLocked is the reason of a data.reverted entry put back for a locked edit.
 const RevertedLocked = "locked by another conversation"
 
-// reverted is the command's data.reverted: one {path, reason, ...} entry per file a guard put
-// back after the command (the lock guard, and the ownership guard in group zones).
-func Reverted(data map[string]any) []map[string]any {
-	r, _ := data["reverted"].([]map[string]any)
-	return r
-}
-
-// addReverted appends one entry to data.reverted.
-func AddReverted(data map[string]any, entry map[string]any) {
-	data["reverted"] = append(Reverted(data), entry)
+// RevertedFile is one entry of a command's data.reverted: a file a guard put back or
+// removed after the command (the lock guard, the protected-path sweep, and the ownership
+// guard in group zones). Fields in the order of the JSON keys (alphabetical, as the maps it
+// replaces wrote them): owner and mode only from the ownership guard (a record's owner and
+// mode are never empty), removed (true) only from the sweep.
+type RevertedFile struct {
+	Mode    string `json:"mode,omitempty"`
+	Owner   string `json:"owner,omitempty"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+	Removed bool   `json:"removed,omitempty"`
 }

@@ -249,9 +249,9 @@ func checkUnzipDest(z *core.Zone, a *archive.Archive, destRel string, overwrite 
 
 // data is the answer of a successful extraction: the original's fields, plus what was
 // skipped and replaced.
-func (u *unzipped) data(a *archive.Archive, o *core.Opened, z *core.Zone, dest, hash string) map[string]any {
+func (u *unzipped) data(a *archive.Archive, o *core.Opened, z *core.Zone, dest, hash string) unzipResult {
 	var files []string
-	var skipped []map[string]string
+	skipped := []skippedEntry{}
 	nSkipped := 0
 	for i := range a.Entries {
 		e := &a.Entries[i]
@@ -259,23 +259,40 @@ func (u *unzipped) data(a *archive.Archive, o *core.Opened, z *core.Zone, dest, 
 		case e.Skip != "":
 			nSkipped++
 			if len(skipped) < listCap {
-				skipped = append(skipped, map[string]string{"entry": e.Name, "reason": e.Skip})
+				skipped = append(skipped, skippedEntry{Entry: e.Name, Reason: e.Skip})
 			}
 		case len(files) < listCap:
 			files = append(files, e.Path)
 		}
 	}
 	count := u.stats.Files + u.stats.Dirs
-	d := map[string]any{"source": o.Rel, "source_zone": o.Z.Name, "destination": dest, "destination_zone": z.Name,
-		"files_count": count, "files": files, "truncated": count > len(files), "bytes": u.stats.Bytes,
-		"skipped": skipped, "skipped_count": nSkipped, "replaced_count": u.nReplace}
-	if skipped == nil {
-		d["skipped"] = []map[string]string{}
-	}
-	if hash != "" {
-		d["commit"] = hash
-	}
-	return d
+	return unzipResult{Bytes: u.stats.Bytes, Commit: hash, Destination: dest, DestinationZone: z.Name, Files: files,
+		FilesCount: count, ReplacedCount: u.nReplace, Skipped: skipped, SkippedCount: nSkipped, Source: o.Rel,
+		SourceZone: o.Z.Name, Truncated: count > len(files)}
+}
+
+// unzipResult is the answer of shed_unzip (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them): files is null when no entry was
+// extracted, skipped always a list; commit only in versioned zones.
+type unzipResult struct {
+	Bytes           int64          `json:"bytes"`
+	Commit          string         `json:"commit,omitempty"`
+	Destination     string         `json:"destination"`
+	DestinationZone string         `json:"destination_zone"`
+	Files           []string       `json:"files"`
+	FilesCount      int            `json:"files_count"`
+	ReplacedCount   int            `json:"replaced_count"`
+	Skipped         []skippedEntry `json:"skipped"`
+	SkippedCount    int            `json:"skipped_count"`
+	Source          string         `json:"source"`
+	SourceZone      string         `json:"source_zone"`
+	Truncated       bool           `json:"truncated"`
+}
+
+// skippedEntry is an archive entry shed_unzip did not extract, and why.
+type skippedEntry struct {
+	Entry  string `json:"entry"`
+	Reason string `json:"reason"`
 }
 
 // message is the one-line summary of a successful extraction.

@@ -148,20 +148,28 @@ func writeZip(ctx context.Context, tx *core.Tx, z *core.Zone, t core.Target, src
 }
 
 // zipData is the answer of shed_zip: the original's fields, plus what was skipped.
-func zipData(src, dest string, plan *archive.Plan, size int64, hash string) map[string]any {
+func zipData(src, dest string, plan *archive.Plan, size int64, hash string) zipResult {
 	skipped := plan.Skipped
 	if skipped == nil {
 		skipped = []archive.Skipped{}
 	}
-	d := map[string]any{"source": src, "zip_path": dest, "files_count": plan.Files, "size_bytes": size,
-		"size_human": core.HumanSize(size), "skipped": skipped, "skipped_count": plan.SkippedCount}
-	if n := plan.EmptyDirs; n > 0 {
-		d["empty_dirs_count"] = n
-	}
-	if hash != "" {
-		d["commit"] = hash
-	}
-	return d
+	return zipResult{Commit: hash, EmptyDirsCount: plan.EmptyDirs, FilesCount: plan.Files, SizeBytes: size,
+		SizeHuman: core.HumanSize(size), Skipped: skipped, SkippedCount: plan.SkippedCount, Source: src, ZipPath: dest}
+}
+
+// zipResult is the answer of shed_zip (fields in the order of the JSON keys, alphabetical,
+// as the map it replaces wrote them): empty_dirs_count only when folders were stored empty,
+// commit only in versioned zones.
+type zipResult struct {
+	Commit         string            `json:"commit,omitempty"`
+	EmptyDirsCount int               `json:"empty_dirs_count,omitempty"`
+	FilesCount     int               `json:"files_count"`
+	SizeBytes      int64             `json:"size_bytes"`
+	SizeHuman      string            `json:"size_human"`
+	Skipped        []archive.Skipped `json:"skipped"`
+	SkippedCount   int               `json:"skipped_count"`
+	Source         string            `json:"source"`
+	ZipPath        string            `json:"zip_path"`
 }
 
 // zipMessage is the original's message, with the skipped count.

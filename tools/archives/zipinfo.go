@@ -69,18 +69,33 @@ func (s *Tools) Zipinfo(ctx context.Context, c core.Caller, in ZipinfoInput) (co
 	if len(comment) > zipinfoComment {
 		comment = comment[:zipinfoComment] + "..."
 	}
-	data := map[string]any{"path": o.Rel, "files_count": len(a.Entries), "total_size": size,
-		"total_size_human": core.HumanSize(int64(min(size, 1<<62))), "compressed_size": compressed,
-		"compression_ratio": saved(size, compressed), "files": entries, "truncated": len(a.Entries) > len(entries),
-		"comment": comment, "warnings": warnings[:min(len(warnings), zipinfoWarnings)], "warnings_count": len(warnings)}
+	data := zipInfo{Comment: comment, CompressedSize: compressed, CompressionRatio: saved(size, compressed), Files: entries,
+		FilesCount: len(a.Entries), Path: o.Rel, TotalSize: size, TotalSizeHuman: core.HumanSize(int64(min(size, 1<<62))),
+		Truncated: len(a.Entries) > len(entries), Warnings: warnings[:min(len(warnings), zipinfoWarnings)], WarningsCount: len(warnings)}
 	if warnings == nil {
-		data["warnings"] = []string{}
+		data.Warnings = []string{}
 	}
 	msg := fmt.Sprintf("ZIP contains %d files (%s compression)", len(a.Entries), saved(size, compressed))
 	if len(warnings) > 0 {
 		msg += fmt.Sprintf("; %d warnings: unzip would refuse or skip entries (see data.warnings)", len(warnings))
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// zipInfo is the answer of shed_zipinfo (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them).
+type zipInfo struct {
+	Comment          string     `json:"comment"`
+	CompressedSize   uint64     `json:"compressed_size"`
+	CompressionRatio string     `json:"compression_ratio"`
+	Files            []zipEntry `json:"files"`
+	FilesCount       int        `json:"files_count"`
+	Path             string     `json:"path"`
+	TotalSize        uint64     `json:"total_size"`
+	TotalSizeHuman   string     `json:"total_size_human"`
+	Truncated        bool       `json:"truncated"`
+	Warnings         []string   `json:"warnings"`
+	WarningsCount    int        `json:"warnings_count"`
 }
 
 // saved is the original's ratio: the share of the size saved by compression ("0%" when empty).

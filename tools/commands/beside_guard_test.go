@@ -100,15 +100,15 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	data := map[string]any{}
+	data := &ExecData{}
 	if err := guard.restore(l, data); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range core.Reverted(data) {
-		got = append(got, e["path"].(string))
-		if e["reason"] != "changed while another member was writing it" {
-			t.Errorf("%s: reason %q", e["path"], e["reason"])
+	for _, e := range data.Reverted {
+		got = append(got, e.Path)
+		if e.Reason != "changed while another member was writing it" {
+			t.Errorf("%s: reason %q", e.Path, e.Reason)
 		}
 	}
 	slices.Sort(got)

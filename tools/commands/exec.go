@@ -82,8 +82,8 @@ func (s *Tools) execMirrored(ctx context.Context, c core.Caller, z *core.Zone, i
 	mz := *z
 	mz.Fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the mirror too
 	res, err := s.execZone(ctx, c, &mz, in, true)
-	data, _ := res.Data.(map[string]any)
-	werr := m.WriteBack(data)
+	data, _ := res.Data.(*ExecData)
+	werr := data.WriteBack(m)
 	if m.Unsaved != (core.Amount{}) {
 		// The command's measure (on the copy) counted changes the deadline kept out of the
 		// zone: take them back out of the usage.
@@ -181,26 +181,26 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 // guard puts back the files other conversations hold (data.reverted); group zones add
 // their own check here (what the command changed: the execQuota's snapshot before it and
 // its start time, against a snapshot taken now).
-func (s *Tools) afterCommand(guard *lockGuard) []func(data map[string]any) {
-	return []func(map[string]any){
-		func(data map[string]any) {
+func (s *Tools) afterCommand(guard *lockGuard) []func(data *ExecData) {
+	return []func(*ExecData){
+		func(data *ExecData) {
 			for _, p := range guard.restore() {
-				core.AddReverted(data, map[string]any{"path": p, "reason": core.RevertedLocked})
+				data.Reverted = append(data.Reverted, core.RevertedFile{Path: p, Reason: core.RevertedLocked})
 			}
 		},
 	}
 }
 
 // execResult is the answer of a finished command.
-func execResult(data map[string]any, err error) (core.Result, error) {
+func execResult(data *ExecData, err error) (core.Result, error) {
 	if err != nil {
 		return core.Result{}, err
 	}
-	msg := fmt.Sprintf("%s exited with code %d", data["command"], data["returncode"])
+	msg := fmt.Sprintf("%s exited with code %d", data.Command, data.ReturnCode)
 	var locked []string
-	for _, r := range core.Reverted(data) {
-		if r["reason"] == core.RevertedLocked {
-			locked = append(locked, r["path"].(string))
+	for _, r := range data.Reverted {
+		if r.Reason == core.RevertedLocked {
+			locked = append(locked, r.Path)
 		}
 	}
 	if len(locked) > 0 {
@@ -214,7 +214,7 @@ func execResult(data map[string]any, err error) (core.Result, error) {
 // working directory and the only writable tree; paths are confined to dir. It neither
 // commits nor counts usage (the copy is outside the zone's data until saved), but the
 // quota watchdog stops a command that writes more than the owner's remaining quota.
-func (s *Tools) RunIn(ctx context.Context, c core.Caller, z *core.Zone, dir *confine.Fs, in ExecInput) (map[string]any, error) {
+func (s *Tools) RunIn(ctx context.Context, c core.Caller, z *core.Zone, dir *confine.Fs, in ExecInput) (*ExecData, error) {
 	if in.Cmd == "git" {
 		return nil, core.Errf(core.CommandForbidden, "git is not available in an edit copy").With("command", "git").
 			WithHint("Use git with shed_exec in zone='documents'")

@@ -65,23 +65,22 @@ func (s *sink) abort() {
 	}
 }
 
-// finishSink completes a stdout_file/stderr_file and records its size in data.
-func (s *Tools) finishSink(k *sink, z *core.Zone, name, param string, data map[string]any, limit int64) error {
+// finishSink completes a stdout_file/stderr_file (param) and returns its name and size for
+// the answer ("" and nil when it was not written).
+func (s *Tools) finishSink(k *sink, z *core.Zone, name, param string, limit int64) (string, *int64, error) {
 	r := k.finish()
 	switch {
 	case r.over && limit >= int64(s.Config().MaxFileSizeMB)<<20:
-		return core.Errf(core.FileTooLarge, "%s would be larger than max_file_size_mb (%d MB): not written", param, s.Config().MaxFileSizeMB).
+		return "", nil, core.Errf(core.FileTooLarge, "%s would be larger than max_file_size_mb (%d MB): not written", param, s.Config().MaxFileSizeMB).
 			With("path", name).With("limit", limit)
 	case r.over:
-		return core.Errf(core.QuotaExceeded, "%s would exceed the remaining quota (%s): not written", param, core.HumanMB(limit)).
+		return "", nil, core.Errf(core.QuotaExceeded, "%s would exceed the remaining quota (%s): not written", param, core.HumanMB(limit)).
 			With("path", name).With("remaining", limit).
 			WithHint("Free space with shed_delete (see shed_info(action='stats')), or limit the output (e.g. head -c)")
 	case r.err != nil:
-		return core.PathError(r.err, z, name)
+		return "", nil, core.PathError(r.err, z, name)
 	}
-	data[param] = name
-	data[param+"_size"] = r.n
-	return nil
+	return name, &r.n, nil
 }
 
 // capReader reads at most left bytes and fails (over=true) when more arrive.

@@ -47,17 +47,17 @@ func notFoundHint(cmd string) *core.Error {
 		WithHint("Ask the administrator to install the Debian package gawk; meanwhile use grep, sed, cut or sort")
 }
 
-// addShellHint notes, on a failed run, that an argument was a shell operator passed to the
-// program as text (cut -d '|' is legitimate, so it is not refused).
-func addShellHint(data map[string]any, args []string, exitCode int) {
+// shellHint is the note of a failed run one of whose arguments was a shell operator passed
+// to the program as text (cut -d '|' is legitimate, so it is not refused); "" otherwise.
+func shellHint(args []string, exitCode int) string {
 	if exitCode == 0 {
-		return
+		return ""
 	}
 	for _, a := range args {
 		if slices.Contains(shellOperators, a) {
-			data["hint"] = fmt.Sprintf("There is no shell: %q reached the program as an argument. Run one command per call; "+
+			return fmt.Sprintf("There is no shell: %q reached the program as an argument. Run one command per call; "+
 				"save output with stdout_file and give that file to the next command", a)
-			return
 		}
 	}
+	return ""
 }

@@ -41,15 +41,25 @@ type rolledBack struct {
 	removed, truncated, restored, lost []string
 }
 
+// rollbackDetails is the rolled_back object of the QUOTA_EXCEEDED answer (fields in the
+// order of the JSON keys, alphabetical, as the map it replaces wrote them).
+type rollbackDetails struct {
+	Lost      []string `json:"lost"`
+	Note      string   `json:"note"`
+	Removed   int      `json:"removed"`
+	Restored  int      `json:"restored"`
+	Truncated int      `json:"truncated"`
+}
+
 // details is the rolled_back object of the QUOTA_EXCEEDED answer (counts, and at most 20
 // names of what could not be restored).
-func (rb rolledBack) details(versioned bool) map[string]any {
-	d := map[string]any{"removed": len(rb.removed), "truncated": len(rb.truncated), "restored": len(rb.restored),
-		"lost": rb.lost[:min(len(rb.lost), 20)]}
+func (rb rolledBack) details(versioned bool) rollbackDetails {
+	d := rollbackDetails{Lost: rb.lost[:min(len(rb.lost), 20)], Removed: len(rb.removed), Restored: len(rb.restored),
+		Truncated: len(rb.truncated)}
 	if versioned {
-		d["note"] = "files the command changed or deleted were restored from the last commit"
+		d.Note = "files the command changed or deleted were restored from the last commit"
 	} else {
-		d["note"] = "storage has no history: files the command deleted are lost, and grown files were cut back to their old size"
+		d.Note = "storage has no history: files the command deleted are lost, and grown files were cut back to their old size"
 	}
 	return d
 }

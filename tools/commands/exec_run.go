@@ -154,10 +154,47 @@ func ConfineFn(z *core.Zone, dir *confine.Fs, allowZone bool) func(string) (stri
 	}
 }
 
+// ExecData is the data of a shed_exec answer (reference §5.1), also shed_lockedit's exec.
+// Its fields are in the order of the JSON keys (alphabetical, as the map it replaces wrote
+// them); the optional ones are there only when they apply: hint (a shell operator passed as
+// an argument), not_decrypted and not_written_back (an encrypted zone's write-back), path
+// (shed_lockedit's working copy), reverted (what the guards put back), the output files
+// and their sizes (0 included).
+type ExecData struct {
+	Args           []string            `json:"args"`
+	Command        string              `json:"command"`
+	Hint           string              `json:"hint,omitempty"`
+	NotDecrypted   []string            `json:"not_decrypted,omitempty"`
+	NotWrittenBack []string            `json:"not_written_back,omitempty"`
+	OK             bool                `json:"ok"`
+	Path           string              `json:"path,omitempty"`
+	ReturnCode     int                 `json:"returncode"`
+	Reverted       []core.RevertedFile `json:"reverted,omitempty"`
+	Sandboxed      bool                `json:"sandboxed"`
+	Stderr         string              `json:"stderr"`
+	StderrFile     string              `json:"stderr_file,omitempty"`
+	StderrFileSize *int64              `json:"stderr_file_size,omitempty"`
+	Stdout         string              `json:"stdout"`
+	StdoutFile     string              `json:"stdout_file,omitempty"`
+	StdoutFileSize *int64              `json:"stdout_file_size,omitempty"`
+	Truncated      bool                `json:"truncated"`
+	Zone           string              `json:"zone"`
+}
+
+// WriteBack writes the mirror m of an encrypted zone back after the command and notes in d
+// (when the command ran: d not nil) the files it left out.
+func (d *ExecData) WriteBack(m *core.Mirror) error {
+	notDecrypted, notWrittenBack, err := m.WriteBack()
+	if d != nil {
+		d.NotDecrypted, d.NotWrittenBack = notDecrypted, notWrittenBack
+	}
+	return err
+}
+
 // run executes a planned command in dir and builds the data of reference §5.1. data is
 // non-nil whenever the command started (even when err reports a timeout or an
 // over-quota stdout_file), so the caller commits and accounts what it changed.
-func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execPlan) (map[string]any, error) {
+func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execPlan) (*ExecData, error) {
 	spec := sandbox.Spec{Argv: p.cmd.Argv, Exec: p.cmd.Exec, Network: p.cmd.Network, Dir: dir.Dir(),
 		// HOME and TMPDIR are "." (the working directory, i.e. the zone root): the absolute
 		// path would show the host layout to `jq -n env` or awk's ENVIRON.
@@ -215,26 +252,26 @@ func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execP
 	if args == nil {
 		args = []string{}
 	}
-	data := map[string]any{"zone": z.Name, "command": p.in.Cmd, "args": args, "stdout": res.Stdout, "stderr": res.Stderr,
-		"returncode": res.ExitCode, "truncated": res.Truncated, "ok": res.ExitCode == 0 && !res.TimedOut, "sandboxed": res.Sandboxed}
+	data := &ExecData{Args: args, Command: p.in.Cmd, Hint: shellHint(args, res.ExitCode), OK: res.ExitCode == 0 && !res.TimedOut,
+		ReturnCode: res.ExitCode, Sandboxed: res.Sandboxed, Stderr: res.Stderr, Stdout: res.Stdout, Truncated: res.Truncated, Zone: z.Name}
 	if p.in.RedirectStderrToStdout {
-		data["stderr"] = ""
+		data.Stderr = ""
 	}
-	addShellHint(data, args, res.ExitCode)
 	var fileErr error
 	if outSink != nil {
-		data["stdout"] = "[Output written to " + p.stdoutFile + "]"
-		fileErr = s.finishSink(outSink, z, p.in.StdoutFile, "stdout_file", data, fileLimit)
+		data.Stdout = "[Output written to " + p.stdoutFile + "]"
+		data.StdoutFile, data.StdoutFileSize, fileErr = s.finishSink(outSink, z, p.in.StdoutFile, "stdout_file", fileLimit)
 	}
 	if errSink != nil {
-		data["stderr"] = "[Errors written to " + p.stderrFile + "]"
-		if err := s.finishSink(errSink, z, p.in.StderrFile, "stderr_file", data, fileLimit); fileErr == nil {
+		data.Stderr = "[Errors written to " + p.stderrFile + "]"
+		var err error
+		if data.StderrFile, data.StderrFileSize, err = s.finishSink(errSink, z, p.in.StderrFile, "stderr_file", fileLimit); fileErr == nil {
 			fileErr = err
 		}
 	}
 	if res.TimedOut {
 		return data, core.Errf(core.Timeout, "Command timeout after %ds", int(p.timeout/time.Second)).With("command", p.in.Cmd).
-			With("timeout", int(p.timeout/time.Second)).With("stdout", data["stdout"]).With("stderr", data["stderr"]).
+			With("timeout", int(p.timeout/time.Second)).With("stdout", data.Stdout).With("stderr", data.Stderr).
 			WithHint("Increase timeout (max: %ds), or split the work", s.Config().ExecTimeoutMax)
 	}
 	return data, fileErr

@@ -74,8 +74,11 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 			step(data)
 		}
 		after, err := core.TakeSnapshot(z.Fs.Dir())
-		if err == nil && core.SweepProtected(z, q.before, after, data) {
-			after, err = core.TakeSnapshot(z.Fs.Dir())
+		if err == nil {
+			if swept := core.SweepProtected(z, q.before, after); len(swept) > 0 {
+				data.Reverted = append(data.Reverted, swept...)
+				after, err = core.TakeSnapshot(z.Fs.Dir())
+			}
 		}
 		if err != nil {
 			return core.Errf(core.InternalError, "Cannot measure the %s zone", z.Name).Because(err)
@@ -102,9 +105,9 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 		if restore := ch.BeforeCommit; restore != nil {
 			// The ownership guard puts protected files back after the measure: count them.
 			ch.BeforeCommit = func(l *vcs.Locked) error {
-				n := len(core.Reverted(data))
+				n := len(data.Reverted)
 				err := restore(l)
-				if len(core.Reverted(data)) > n { // only then did the disk change after the measure
+				if len(data.Reverted) > n { // only then did the disk change after the measure
 					if again, e := core.TakeSnapshot(z.Fs.Dir()); e == nil {
 						q.adjust(after, again)
 					}

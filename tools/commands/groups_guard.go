@@ -93,7 +93,7 @@ func (s *Tools) guardExec(ctx context.Context, c core.Caller, z *core.Zone) (*ex
 }
 
 // change adds the guard to the command's change (the change itself outside group zones).
-func (g *execGuard) change(ch core.Change, data map[string]any) core.Change {
+func (g *execGuard) change(ch core.Change, data *ExecData) core.Change {
 	if g == nil {
 		return ch
 	}
@@ -131,8 +131,8 @@ func (g *execGuard) recordCreated(l *vcs.Locked) {
 
 // restore puts back, from HEAD (or the commit of a write beside the command), every
 // protected file the command changed and the caller was not allowed to change, and records
-// them in data["reverted"].
-func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
+// them in data.Reverted.
+func (g *execGuard) restore(l *vcs.Locked, data *ExecData) error {
 	dirs := map[string]bool{} // ancestor -> still a real folder
 	if err := g.besides(); err != nil {
 		return err
@@ -159,7 +159,7 @@ func (g *execGuard) restore(l *vcs.Locked, data map[string]any) error {
 			}
 			continue
 		}
-		core.AddReverted(data, map[string]any{"path": f.rec.Path, "reason": reason, "owner": f.rec.Owner, "mode": f.rec.Mode})
+		data.Reverted = append(data.Reverted, core.RevertedFile{Mode: f.rec.Mode, Owner: f.rec.Owner, Path: f.rec.Path, Reason: reason})
 	}
 	if err := g.restoreCompanions(st, data); err != nil && firstErr == nil {
 		firstErr = err
@@ -326,8 +326,8 @@ func (g *execGuard) noteCompanions(st *core.Statter, f guarded) {
 
 // restoreCompanions removes, after a command, every companion of a protected database that
 // the command created or changed (one it deleted is what the next open would remove), and
-// reports them in data["reverted"].
-func (g *execGuard) restoreCompanions(st *core.Statter, data map[string]any) error {
+// reports them in data.Reverted.
+func (g *execGuard) restoreCompanions(st *core.Statter, data *ExecData) error {
 	for _, cp := range g.companions {
 		now, ok := st.Lstat(cp.rel)
 		if !ok || (cp.existed && core.SameEntry(now, cp.st)) {
@@ -341,7 +341,7 @@ func (g *execGuard) restoreCompanions(st *core.Statter, data map[string]any) err
 		if cp.existed {
 			reason = "changed beside the protected SQLite database " + cp.rec.Path
 		}
-		core.AddReverted(data, map[string]any{"path": cp.rel, "reason": reason, "owner": cp.rec.Owner, "mode": cp.rec.Mode})
+		data.Reverted = append(data.Reverted, core.RevertedFile{Mode: cp.rec.Mode, Owner: cp.rec.Owner, Path: cp.rel, Reason: reason})
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func BenchmarkGuardCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := g.restore(nil, map[string]any{}); err != nil {
+		if err := g.restore(nil, &ExecData{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -90,7 +90,7 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 		unchanged = lfOnly+crOnly == 0
 	}
 	if unchanged {
-		return core.Result{Data: map[string]any{"path": rel, "format": original, "changed": false},
+		return core.Result{Data: eolUnchanged{Changed: false, Format: original, Path: rel},
 			Message: fmt.Sprintf("File already in %s format", target)}, nil
 	}
 	body, finish := core.Produced(size, func(w io.Writer) error {
@@ -101,10 +101,29 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"path": rel, "original_format": original, "new_format": target, "changed": true,
-		"lines_converted": converted}
-	addWriteFields(data, z, hash)
+	data := eolConverted{Changed: true, LinesConverted: converted, NewFormat: target, OriginalFormat: original, Path: rel}
+	data.Group, data.Commit = writeFields(z, hash)
 	return core.Result{Data: data, Message: fmt.Sprintf("Converted %s from %s to %s", rel, original, target)}, nil
+}
+
+// eolUnchanged is the answer of shed_convert_eol when the file already has the line
+// endings asked for (fields in the order of the JSON keys, alphabetical).
+type eolUnchanged struct {
+	Changed bool   `json:"changed"`
+	Format  string `json:"format"`
+	Path    string `json:"path"`
+}
+
+// eolConverted is the answer of shed_convert_eol when the file was rewritten (fields in
+// the order of the JSON keys, alphabetical; group and commit only when they apply).
+type eolConverted struct {
+	Changed        bool   `json:"changed"`
+	Commit         string `json:"commit,omitempty"`
+	Group          string `json:"group,omitempty"`
+	LinesConverted int    `json:"lines_converted"`
+	NewFormat      string `json:"new_format"`
+	OriginalFormat string `json:"original_format"`
+	Path           string `json:"path"`
 }
 
 // scanEOL reads the text of t (in z) once: it must be UTF-8 without NUL. It counts the

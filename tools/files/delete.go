@@ -77,11 +77,18 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"zone": z.Name, "deleted": rel, "was_directory": fi.IsDir(), "bytes_freed": freed.Bytes}
-	if hash != "" {
-		data["commit"] = hash
-	}
+	data := deleted{BytesFreed: freed.Bytes, Commit: hash, Deleted: rel, WasDirectory: fi.IsDir(), Zone: z.Name}
 	return core.Result{Data: data, Message: fmt.Sprintf("Deleted: %s", rel)}, nil
+}
+
+// deleted is the answer of shed_delete (fields in the order of the JSON keys,
+// alphabetical; commit only in versioned zones).
+type deleted struct {
+	BytesFreed   int64  `json:"bytes_freed"`
+	Commit       string `json:"commit,omitempty"`
+	Deleted      string `json:"deleted"`
+	WasDirectory bool   `json:"was_directory"`
+	Zone         string `json:"zone"`
 }
 
 // removeTree removes rel (described by fi, not followed if a symlink) and everything below

@@ -52,7 +52,7 @@ func (s *Tools) FileType(ctx context.Context, c core.Caller, in FileTypeInput) (
 		if shown == "" {
 			shown = "."
 		}
-		return core.Result{Data: map[string]any{"path": shown, "type": "directory", "mime": "inode/directory"}, Message: "Directory"}, nil
+		return core.Result{Data: directoryType{MIME: "inode/directory", Path: shown, Type: "directory"}, Message: "Directory"}, nil
 	}
 	if err != nil {
 		return core.Result{}, err
@@ -67,22 +67,21 @@ func (s *Tools) FileType(ctx context.Context, c core.Caller, in FileTypeInput) (
 	if ext == path.Base(rel) { // ".bashrc" has no extension, as in Python's Path.suffix
 		ext = ""
 	}
-	var encoding any
+	data := fileType{Extension: ext, Kind: "text", Magic: magic(sample), MIME: core.DetectMIME(sample), Path: rel,
+		Size: info.Size(), SizeHuman: core.HumanSize(info.Size())}
 	if e, ok := compressions[ext]; ok {
-		encoding = e
+		data.Encoding = &e
 	}
-	data := map[string]any{"path": rel, "mime": core.DetectMIME(sample), "encoding": encoding, "magic": magic(sample),
-		"extension": ext, "size": info.Size(), "size_human": core.HumanSize(info.Size()),
-		"kind": "text", "text_encoding": nil, "line_endings": nil}
 	switch {
 	case len(sample) == 0:
-		data["kind"], data["magic"] = "empty", "Empty file"
+		data.Kind, data.Magic = "empty", "Empty file"
 	case textcap.LooksBinary(sample):
-		data["kind"] = "binary"
+		data.Kind = "binary"
 	default:
-		data["text_encoding"], data["line_endings"] = textEncoding(sample), textcap.LineEndings(sample)
+		te, le := textEncoding(sample), textcap.LineEndings(sample)
+		data.TextEncoding, data.LineEndings = &te, &le
 	}
-	msg := data["magic"].(string)
+	msg := data.Magic
 	if bytes.HasPrefix(sample, []byte(core.SqliteMagic)) {
 		msg += ": query it with shed_sqlite (SELECT name FROM sqlite_master lists its tables)"
 	}
@@ -95,13 +94,41 @@ func (s *Tools) FileType(ctx context.Context, c core.Caller, in FileTypeInput) (
 			return err
 		})
 		if err == nil {
-			data["page_count"], data["pdf_encrypted"] = pi.pages, pi.encrypted
+			data.PageCount, data.PDFEncrypted = &pi.pages, &pi.encrypted
 			msg += fmt.Sprintf(", %d pages", pi.pages)
 		} else if e, ok := core.AsError(err); ok {
-			data["pdf_error"] = e.Code
+			data.PDFError = e.Code
 		}
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// directoryType is the answer of shed_file_type for a folder (fields in the order of the
+// JSON keys, alphabetical).
+type directoryType struct {
+	MIME string `json:"mime"`
+	Path string `json:"path"`
+	Type string `json:"type"`
+}
+
+// fileType is the answer of shed_file_type for a file (fields in the order of the JSON
+// keys, alphabetical, as the map it replaces wrote them). encoding, line_endings and
+// text_encoding are null when they do not apply (always written); page_count and
+// pdf_encrypted when pdfinfo read a PDF, pdf_error when it could not.
+type fileType struct {
+	Encoding     *string   `json:"encoding"`
+	Extension    string    `json:"extension"`
+	Kind         string    `json:"kind"`
+	LineEndings  *string   `json:"line_endings"`
+	Magic        string    `json:"magic"`
+	MIME         string    `json:"mime"`
+	PageCount    *int64    `json:"page_count,omitempty"`
+	Path         string    `json:"path"`
+	PDFEncrypted *bool     `json:"pdf_encrypted,omitempty"`
+	PDFError     core.Code `json:"pdf_error,omitempty"`
+	Size         int64     `json:"size"`
+	SizeHuman    string    `json:"size_human"`
+	TextEncoding *string   `json:"text_encoding"`
 }
 
 // magic names the content by the original's signature table, else "Text file (UTF-8)" when

@@ -36,7 +36,7 @@ func (s *Tools) Hexdump(ctx context.Context, c core.Caller, in HexdumpInput) (co
 	offset, length := max(in.Offset, 0), min(max(in.Length, 1), hexdumpMax)
 	size := info.Size()
 	if offset >= size {
-		return core.Result{Data: map[string]any{"path": rel, "offset": offset, "size": size, "hexdump": "(offset beyond file)"},
+		return core.Result{Data: hexBeyond{Hexdump: "(offset beyond file)", Offset: offset, Path: rel, Size: size},
 			Message: "Offset is beyond end of file"}, nil
 	}
 	buf := make([]byte, min(length, size-offset))
@@ -44,9 +44,26 @@ func (s *Tools) Hexdump(ctx context.Context, c core.Caller, in HexdumpInput) (co
 	if err != nil && err != io.EOF {
 		return core.Result{}, core.ReadFail(err, o.Z, rel)
 	}
-	return core.Result{Data: map[string]any{"path": rel, "offset": offset, "length": n, "file_size": size,
-		"hexdump": hexdump(buf[:n], offset)},
+	return core.Result{Data: hexDump{FileSize: size, Hexdump: hexdump(buf[:n], offset), Length: n, Offset: offset, Path: rel},
 		Message: fmt.Sprintf("Hexdump of %s (%d bytes from offset %d)", rel, n, offset)}, nil
+}
+
+// hexBeyond is the answer of shed_hexdump for an offset past the end of the file (fields
+// in the order of the JSON keys, alphabetical).
+type hexBeyond struct {
+	Hexdump string `json:"hexdump"`
+	Offset  int64  `json:"offset"`
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+}
+
+// hexDump is the answer of shed_hexdump (fields in the order of the JSON keys, alphabetical).
+type hexDump struct {
+	FileSize int64  `json:"file_size"`
+	Hexdump  string `json:"hexdump"`
+	Length   int    `json:"length"`
+	Offset   int64  `json:"offset"`
+	Path     string `json:"path"`
 }
 
 // hexdump renders b as the original does: per 16 bytes "{offset:08x}: " then eight groups

@@ -108,13 +108,31 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 	if in.Overwrite {
 		shownPos = "overwrite"
 	}
-	data := map[string]any{"path": rel, "zone": in.Zone, "position": shownPos, "bytes_written": n,
-		"bytes_affected": affected, "created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe, "content_format": format}
+	data := patchBytesResult{BytesAffected: affected, BytesWritten: n, ContentFormat: format, Created: !t.Exists,
+		FileSize: w.Size, Path: rel, Position: shownPos, SafeMode: in.Safe, Zone: in.Zone}
 	if in.Offset >= 0 && !in.Overwrite {
-		data["offset"] = in.Offset
+		data.Offset = &in.Offset
 	}
-	addWriteFields(data, z, hash)
+	data.Group, data.Commit = writeFields(z, hash)
 	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d bytes written", verb, n)}, nil
+}
+
+// patchBytesResult is the answer of shed_patch_bytes; its fields are in the order of the
+// JSON keys (alphabetical, as the map it replaces wrote them). offset (given when the
+// position used one, 0 included), group and commit are there only when they apply.
+type patchBytesResult struct {
+	BytesAffected int64  `json:"bytes_affected"`
+	BytesWritten  int64  `json:"bytes_written"`
+	Commit        string `json:"commit,omitempty"`
+	ContentFormat string `json:"content_format"`
+	Created       bool   `json:"created"`
+	FileSize      int64  `json:"file_size"`
+	Group         string `json:"group,omitempty"`
+	Offset        *int64 `json:"offset,omitempty"`
+	Path          string `json:"path"`
+	Position      string `json:"position"`
+	SafeMode      bool   `json:"safe_mode"`
+	Zone          string `json:"zone"`
 }
 
 // bytePosition validates position, offset and length (reference §5.4 steps 5-6).

@@ -118,23 +118,35 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 	case !t.Exists:
 		verb = "created"
 	}
-	data := map[string]any{"path": rel, "zone": in.Zone, "position": position, "lines_affected": affected,
-		"created": !t.Exists, "file_size": w.Size, "safe_mode": in.Safe}
-	if matches > 0 {
-		data["pattern_matches"] = matches
-	}
-	addWriteFields(data, z, hash)
+	data := patchTextResult{Created: !t.Exists, FileSize: w.Size, LinesAffected: affected, Path: rel,
+		PatternMatches: matches, Position: position, SafeMode: in.Safe, Zone: in.Zone}
+	data.Group, data.Commit = writeFields(z, hash)
 	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
 }
 
-// addWriteFields adds the group id and the commit id (versioned zones) to a write's data.
-func addWriteFields(data map[string]any, z *core.Zone, hash string) {
+// patchTextResult is the answer of shed_patch_text and shed_create_file; its fields are in
+// the order of the JSON keys (alphabetical, as the map it replaces wrote them).
+// pattern_matches is there only when a pattern matched; group and commit when they apply.
+type patchTextResult struct {
+	Commit         string `json:"commit,omitempty"`
+	Created        bool   `json:"created"`
+	FileSize       int64  `json:"file_size"`
+	Group          string `json:"group,omitempty"`
+	LinesAffected  int    `json:"lines_affected"`
+	Path           string `json:"path"`
+	PatternMatches int    `json:"pattern_matches,omitempty"`
+	Position       string `json:"position"`
+	SafeMode       bool   `json:"safe_mode"`
+	Zone           string `json:"zone"`
+}
+
+// writeFields are the group id (group zones) and the commit id (versioned zones) of a
+// write's answer, "" when they do not apply (the fields are then left out).
+func writeFields(z *core.Zone, hash string) (group, commit string) {
 	if z.Kind == core.GroupZone {
-		data["group"] = z.GroupID
+		group = z.GroupID
 	}
-	if hash != "" {
-		data["commit"] = hash
-	}
+	return group, hash
 }
 
 // checkText refuses content that cannot be a text file: NUL bytes, invalid UTF-8.

@@ -88,13 +88,10 @@ func (s *Tools) Read(ctx context.Context, c core.Caller, in ReadInput) (core.Res
 	if eof && (last == 0 || last > total) {
 		last = total
 	}
-	data := map[string]any{"path": rel, "zone": z.Label, "size": info.Size(), "encrypted": confine.IsSealedFile(f),
-		"start_line": in.StartLine, "end_line": last, "line_endings": textcap.LineEndings(sample)}
+	data := readResult{Encrypted: confine.IsSealedFile(f), EndLine: last, Group: z.GroupID, LineEndings: textcap.LineEndings(sample),
+		Path: rel, Size: info.Size(), StartLine: in.StartLine, Zone: z.Label}
 	if eof {
-		data["total_lines"] = total
-	}
-	if z.GroupID != "" {
-		data["group"] = z.GroupID
+		data.TotalLines = &total
 	}
 	head, tail, cut := out.Parts()
 	content, bad := textcap.ValidText(head)
@@ -104,21 +101,43 @@ func (s *Tools) Read(ctx context.Context, c core.Caller, in ReadInput) (core.Res
 		to := from + cut.Lines - 1
 		content += textcap.Marker(cut, fmt.Sprintf("lines %d-%d not shown, read them with start_line=%d end_line=%d", from, to, from, to)) + ts
 		bad += tbad
-		data["cut_bytes"], data["cut_lines"] = cut.Bytes, to-from+1
+		lines := to - from + 1
+		data.CutBytes, data.CutLines = &cut.Bytes, &lines
 	}
-	data["content"], data["truncated"] = content, tail != nil
+	data.Content, data.Truncated = content, tail != nil
 	msg := fmt.Sprintf("Read %d characters", utf8.RuneCountInString(content))
 	if in.StartLine > 1 || in.EndLine > 0 {
 		msg += fmt.Sprintf(" (lines %d-%d)", in.StartLine, last)
 	}
 	if bad > 0 {
-		data["invalid_utf8_bytes"] = bad
+		data.InvalidUTF8Bytes = bad
 		msg += fmt.Sprintf("; %d bytes are not UTF-8 and are shown as U+FFFD (shed_read_bytes shows them exactly)", bad)
 	}
 	if tail != nil {
 		msg += fmt.Sprintf("; output capped at %d bytes, %d bytes cut (see the marker)", s.Config().MaxOutputDefault, cut.Bytes)
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// readResult is the answer of shed_read by lines (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them): cut_bytes and cut_lines when the output
+// cap cut the middle, group in group zones, invalid_utf8_bytes when some were replaced,
+// total_lines when the count reached the end of the file (0 included).
+type readResult struct {
+	Content          string `json:"content"`
+	CutBytes         *int64 `json:"cut_bytes,omitempty"`
+	CutLines         *int64 `json:"cut_lines,omitempty"`
+	Encrypted        bool   `json:"encrypted"`
+	EndLine          int64  `json:"end_line"`
+	Group            string `json:"group,omitempty"`
+	InvalidUTF8Bytes int    `json:"invalid_utf8_bytes,omitempty"`
+	LineEndings      string `json:"line_endings"`
+	Path             string `json:"path"`
+	Size             int64  `json:"size"`
+	StartLine        int64  `json:"start_line"`
+	TotalLines       *int64 `json:"total_lines,omitempty"`
+	Truncated        bool   `json:"truncated"`
+	Zone             string `json:"zone"`
 }
 
 // countBudget bounds how far past the requested range copyLines keeps counting lines to

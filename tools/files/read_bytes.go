@@ -65,21 +65,32 @@ func (s *Tools) ReadBytes(ctx context.Context, c core.Caller, in ReadBytesInput)
 	if format == "base64" {
 		content = base64.StdEncoding.EncodeToString(buf)
 	}
-	data := map[string]any{"path": rel, "zone": z.Label, "content": content, "content_format": format,
-		"bytes_read": n, "total_size": size, "encrypted": confine.IsSealedFile(f), "truncated": truncated}
-	if in.Offset > 0 {
-		data["offset"] = in.Offset
-	}
-	if z.GroupID != "" {
-		data["group"] = z.GroupID
-	}
+	data := readBytesResult{BytesRead: n, Content: content, ContentFormat: format, Encrypted: confine.IsSealedFile(f),
+		Group: z.GroupID, Offset: in.Offset, Path: rel, TotalSize: size, Truncated: truncated, Zone: z.Label}
 	msg := fmt.Sprintf("Read %d bytes", n)
 	if truncated {
 		next := in.Offset + int64(n)
-		data["next_offset"] = next
+		data.NextOffset = &next
 		msg += fmt.Sprintf(" (capped at %d bytes per call: continue with offset=%d)", limit, next)
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// readBytesResult is the answer of shed_read_bytes (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them): group in group zones, offset when not 0,
+// next_offset when the cap cut the read.
+type readBytesResult struct {
+	BytesRead     int    `json:"bytes_read"`
+	Content       string `json:"content"`
+	ContentFormat string `json:"content_format"`
+	Encrypted     bool   `json:"encrypted"`
+	Group         string `json:"group,omitempty"`
+	NextOffset    *int64 `json:"next_offset,omitempty"`
+	Offset        int64  `json:"offset,omitempty"`
+	Path          string `json:"path"`
+	TotalSize     int64  `json:"total_size"`
+	Truncated     bool   `json:"truncated"`
+	Zone          string `json:"zone"`
 }
 
 // bytesCap is how many raw bytes fit in maxOutput characters of the encoding: two hex digits

@@ -34,21 +34,36 @@ func (s *Tools) readOffset(z *core.Zone, rel string, f afero.File, size int64, s
 	}
 	content, bad := textcap.ValidText(buf)
 	next := offset + int64(len(buf))
-	data := map[string]any{"path": rel, "zone": z.Label, "size": size, "encrypted": confine.IsSealedFile(f), "offset": offset,
-		"length": len(buf), "content": content, "truncated": next < size, "line_endings": textcap.LineEndings(sample)}
-	if z.GroupID != "" {
-		data["group"] = z.GroupID
-	}
+	data := readOffsetResult{Content: content, Encrypted: confine.IsSealedFile(f), Group: z.GroupID, InvalidUTF8Bytes: bad,
+		Length: len(buf), LineEndings: textcap.LineEndings(sample), Offset: offset, Path: rel, Size: size,
+		Truncated: next < size, Zone: z.Label}
 	msg := fmt.Sprintf("Read bytes %d-%d of %d", offset, next, size)
 	if next < size {
-		data["next_offset"] = next
+		data.NextOffset = &next
 		msg += fmt.Sprintf("; continue with offset=%d", next)
 	}
 	if bad > 0 {
-		data["invalid_utf8_bytes"] = bad
 		msg += fmt.Sprintf("; %d bytes are not UTF-8 and are shown as U+FFFD", bad)
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// readOffsetResult is the answer of shed_read with offset (fields in the order of the JSON
+// keys, alphabetical, as the map it replaces wrote them): group in group zones,
+// invalid_utf8_bytes when some were replaced, next_offset when the file goes on.
+type readOffsetResult struct {
+	Content          string `json:"content"`
+	Encrypted        bool   `json:"encrypted"`
+	Group            string `json:"group,omitempty"`
+	InvalidUTF8Bytes int    `json:"invalid_utf8_bytes,omitempty"`
+	Length           int    `json:"length"`
+	LineEndings      string `json:"line_endings"`
+	NextOffset       *int64 `json:"next_offset,omitempty"`
+	Offset           int64  `json:"offset"`
+	Path             string `json:"path"`
+	Size             int64  `json:"size"`
+	Truncated        bool   `json:"truncated"`
+	Zone             string `json:"zone"`
 }
 
 // completeRunes is the length of b without a last character cut short by the end of

@@ -259,23 +259,37 @@ func (s *Tools) pdfText(ctx context.Context, z *core.Zone, rel string, size int6
 			With("path", rel).With("zone", z.Label).With("page_count", info.pages).With("pages", fmt.Sprintf("%d-%d", from, last)).
 			WithHint("No OCR here: the pages are images. Try other pages, or ask the user for a text version")
 	}
-	data := map[string]any{"path": rel, "zone": z.Label, "size": size, "type": "pdf", "page_count": info.pages,
-		"pages": fmt.Sprintf("%d-%d", from, last), "content": b.String(), "truncated": last < to || cutPage,
-		"encrypted": info.encrypted}
-	if z.GroupID != "" {
-		data["group"] = z.GroupID
-	}
+	data := readPDFResult{Content: b.String(), Encrypted: info.encrypted, Group: z.GroupID, PageCount: info.pages,
+		PageCut: cutPage, Pages: fmt.Sprintf("%d-%d", from, last), Path: rel, Size: size, Truncated: last < to || cutPage,
+		Type: "pdf", Zone: z.Label}
 	msg := fmt.Sprintf("Read pages %d-%d of %d (%d characters)", from, last, info.pages, utf8.RuneCountInString(b.String()))
 	if cutPage {
-		data["page_cut"] = true
 		msg += fmt.Sprintf("; page %d is longer than the output cap: for all of it, shed_exec pdftotext -layout -f %d -l %d with an output file, then shed_read it with offset", last, last, last)
 	}
 	if last < info.pages {
 		next := fmt.Sprintf("%d-%d", last+1, min(last+1+(last-from), info.pages))
-		data["next_pages"] = next
+		data.NextPages = next
 		msg += fmt.Sprintf("; read on with pages=%q", next)
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// readPDFResult is the answer of shed_read on a PDF (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them): group in group zones, next_pages when
+// pages follow, page_cut (true) when the last page shown was cut at the output cap.
+type readPDFResult struct {
+	Content   string `json:"content"`
+	Encrypted bool   `json:"encrypted"`
+	Group     string `json:"group,omitempty"`
+	NextPages string `json:"next_pages,omitempty"`
+	PageCount int64  `json:"page_count"`
+	PageCut   bool   `json:"page_cut,omitempty"`
+	Pages     string `json:"pages"`
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	Truncated bool   `json:"truncated"`
+	Type      string `json:"type"`
+	Zone      string `json:"zone"`
 }
 
 // capBuf keeps the first n bytes written to it and reports the rest as written (so the

@@ -74,12 +74,12 @@ func TestReadLargeFileBoundedMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := res.Data.(map[string]any)
-			if !strings.HasPrefix(d["content"].(string), tc.first) || d["total_lines"] != int64(1_000_000) {
-				t.Fatalf("content %.40q, total %v", d["content"], d["total_lines"])
+			d := res.Data.(readResult)
+			if !strings.HasPrefix(d.Content, tc.first) || d.TotalLines == nil || *d.TotalLines != 1_000_000 {
+				t.Fatalf("content %.40q, total %v", d.Content, d.TotalLines)
 			}
 			alloc := after.TotalAlloc - before.TotalAlloc
-			t.Logf("%s: %d KB allocated for a %d MB file", tc.name, alloc>>10, d["size"].(int64)>>20)
+			t.Logf("%s: %d KB allocated for a %d MB file", tc.name, alloc>>10, d.Size>>20)
 			if alloc > 2<<20 {
 				t.Fatalf("%d bytes allocated reading a 50 MB file", alloc)
 			}

@@ -109,11 +109,17 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"zone": z.Name, "old_path": oldRel, "new_path": newRel}
-	if hash != "" {
-		data["commit"] = hash
-	}
+	data := renamed{Commit: hash, NewPath: newRel, OldPath: oldRel, Zone: z.Name}
 	return core.Result{Data: data, Message: fmt.Sprintf("Renamed: %s -> %s", oldRel, newRel)}, nil
+}
+
+// renamed is the answer of shed_rename (fields in the order of the JSON keys,
+// alphabetical; commit only in versioned zones).
+type renamed struct {
+	Commit  string `json:"commit,omitempty"`
+	NewPath string `json:"new_path"`
+	OldPath string `json:"old_path"`
+	Zone    string `json:"zone"`
 }
 
 // renameDest validates new_path. Besides the zone's own name, a first folder named like any

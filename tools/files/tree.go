@@ -67,13 +67,21 @@ func (s *Tools) Tree(ctx context.Context, c core.Caller, in TreeInput) (core.Res
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"tree": strings.TrimRight(b.String(), "\n"), "depth": depth, "path": shown, "zone": z.Name}
+	data := tree{Depth: depth, Path: shown, Tree: strings.TrimRight(b.String(), "\n"), Zone: z.Name}
 	msg := fmt.Sprintf("Tree of %s/%s (depth=%d)", z.Name, shown, depth)
 	if empty && rel == "" {
-		data["tree"] = "(empty)"
+		data.Tree = "(empty)"
 		msg = "Zone is empty"
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// tree is the answer of shed_tree (fields in the order of the JSON keys, alphabetical).
+type tree struct {
+	Depth int    `json:"depth"`
+	Path  string `json:"path"`
+	Tree  string `json:"tree"`
+	Zone  string `json:"zone"`
 }
 
 func (s *Tools) renderTree(z *core.Zone, dir, prefix string, depth int, b *strings.Builder) (empty bool, err error) {

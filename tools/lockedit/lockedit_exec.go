@@ -58,14 +58,14 @@ func (s *Tools) LockeditExec(ctx context.Context, c core.Caller, in LockeditExec
 	if runErr != nil {
 		return core.Result{}, runErr
 	}
-	data["zone"], data["path"] = z.Name, p
+	data.Zone, data.Path = z.Name, p
 	return core.Result{Data: data, Message: "Command executed in editzone"}, nil
 }
 
 // runBoxed runs the command in the private folder dir of the editzone ez, '.' arguments
 // naming the copy. An encrypted copy is decrypted into a mirror for the command and
 // written back encrypted.
-func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, ez *confine.Fs, dir string, in LockeditExecInput, base string) (data map[string]any, err error) {
+func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, ez *confine.Fs, dir string, in LockeditExecInput, base string) (data *commands.ExecData, err error) {
 	box, err := confine.New(dir)
 	if err != nil {
 		return nil, core.Errf(core.InternalError, "Cannot open the command's folder").Because(err)
@@ -79,7 +79,7 @@ func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, ez *c
 		}
 		defer m.Remove()
 		defer func() {
-			if werr := m.WriteBack(data); werr != nil && err == nil {
+			if werr := data.WriteBack(m); werr != nil && err == nil {
 				data, err = nil, werr
 			}
 		}()

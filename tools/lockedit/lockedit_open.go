@@ -75,9 +75,20 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		_ = s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "content": string(content),
-		"is_binary": false, "size": size, "locked_by": c.UserID, "conversation": c.ConvID},
-		Message: "File opened for editing: " + p}, nil
+	return core.Result{Data: opened{Content: string(content), Conversation: c.ConvID, IsBinary: false, LockedBy: c.UserID,
+		Path: p, Size: size, Zone: z.Name}, Message: "File opened for editing: " + p}, nil
+}
+
+// opened is the answer of shed_lockedit open (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them).
+type opened struct {
+	Content      string `json:"content"`
+	Conversation string `json:"conversation"`
+	IsBinary     bool   `json:"is_binary"`
+	LockedBy     string `json:"locked_by"`
+	Path         string `json:"path"`
+	Size         int64  `json:"size"`
+	Zone         string `json:"zone"`
 }
 
 // copyToEditzone copies the zone file p to the working copy (atomically, 0600, parents
@@ -154,8 +165,18 @@ func (s *Tools) LockeditOverwrite(ctx context.Context, c core.Caller, in Lockedi
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "bytes_written": len(in.Content), "new_size": newSize, "mode": mode},
+	return core.Result{Data: overwritten{BytesWritten: len(in.Content), Mode: mode, NewSize: newSize, Path: p, Zone: z.Name},
 		Message: "Content written to editzone"}, nil
+}
+
+// overwritten is the answer of shed_lockedit overwrite (fields in the order of the JSON
+// keys, alphabetical, as the map it replaces wrote them).
+type overwritten struct {
+	BytesWritten int    `json:"bytes_written"`
+	Mode         string `json:"mode"`
+	NewSize      int64  `json:"new_size"`
+	Path         string `json:"path"`
+	Zone         string `json:"zone"`
 }
 
 // appendFile appends text to the working copy durably. An encrypted copy is rewritten whole

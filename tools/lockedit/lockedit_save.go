@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/fileshed/fileshed/core"
 
@@ -82,8 +83,19 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	if err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "size": written, "committed": hash != "", "commit": hash,
-		"versioned": z.Versioned}, Message: "Saved and unlocked: " + p}, nil
+	return core.Result{Data: saved{Commit: hash, Committed: hash != "", Path: p, Size: written, Versioned: z.Versioned, Zone: z.Name},
+		Message: "Saved and unlocked: " + p}, nil
+}
+
+// saved is the answer of shed_lockedit save (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them; commit is written even when "").
+type saved struct {
+	Commit    string `json:"commit"`
+	Committed bool   `json:"committed"`
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	Versioned bool   `json:"versioned"`
+	Zone      string `json:"zone"`
 }
 
 // LockeditCancelInput is the input of shed_lockedit_cancel.
@@ -113,8 +125,16 @@ func (s *Tools) LockeditCancel(ctx context.Context, c core.Caller, in LockeditCa
 	if err := s.DB().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.Result{}, core.LockErr(p, err)
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "changes_discarded": true},
+	return core.Result{Data: cancelled{ChangesDiscarded: true, Path: p, Zone: z.Name},
 		Message: "Edit cancelled, changes discarded: " + p}, nil
+}
+
+// cancelled is the answer of shed_lockedit cancel (fields in the order of the JSON keys,
+// alphabetical).
+type cancelled struct {
+	ChangesDiscarded bool   `json:"changes_discarded"`
+	Path             string `json:"path"`
+	Zone             string `json:"zone"`
 }
 
 // ForceUnlockInput is the input of shed_force_unlock: zone or group, group first.
@@ -162,10 +182,23 @@ func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockIn
 	if err := s.DB().ForceReleaseLock(ctx, core.ZoneKey(z), p); err != nil {
 		return core.Result{}, core.LockErr(p, err)
 	}
-	data := map[string]any{"zone": z.Name, "path": p, "released": held}
+	data := unlocked{Path: p, Released: held, Zone: z.Name}
 	if held {
-		core.LockDetails(&core.Error{Details: data}, l, s.LockMaxAge())
-		delete(data, "expires_at")
+		// The lock broken, as core.LockDetails describes it in FILE_LOCKED (without its expiry).
+		since := l.Since.UTC().Format(time.RFC3339)
+		data.LockedAt, data.LockedByConversation, data.Since = &since, &l.ConvID, &since
 	}
 	return core.Result{Data: data, Message: "Unlocked: " + p + " in " + z.Name}, nil
+}
+
+// unlocked is the answer of shed_force_unlock (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them): the lock's conversation and times
+// only when a lock was released (then always, even "").
+type unlocked struct {
+	LockedAt             *string `json:"locked_at,omitempty"`
+	LockedByConversation *string `json:"locked_by_conversation,omitempty"`
+	Path                 string  `json:"path"`
+	Released             bool    `json:"released"`
+	Since                *string `json:"since,omitempty"`
+	Zone                 string  `json:"zone"`
 }

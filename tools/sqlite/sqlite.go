@@ -188,7 +188,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 		closeErr := db.Close()
 		after := d.state()
 		if d.m != nil && closeErr == nil {
-			closeErr = d.m.WriteBack(nil) // encrypted zone: the changed copy goes back encrypted
+			_, _, closeErr = d.m.WriteBack() // encrypted zone: the changed copy goes back encrypted
 		}
 		delta := core.Amount{Bytes: after.size + after.extra - d.before.size - d.before.extra, Files: after.names - d.before.names}
 		if err := errors.Join(runErr, closeErr); err != nil {
@@ -298,15 +298,14 @@ func (s *Tools) sqliteQuery(ctx context.Context, c core.Caller, in SQLiteInput) 
 	if out != nil && ans.ReturnsRows {
 		return s.finishCSVOut(ctx, c, out, d, in, ans)
 	}
-	data := map[string]any{"path": d.rel, "query": in.Query}
 	if !ans.ReturnsRows {
-		data["rows_affected"], data["last_row_id"] = ans.RowsAffected, ans.LastInsertID
+		data := sqlWritten{LastRowID: ans.LastInsertID, Path: d.rel, Query: in.Query, RowsAffected: ans.RowsAffected}
 		return core.Result{Data: data, Message: fmt.Sprintf("Query executed successfully (%d row(s) affected)", ans.RowsAffected)}, nil
 	}
-	data["columns"], data["rows"], data["row_count"], data["truncated"] = ans.Columns, ans.Rows, len(ans.Rows), ans.Truncated
+	data := sqlRows{Columns: ans.Columns, Path: d.rel, Query: in.Query, RowCount: len(ans.Rows), Rows: ans.Rows, Truncated: ans.Truncated}
 	msg := fmt.Sprintf("Query returned %d row(s)", len(ans.Rows))
 	if ans.Truncated {
-		data["limit_applied"], data["total_rows"], data["total_rows_capped"] = lim.Rows, ans.Total, ans.TotalCapped
+		data.LimitApplied, data.TotalRows, data.TotalRowsCapped = &lim.Rows, &ans.Total, &ans.TotalCapped
 		total := fmt.Sprint(ans.Total)
 		if ans.TotalCapped {
 			total = "at least " + total
@@ -319,6 +318,31 @@ func (s *Tools) sqliteQuery(ctx context.Context, c core.Caller, in SQLiteInput) 
 		}
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// sqlWritten is the answer of a statement without result columns (fields in the order of
+// the JSON keys, alphabetical, as the map it replaces wrote them).
+type sqlWritten struct {
+	LastRowID    int64  `json:"last_row_id"`
+	Path         string `json:"path"`
+	Query        string `json:"query"`
+	RowsAffected int64  `json:"rows_affected"`
+}
+
+// sqlRows is the answer of a query (fields in the order of the JSON keys, alphabetical, as
+// the map it replaces wrote them). rows holds the cells as sqlq renders them (a dynamic
+// shape by nature). limit_applied, total_rows and total_rows_capped are there exactly
+// when rows were left out (false and 0 included).
+type sqlRows struct {
+	Columns         []string `json:"columns"`
+	LimitApplied    *int     `json:"limit_applied,omitempty"`
+	Path            string   `json:"path"`
+	Query           string   `json:"query"`
+	RowCount        int      `json:"row_count"`
+	Rows            [][]any  `json:"rows"`
+	TotalRows       *int     `json:"total_rows,omitempty"`
+	TotalRowsCapped *bool    `json:"total_rows_capped,omitempty"`
+	Truncated       bool     `json:"truncated"`
 }
 
 // oneLine folds white space, for commit messages.

@@ -135,8 +135,18 @@ func (s *Tools) finishCSVOut(ctx context.Context, c core.Caller, o *csvOut, d *d
 	if _, err := tx.WriteFile(core.Write{Size: o.count.n, Body: o.tmp}); err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"path": d.rel, "query": in.Query, "output_csv": o.rel, "rows_exported": o.rows, "columns": ans.Columns},
+	return core.Result{Data: csvExported{Columns: ans.Columns, OutputCSV: o.rel, Path: d.rel, Query: in.Query, RowsExported: o.rows},
 		Message: fmt.Sprintf("Exported %d row(s) to %s", o.rows, o.rel)}, nil
+}
+
+// csvExported is the answer of a query with output_csv (fields in the order of the JSON
+// keys, alphabetical, as the map it replaces wrote them).
+type csvExported struct {
+	Columns      []string `json:"columns"`
+	OutputCSV    string   `json:"output_csv"`
+	Path         string   `json:"path"`
+	Query        string   `json:"query"`
+	RowsExported int64    `json:"rows_exported"`
 }
 
 // exportEdit is the change a CSV export makes.

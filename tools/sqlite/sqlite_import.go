@@ -87,19 +87,43 @@ func (s *Tools) sqliteImport(ctx context.Context, c core.Caller, in SQLiteInput)
 	for i, col := range rep.Columns {
 		types[col] = rep.Types[i]
 	}
-	info := map[string]any{"method": "streaming", "detected_encoding": rep.Encoding, "detected_delimiter": rep.Delimiter,
-		"generated_columns": rep.Generated, "column_types": types}
+	info := importInfo{ColumnTypes: types, DateFailures: rep.DateFailures, DetectedDelimiter: rep.Delimiter,
+		DetectedEncoding: rep.Encoding, GeneratedColumns: rep.Generated, Method: "streaming"}
 	if rep.SkippedCount > 0 {
-		info["skipped_lines"], info["skipped_count"] = rep.SkippedLines, rep.SkippedCount
+		info.SkippedCount, info.SkippedLines = rep.SkippedCount, rep.SkippedLines
 	}
-	if rep.DateFailures > 0 {
-		info["date_failures"] = rep.DateFailures
-	}
-	data := map[string]any{"db_path": d.rel, "csv_path": in.ImportCSV, "table": in.Table, "columns": rep.Columns,
-		"rows_imported": rep.Rows, "if_exists": ifExists, "appended": rep.Appended, "import_info": info}
+	data := csvImported{Appended: rep.Appended, Columns: rep.Columns, CSVPath: in.ImportCSV, DBPath: d.rel, IfExists: ifExists,
+		ImportInfo: info, RowsImported: rep.Rows, Table: in.Table}
 	msg := fmt.Sprintf("Imported %d rows from '%s' into table '%s'", rep.Rows, in.ImportCSV, in.Table)
 	if rep.SkippedCount > 0 {
 		msg += fmt.Sprintf(" (%d malformed record(s) skipped, first at line %d)", rep.SkippedCount, rep.SkippedLines[0])
 	}
 	return core.Result{Data: data, Message: msg}, nil
+}
+
+// csvImported is the answer of a CSV import (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them).
+type csvImported struct {
+	Appended     bool       `json:"appended"`
+	Columns      []string   `json:"columns"`
+	CSVPath      string     `json:"csv_path"`
+	DBPath       string     `json:"db_path"`
+	IfExists     string     `json:"if_exists"`
+	ImportInfo   importInfo `json:"import_info"`
+	RowsImported int64      `json:"rows_imported"`
+	Table        string     `json:"table"`
+}
+
+// importInfo is how a CSV import read the file (fields in the order of the JSON keys,
+// alphabetical). column_types stays a map: its keys are the table's column names (user
+// data). date_failures, skipped_count and skipped_lines are there only when not zero.
+type importInfo struct {
+	ColumnTypes       map[string]string `json:"column_types"`
+	DateFailures      int               `json:"date_failures,omitempty"`
+	DetectedDelimiter string            `json:"detected_delimiter"`
+	DetectedEncoding  string            `json:"detected_encoding"`
+	GeneratedColumns  bool              `json:"generated_columns"`
+	Method            string            `json:"method"`
+	SkippedCount      int               `json:"skipped_count,omitempty"`
+	SkippedLines      []int             `json:"skipped_lines,omitempty"`
 }

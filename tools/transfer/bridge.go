@@ -187,12 +187,23 @@ func (s *Tools) bridge(ctx context.Context, c core.Caller, b bridge, in BridgeAr
 	if tree.Dir {
 		kind = "folder"
 	}
-	data := map[string]any{"src": shownSrc, "dest": destRel, "src_zone": src.Name, "dest_zone": dst.Name,
-		"type": kind, "files": len(tree.Files), "bytes": tree.Size, "replaced": exists}
-	if hash != "" {
-		data["commit"] = hash
-	}
+	data := bridged{Bytes: tree.Size, Commit: hash, Dest: destRel, DestZone: dst.Name, Files: len(tree.Files), Replaced: exists,
+		Src: shownSrc, SrcZone: src.Name, Type: kind}
 	return core.Result{Data: data, Message: fmt.Sprintf("%s: %s/%s -> %s/%s", b.done, src.Name, shownSrc, dst.Name, destRel)}, nil
+}
+
+// bridged is the answer of a bridge (fields in the order of the JSON keys, alphabetical, as
+// the map it replaces wrote them; commit only when a versioned side committed).
+type bridged struct {
+	Bytes    int64  `json:"bytes"`
+	Commit   string `json:"commit,omitempty"`
+	Dest     string `json:"dest"`
+	DestZone string `json:"dest_zone"`
+	Files    int    `json:"files"`
+	Replaced bool   `json:"replaced"`
+	Src      string `json:"src"`
+	SrcZone  string `json:"src_zone"`
+	Type     string `json:"type"`
 }
 
 // bridgeSource describes the source: FILE_NOT_FOUND (with a word about shed_import for

@@ -66,7 +66,7 @@ func (s *Tools) Import(ctx context.Context, c core.Caller, in ImportInput) (core
 	if err != nil {
 		return core.Result{}, err
 	}
-	imported, failed := []map[string]any{}, []map[string]any{}
+	imported, failed := []importedFile{}, []importFailure{}
 	var first *core.Error
 	for _, f := range files {
 		item, err := s.importOne(ctx, c, z, dir, f, token, admin)
@@ -81,7 +81,7 @@ func (s *Tools) Import(ctx context.Context, c core.Caller, in ImportInput) (core
 			if first == nil {
 				first = e
 			}
-			failed = append(failed, map[string]any{"file_id": f.ID, "name": f.Filename, "error": string(e.Code), "message": e.Message})
+			failed = append(failed, importFailure{Error: e.Code, FileID: f.ID, Message: e.Message, Name: f.Filename})
 			continue
 		}
 		imported = append(imported, item)
@@ -89,11 +89,34 @@ func (s *Tools) Import(ctx context.Context, c core.Caller, in ImportInput) (core
 	if len(imported) == 0 {
 		return core.Result{}, first.With("errors", failed)
 	}
-	data := map[string]any{"imported": imported, "count": len(imported), "zone": "uploads"}
-	if len(failed) > 0 {
-		data["errors"] = failed
-	}
+	data := imports{Count: len(imported), Errors: failed, Imported: imported, Zone: "uploads"}
 	return core.Result{Data: data, Message: fmt.Sprintf("Imported %d file(s) to Uploads. Use shed_delete(zone='uploads', path='...') to remove.", len(imported))}, nil
+}
+
+// imports is the answer of shed_import (fields in the order of the JSON keys,
+// alphabetical, as the map it replaces wrote them; errors only when a file failed).
+type imports struct {
+	Count    int             `json:"count"`
+	Errors   []importFailure `json:"errors,omitempty"`
+	Imported []importedFile  `json:"imported"`
+	Zone     string          `json:"zone"`
+}
+
+// importedFile is one file shed_import placed in Uploads.
+type importedFile struct {
+	FileID string `json:"file_id"`
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+}
+
+// importFailure is one file shed_import could not place (also the details of the refusal
+// when every file failed).
+type importFailure struct {
+	Error   core.Code `json:"error"`
+	FileID  string    `json:"file_id"`
+	Message string    `json:"message"`
+	Name    string    `json:"name"`
 }
 
 // importCredential is the token fileshed presents to Open WebUI: the caller's own
@@ -180,13 +203,13 @@ func importFileError(err error, id string, admin bool) *core.Error {
 }
 
 // importOne fetches one file into dir of the Uploads zone z.
-func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir string, f owui.FileInfo, token string, admin bool) (map[string]any, error) {
+func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir string, f owui.FileInfo, token string, admin bool) (importedFile, error) {
 	info, err := s.OpenWebUI().File(ctx, token, f.ID)
 	if err == nil && admin && info.UserID != c.UserID {
 		err = owui.ErrNotFound // someone else's file: the same answer as a missing one
 	}
 	if err != nil {
-		return nil, importFileError(err, f.ID, admin)
+		return importedFile{}, importFileError(err, f.ID, admin)
 	}
 	if info.Filename == "" {
 		info.Filename = f.Filename
@@ -194,18 +217,18 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 	name := importName(info.Filename, f.ID)
 	maxSize := int64(s.Config().MaxFileSizeMB) << 20
 	if info.Size > maxSize {
-		return nil, core.Errf(core.FileTooLarge, "%s is %s, over max_file_size_mb (%d MB)", name, core.HumanMB(info.Size), s.Config().MaxFileSizeMB).
+		return importedFile{}, core.Errf(core.FileTooLarge, "%s is %s, over max_file_size_mb (%d MB)", name, core.HumanMB(info.Size), s.Config().MaxFileSizeMB).
 			With("file", name).With("size", info.Size).With("limit", maxSize).
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
 	// The file lands under a fresh name in dir: nothing is replaced (placeImport).
 	tx, err := s.Begin(ctx, c, core.Edit{Tool: "shed_import", Steps: []core.Step{{Zone: z, Path: dir, Op: core.OpAdd}}})
 	if err != nil {
-		return nil, err
+		return importedFile{}, err
 	}
 	defer tx.Close()
 	if err := tx.Reserve(z, -1, core.Amount{Bytes: max(info.Size, 0), Files: 1}); err != nil {
-		return nil, err
+		return importedFile{}, err
 	}
 	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
 	// one that keeps sending is not.
@@ -216,10 +239,10 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 	defer watchdog.Stop()
 	body, err := s.OpenWebUI().FileContent(dctx, token, f.ID)
 	if err != nil {
-		return nil, importFileError(err, f.ID, admin)
+		return importedFile{}, importFileError(err, f.ID, admin)
 	}
 	defer body.Close()
-	var out map[string]any
+	var out importedFile
 	_, err = tx.Apply(func() (core.Change, error) {
 		m := &metered{ctx: ctx, r: tx.Reservation(), body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
 		tmp := path.Join(dir, confine.TempName())
@@ -232,11 +255,11 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 			_ = z.Fs.Remove(tmp)
 			return core.Change{}, err
 		}
-		out = map[string]any{"file_id": f.ID, "name": path.Base(final), "path": final, "size": n}
+		out = importedFile{FileID: f.ID, Name: path.Base(final), Path: final, Size: n}
 		return core.Change{Growth: core.Amount{Bytes: n, Files: 1}}, nil
 	})
 	if err != nil {
-		return nil, err
+		return importedFile{}, err
 	}
 	return out, nil
 }
