@@ -51,7 +51,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 	if err != nil {
 		return core.Result{}, err
 	}
-	owners := []store.Owner{}
+	owners, leftover := []store.Owner{}, s.TempLeftover(ctx)
 	for _, z := range zones {
 		for _, l := range expired {
 			if l.ZoneKey == core.ZoneKey(z) {
@@ -61,7 +61,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 				rep.ExpiredLocks = append(rep.ExpiredLocks, z.Name+"/"+l.Path)
 			}
 		}
-		if err := s.sweepEditzones(ctx, z, rep); err != nil {
+		if err := s.sweepEditzones(ctx, z, leftover, rep); err != nil {
 			return core.Result{}, err
 		}
 		if z.Versioned {
@@ -150,8 +150,10 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 }
 
 // sweepEditzones deletes every file of the zone's editzones that no lock of its
-// conversation covers (and WriteAtomic leftovers), then the empty folders.
-func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenanceReport) error {
+// conversation covers, and the temporary files that leftover picks (the sweeps' rule: a
+// write in flight, of this server or of another live replica, keeps its own), then the
+// empty folders.
+func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
 	root := filepath.Join(z.Space, "editzone")
 	convs, err := os.ReadDir(root)
 	if err != nil {
@@ -165,7 +167,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenan
 		if err != nil {
 			return core.Errf(core.InternalError, "Cannot open an editzone of %s", z.Name).Because(err)
 		}
-		err = s.sweepDir(ctx, z, ez, cd.Name(), "", rep)
+		err = s.sweepDir(ctx, z, ez, cd.Name(), "", leftover, rep)
 		_ = ez.Close()
 		if err != nil {
 			return err
@@ -176,7 +178,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenan
 }
 
 // sweepDir walks one directory of a conversation's editzone (symlinks are never followed).
-func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv, dir string, rep *maintenanceReport) error {
+func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv, dir string, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
 	f, err := ez.Open(dir)
 	if err != nil {
 		return nil
@@ -189,10 +191,16 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
 		if e.IsDir() {
-			if err := s.sweepDir(ctx, z, ez, conv, p, rep); err != nil {
+			if err := s.sweepDir(ctx, z, ez, conv, p, leftover, rep); err != nil {
 				return err
 			}
 			_ = ez.Remove(p) // only succeeds when empty
+			continue
+		}
+		if confine.IsTempName(p) {
+			if leftover(p, e.ModTime()) && ez.Remove(p) == nil {
+				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+			}
 			continue
 		}
 		orphan, err := s.orphan(ctx, z, conv, p)
@@ -219,9 +227,6 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 
 // orphan reports whether the working copy p of conversation conv has no lock of its own.
 func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool, error) {
-	if confine.IsTempName(p) {
-		return true, nil
-	}
 	l, ok, err := s.DB().LockOf(ctx, core.ZoneKey(z), p)
 	if err != nil {
 		return false, core.LockErr(p, err)
