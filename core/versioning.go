@@ -153,7 +153,7 @@ func (s *Service) FlushIndex(ctx context.Context, z *Zone) error {
 		return err
 	}
 	defer r.Release()
-	l, unlock, err := s.LockRepo(ctx, r, z)
+	l, _, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
@@ -287,15 +287,16 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 	})
 }
 
-// lockRepo takes the repository lock of r, the open repository of z: the Locker's key
+// LockRepo takes the repository lock of r, the open repository of z: the Locker's key
 // (the authority across replicas), then the repository's own lock (one host). unlock
-// releases both.
-func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
-	l, le, err := s.lockRepo(ctx, r, z)
+// releases both; le is the Locker's lease, for a holder that commits itself and checks its
+// leases first (CheckLeases).
+func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, le lock.Lease, unlock func(), err error) {
+	l, le, err = s.lockRepo(ctx, r, z)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return l, func() { l.Unlock(); le.Unlock() }, nil
+	return l, le, func() { l.Unlock(); le.Unlock() }, nil
 }
 
 // lockRepo is LockRepo returning the Locker's lease, which the caller releases after l.

@@ -127,13 +127,15 @@ func (s *Tools) maintenanceZones(ctx context.Context, c core.Caller) ([]*core.Zo
 }
 
 // expireLock releases an expired lock and removes its working copy. ReleaseLock names the
-// conversation: a lock taken over meanwhile by another conversation is left alone.
+// conversation: a lock taken over meanwhile by another conversation is left alone. The
+// working copy stays when the edit's key was lost meanwhile (LOCK_ERROR: another replica's
+// step may hold it now).
 func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) error {
-	unlock, err := s.LockEdit(ctx, z, l.Path)
+	le, err := s.EditLease(ctx, z, l.Path)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer le.Unlock()
 	if err := s.DB().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.LockErr(l.Path, err)
 	}
@@ -145,6 +147,9 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 		return err
 	}
 	defer ez.Close()
+	if err := core.CheckLeases(false, le); err != nil {
+		return err
+	}
 	core.RemoveWorkingCopy(ez, l.Path)
 	return nil
 }
@@ -208,15 +213,18 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 			return err
 		}
 		if orphan {
-			unlock, err := s.LockEdit(ctx, z, p)
+			le, err := s.EditLease(ctx, z, p)
 			if err != nil {
 				return err
 			}
-			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock.
-			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan && ez.Remove(p) == nil {
-				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock
+			// (on another replica, if the key was lost meanwhile: LOCK_ERROR).
+			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan {
+				if err = core.CheckLeases(false, le); err == nil && ez.Remove(p) == nil {
+					rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+				}
 			}
-			unlock()
+			le.Unlock()
 			if err != nil {
 				return err
 			}
@@ -238,17 +246,23 @@ func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool,
 // the repository's key as every other user of it does; false when it stays damaged or busy
 // (out says so).
 func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.Zone, r *core.OpenRepo, out map[string]any) bool {
-	unlock, err := s.Hold(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	le, err := s.HoldLease(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
 		out["status"], out["error"] = "busy", repoProblem(err)
 		return false
 	}
-	defer unlock()
+	defer le.Unlock()
 	verr := r.Verify()
 	if verr == nil {
 		return true
 	}
 	out["problem"] = repoProblem(verr)
+	// Why: Repair removes the repository's lock files, which are another replica's commit in
+	// flight if the key was lost meanwhile.
+	if err := core.CheckLeases(false, le); err != nil {
+		out["status"], out["error"] = "busy", repoProblem(err)
+		return false
+	}
 	fix, err := r.Repair()
 	if err == nil {
 		err = r.Verify()
