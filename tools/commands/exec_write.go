@@ -153,6 +153,7 @@ func (s *Tools) holdSpace(ctx context.Context, z *core.Zone) (*execSpace, error)
 		r.Release()
 		return nil, err
 	}
+	r.SetCommandTurn(true) // this process's writes of the zone now run beside the command
 	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
 }
 
@@ -222,6 +223,7 @@ func (sp *execSpace) release() {
 			gate()
 		}
 	}
+	sp.r.SetCommandTurn(false)
 	sp.turn.Unlock()
 	sp.r.Release()
 }
