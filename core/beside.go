@@ -1,11 +1,14 @@
 package core
 
 import (
+	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
@@ -39,6 +42,102 @@ import (
 // Whole-tree operations (rename, delete, unzip, restore, bridges, maintenance, a write
 // through a symlink) still wait for the command (openRepo.turn): their commits take whole
 // folders, or everything, and would sweep the running command's half-done changes.
+
+// The note is process-local, and the writes beside a command on another replica cannot
+// reach it: were they to run, the command would take them for its own changes (its lock
+// guard put a locked edit's save back, its quota counted their growth again). So a write
+// notes itself only beside a command of its own process; otherwise it holds the space's
+// turn shared (holdBeside), which any command holds exclusively, through the Locker, from
+// its first measure to its commit: a command on another replica is waited for, as
+// whole-tree operations wait.
+
+// turnWatch tells the single-file writes of a space whether a command of this process holds
+// the space's turn (holdBeside).
+type turnWatch struct {
+	mu   sync.Mutex
+	held bool
+	// taken is closed when a command of this process takes the turn (nil until asked).
+	taken chan struct{}
+}
+
+// SetCommandTurn records that a command of this process took (true, right after it got it)
+// or gives back (false, right before it releases it) the space's turn.
+func (r *OpenRepo) SetCommandTurn(held bool) {
+	w := &r.turn
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.held = held
+	if held && w.taken != nil {
+		close(w.taken)
+		w.taken = nil
+	}
+}
+
+// commandTurn reports whether a command of this process holds the space's turn and, when
+// none does, a channel closed once one takes it.
+func (r *OpenRepo) commandTurn() (bool, <-chan struct{}) {
+	w := &r.turn
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held {
+		return true, nil
+	}
+	if w.taken == nil {
+		w.taken = make(chan struct{})
+	}
+	return false, w.taken
+}
+
+// holdBeside takes what a single-file write holds of z's versioned space, r: its gate
+// shared and, unless a command of this process holds the space's turn (its run notes the
+// write), the turn shared first, so that a command on another replica is waited for. A
+// wait for the turn that a command of this process ends by taking it starts again beside
+// that command.
+func (s *Service) holdBeside(ctx context.Context, r *OpenRepo, z *Zone) (held, error) {
+	for {
+		local, taken := r.commandTurn()
+		var h held
+		if !local {
+			wait, stop := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-taken:
+					stop()
+				case <-wait.Done():
+				}
+			}()
+			turn, err := s.hold(wait, SpaceKey(KindSpace, z), lock.Shared, "a command or another change in the "+z.Label+" zone")
+			stop()
+			if err != nil && ctx.Err() == nil && isClosed(taken) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			h = held{turn}
+		}
+		gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+		if err != nil {
+			h.release()
+			return nil, err
+		}
+		h = append(h, gate)
+		if held, _ := r.commandTurn(); !local || held {
+			return h, nil
+		}
+		h.release() // the command of this process ended meanwhile: the turn is anyone's again
+	}
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
 
 // besideRun is the note of one command running in a versioned zone: the writes committed
 // beside it. A nil *besideRun (no command running, or an unversioned zone) does nothing.

@@ -125,7 +125,9 @@ func Carry(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone,
 	// encrypting), then the source's removal.
 	recode := Recodes(move, src, dst)
 	if !move || recode {
-		stage := path.Join(dir, confine.TempName())
+		name, release := confine.HoldTemp()
+		defer release()
+		stage := path.Join(dir, name)
 		n, err := stageCopy(ctx, src, srcRel, t, dst, stage)
 		if err != nil {
 			return 0, err

@@ -94,6 +94,18 @@ func (s *Service) hold(ctx context.Context, k lock.Key, m lock.Mode, what string
 	return le, nil
 }
 
+// HoldLease is Hold returning the lease, for a tool family that makes its change visible
+// itself (shed_exec's commit, shed_maintenance's removals and repairs) and checks its leases
+// first with CheckLeases.
+func (s *Service) HoldLease(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error) {
+	return s.hold(ctx, k, m, what)
+}
+
+// CheckLeases is the write transaction's check (held.check) of leases a tool family holds
+// itself: LOCK_ERROR when one was lost, before its change (written false) or before its
+// commit (written true).
+func CheckLeases(written bool, leases ...lock.Lease) error { return held(leases).check(written) }
+
 // held is what a holder holds: released together (the last taken first), checked together.
 type held []lock.Lease
 

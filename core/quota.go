@@ -41,7 +41,16 @@ func (s *Service) HoldOwner(ctx context.Context, o store.Owner, m lock.Mode) (fu
 			return nil, err
 		}
 	}
-	return s.Hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
+	le, err := s.ownerLease(ctx, o, m)
+	if err != nil {
+		return nil, err
+	}
+	return le.Unlock, nil
+}
+
+// ownerLease takes o's quota lock in mode m (HoldOwner) and returns its lease.
+func (s *Service) ownerLease(ctx context.Context, o store.Owner, m lock.Mode) (lock.Lease, error) {
+	return s.hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
 }
 
 // amount is a quantity of usage: bytes, and names (store.Amount).
@@ -97,16 +106,21 @@ func (s *Service) EnsureUsage(ctx context.Context, o store.Owner) error {
 // for shed_maintenance and first use), with no write of the owner in flight (quota). It
 // returns the measured usage and what the walk could not read ("zone/path: cause"); then
 // the recorded usage is kept, as a measure that misses a folder would understate it.
-// Callers must not hold the owner's lock.
+// Callers must not hold the owner's lock. A lock lost during the measure (its database
+// session ended: another replica's writer may have reserved meanwhile) keeps the recorded
+// usage too, with LOCK_ERROR.
 func (s *Service) Reconcile(ctx context.Context, o store.Owner) (Amount, []string, error) {
-	unlock, err := s.HoldOwner(ctx, o, lock.Exclusive)
+	le, err := s.ownerLease(ctx, o, lock.Exclusive)
 	if err != nil {
 		return Amount{}, nil, err
 	}
-	defer unlock()
+	defer le.Unlock()
 	total, unmeasured, err := s.measureOwner(ctx, o)
 	if err != nil || len(unmeasured) > 0 {
 		return total, unmeasured, err
+	}
+	if err := (held{le}).check(false); err != nil {
+		return total, nil, err
 	}
 	return total, nil, s.db.SetUsage(ctx, o, total)
 }

@@ -53,11 +53,14 @@ func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, don
 	if done() {
 		return nil
 	}
-	l, unlockRepo, err := s.LockRepo(ctx, r, z)
+	l, le, unlockRepo, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
 	defer unlockRepo()
+	if err := append(locks, le).check(true); err != nil {
+		return err
+	}
 	_, err = s.Commit(l, Caller{UserID: "fileshed"}, z, "fileshed", recoveryMessage, Change{All: true})
 	return err
 }

@@ -283,13 +283,17 @@ func (s *Service) recoverOwner(ctx context.Context, o store.Owner) error {
 	return s.commitLeftovers(ctx, r, z, func() bool { return false })
 }
 
-// staleTemp is the rule of the replicas' sweeps: a temporary name is a leftover when the
-// replica it names is dead — neither seen within quiet (database time) nor holding its
-// liveness lock — or when it is older than tempMaxAge (an older fileshed's names carry no
-// id). Liveness is asked once per replica per sweep; when the database cannot tell, the
-// name is kept.
+// staleTemp is the sweeps' rule for the names of other processes. Among replicas a
+// temporary name is a leftover when the replica it names is dead — neither seen within
+// quiet (database time) nor holding its liveness lock — or when it is older than tempMaxAge
+// (an older fileshed's names carry no id). Liveness is asked once per replica per sweep;
+// when the database cannot tell, the name is kept. A server with the SQLite state is alone
+// on its storage: a name older than the server is a dead process's.
 func (s *Service) staleTemp(ctx context.Context) stale {
 	c := s.cluster
+	if c == nil {
+		return func(_ string, mod time.Time) bool { return mod.Before(s.started) }
+	}
 	recent := map[string]bool{c.self.ID: true}
 	rows, err := s.db.Replicas(ctx)
 	silent, err2 := s.db.Silent(ctx, c.quiet)

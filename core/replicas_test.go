@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core/lock"
+	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/internal/pgtest"
 	"github.com/fileshed/fileshed/internal/testvalves"
 )
@@ -180,4 +181,48 @@ func TestLostLockStopsTheWrite(t *testing.T) {
 	}
 	// The server goes on: the next write takes fresh sessions.
 	writeDoc(t, s, "alice", "after\n")
+}
+
+// losingLocker is the PostgreSQL Locker of a test whose leases of one kind, taken
+// exclusively, are lost as soon as they are granted (every lock session of the database
+// killed): what a database restart does to a holder in the middle of its work.
+type losingLocker struct {
+	lock.Locker
+	t    *testing.T
+	url  string
+	kind string
+}
+
+func (l losingLocker) Lock(ctx context.Context, k lock.Key, m lock.Mode) (lock.Lease, error) {
+	le, err := l.Locker.Lock(ctx, k, m)
+	if err == nil && k.Kind() == l.kind && m == lock.Exclusive {
+		killLockSessions(l.t, l.url, le)
+	}
+	return le, err
+}
+
+// TestLostLockKeepsTheRecordedUsage (issue 25): a reconcile (shed_maintenance, the leader's
+// cleaning) measures the disk holding the owner's quota lock exclusively; when the session
+// holding it dies, another replica's writer may reserve meanwhile, and storing the measure
+// would erase that reservation: it answers LOCK_ERROR and keeps the recorded usage.
+func TestLostLockKeepsTheRecordedUsage(t *testing.T) {
+	base, url := t.TempDir(), pgtest.URL(t)
+	s, err := serverOn(t, base, postgresState(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	alice := store.Owner{Kind: "user", ID: "alice"}
+	recorded := Amount{Bytes: 5000, Files: 3} // a reservation of another replica in flight
+	if err := s.db.SetUsage(ctx, alice, recorded); err != nil {
+		t.Fatal(err)
+	}
+	s.locks = losingLocker{Locker: s.locks, t: t, url: url, kind: kindQuota}
+	_, _, err = s.Reconcile(ctx, alice)
+	if e, ok := AsError(err); !ok || e.Code != LockError {
+		t.Fatalf("reconcile after its lock was lost: %v", err)
+	}
+	if used, err := s.db.Usage(ctx, alice); err != nil || used != recorded {
+		t.Fatalf("usage after the lost reconcile: %+v %v, want %+v kept", used, err, recorded)
+	}
 }

@@ -52,13 +52,36 @@ func (s *Service) startSweep() {
 	}
 	go func() {
 		defer close(done)
-		complete = s.sweepAll(ctx, crashed, func(_ string, mod time.Time) bool { return mod.Before(s.started) })
+		complete = s.sweepAll(ctx, crashed, s.staleTemp(ctx))
 	}()
 }
 
-// stale decides whether a temporary entry is a leftover to remove, from the replica that made
-// it ("" for a name of the older form, confine.TempReplica) and its modification time.
+// stale decides whether a temporary entry of another process is a leftover to remove, from
+// the replica that made it ("" for a name of the older form, confine.TempReplica) and its
+// modification time (staleTemp).
 type stale func(replica string, mod time.Time) bool
+
+// leftover is the rule of every sweep of temporary names in zones (the start-up sweep, the
+// leader's, shed_maintenance): a name of this process is a leftover when no write of it
+// holds the name (confine.Held: an error path left it), one of another process when stale
+// says so.
+func leftover(stale stale, name, replica string, mod time.Time) bool {
+	if replica == confine.Replica() && !confine.Held(name) {
+		return true
+	}
+	return stale(replica, mod)
+}
+
+// TempLeftover is the sweeps' rule (leftover) for shed_maintenance's sweep of the editzones:
+// whether the temporary name (its last component), modified at mod, is a leftover to remove
+// (false for a name that is not a temporary one).
+func (s *Service) TempLeftover(ctx context.Context) func(name string, mod time.Time) bool {
+	stale := s.staleTemp(ctx)
+	return func(name string, mod time.Time) bool {
+		replica, temp := confine.TempReplica(name)
+		return temp && leftover(stale, path.Base(name), replica, mod)
+	}
+}
 
 // sweepAll sweeps the zones of every user and group on disk of the leftovers that stale
 // picks, and reconciles the usage of every owner with leftovers (of every owner when all).
@@ -146,13 +169,13 @@ func (s *Service) sweepLeftovers(ctx context.Context, dir string, stale stale) i
 			switch {
 			case e.IsDir() && temp:
 				// A staging folder of an interrupted copy or shed_unzip: never renamed into place.
-				if fi, err := e.Info(); err == nil && stale(replica, fi.ModTime()) && zfs.RemoveAll(child) == nil {
+				if fi, err := e.Info(); err == nil && leftover(stale, name, replica, fi.ModTime()) && zfs.RemoveAll(child) == nil {
 					removed++
 				}
 			case e.IsDir():
 				walk(child)
 			case e.Type().IsRegular() && temp:
-				if fi, err := e.Info(); err == nil && stale(replica, fi.ModTime()) && zfs.Remove(child) == nil {
+				if fi, err := e.Info(); err == nil && leftover(stale, name, replica, fi.ModTime()) && zfs.Remove(child) == nil {
 					removed++
 				}
 			}

@@ -47,15 +47,16 @@ type OpenRepo struct {
 	// write and fsync in parallel and only their commits queue on the repository lock.
 	// kindSpace orders the whole-tree operations with the writing commands of the space: a
 	// command holds it from its measures to its commit, its run included, a whole-tree
-	// operation for its change and commit. Single-file writes never take it: they run
-	// beside a command (beside.go).
+	// operation for its change and commit. Single-file writes run beside a command of
+	// their own process, and hold the turn shared otherwise (beside.go: holdBeside).
 	//
 	// run is the command running in the space without the gate (nil when none); set and
 	// cleared with the gate held exclusively, so a single-file write, which holds it
 	// shared, sees the same run from its change to its commit. It is process-local: a
-	// single-file write on another replica is not noted in it (DESIGN §9 keeps the
-	// commands of a space on one replica's Locker turn, the writes beside them are not).
+	// single-file write on another replica waits for the command instead (holdBeside).
 	Run *BesideRun
+	// turn tells whether a command of this process holds the space's turn (beside.go).
+	turn turnWatch
 	// swept is set once what dead writers left was recovered (lockRepo); guarded by the
 	// repository lock.
 	swept bool
@@ -153,7 +154,7 @@ func (s *Service) FlushIndex(ctx context.Context, z *Zone) error {
 		return err
 	}
 	defer r.Release()
-	l, unlock, err := s.LockRepo(ctx, r, z)
+	l, _, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,8 @@ func (s *Service) holdWhole(ctx context.Context, z *Zone) (held, error) {
 // mutateFile is mutate for the write of one file whose path is known in advance and that
 // fn reports in Change.Paths (writeFile, shed_sqlite; the caller holds the file's path
 // lock): the gate is held shared and the repository lock only for the commit, and a command
-// running in the zone is no reason to wait: the write is noted for it (besideRun).
+// of this process running in the zone is no reason to wait: the write is noted for it
+// (besideRun); one on another replica is waited for (holdBeside).
 func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		_, err := fn()
@@ -259,12 +261,11 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 		return "", err
 	}
 	defer r.Release()
-	gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+	locks, err := s.holdBeside(ctx, r, z)
 	if err != nil {
 		return "", err
 	}
-	locks := held{gate}
-	defer func() { locks.release() }() // the repository's lease joins it below
+	defer func() { locks.release() }() // the repository's lease joins them below
 	ch, err := fn()
 	run := r.Run
 	run.grew(ch.Growth)
@@ -287,15 +288,16 @@ func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, messa
 	})
 }
 
-// lockRepo takes the repository lock of r, the open repository of z: the Locker's key
+// LockRepo takes the repository lock of r, the open repository of z: the Locker's key
 // (the authority across replicas), then the repository's own lock (one host). unlock
-// releases both.
-func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, unlock func(), err error) {
-	l, le, err := s.lockRepo(ctx, r, z)
+// releases both; le is the Locker's lease, for a holder that commits itself and checks its
+// leases first (CheckLeases).
+func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Locked, le lock.Lease, unlock func(), err error) {
+	l, le, err = s.lockRepo(ctx, r, z)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return l, func() { l.Unlock(); le.Unlock() }, nil
+	return l, le, func() { l.Unlock(); le.Unlock() }, nil
 }
 
 // lockRepo is LockRepo returning the Locker's lease, which the caller releases after l.

@@ -37,7 +37,17 @@ func (s *Service) LockPath(ctx context.Context, z *Zone, rel string) (func(), er
 
 // lockEdit serialises the steps of one locked edit of p in z.
 func (s *Service) LockEdit(ctx context.Context, z *Zone, p string) (func(), error) {
-	return s.Hold(ctx, editKey(z, p), lock.Exclusive, "another locked-edit step on "+p)
+	le, err := s.EditLease(ctx, z, p)
+	if err != nil {
+		return nil, err
+	}
+	return le.Unlock, nil
+}
+
+// EditLease is LockEdit returning the lease, for a holder that checks it before its change
+// (CheckLeases: shed_maintenance's removal of a working copy).
+func (s *Service) EditLease(ctx context.Context, z *Zone, p string) (lock.Lease, error) {
+	return s.hold(ctx, editKey(z, p), lock.Exclusive, "another locked-edit step on "+p)
 }
 
 // beginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the

@@ -177,12 +177,11 @@ func TestEncryptionWrongMasterKey(t *testing.T) {
 
 	e.stop()
 	restart := func(key string) *env {
-		cfg := config(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": key})
+		vars := map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": key}
 		if key == "" {
-			cfg = config(t, nil)
+			vars = nil
 		}
-		cfg.StorageBasePath = e.base
-		return serve(t, cfg)
+		return serve(t, e.restartConfig(t, vars))
 	}
 	for _, c := range []struct{ key, code string }{
 		{"another-master-key-0123456789abcdef012345", "INVALID_ENCRYPTION_KEY"},
@@ -418,8 +417,7 @@ func TestEncryptedExec(t *testing.T) {
 	crashed := filepath.Join(plainDir, "m-crashed1-123")
 	must(t, os.MkdirAll(filepath.Join(crashed, "sub"), 0o700))
 	must(t, os.WriteFile(filepath.Join(crashed, "sub/left.txt"), []byte("left behind 9981"), 0o600))
-	cfg := config(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
-	cfg.StorageBasePath = e.base
+	cfg := e.restartConfig(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	e.stop()
 	b := serve(t, cfg)
 	b.t = t

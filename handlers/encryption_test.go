@@ -143,8 +143,7 @@ func TestDecryptionRequiredWithoutKey(t *testing.T) {
 	wantOK(t, e.post("shed_encryption", map[string]any{"action": "disable", "confirm": true}, nil))
 	e.write(zoneDir+"stray.txt", string(sealed))
 
-	cfg := config(t, nil)
-	cfg.StorageBasePath = e.base
+	cfg := e.restartConfig(t, nil)
 	e.stop()
 	b := serve(t, cfg)
 	r := b.post("shed_read", map[string]any{"zone": "storage", "path": "s.txt"}, nil)

@@ -202,9 +202,10 @@ func TestLockeditExecBombStopped(t *testing.T) {
 }
 
 // TestExecParallelCopiesStayUnderQuota (finding 2): 10 parallel cp of a 5 MB file into a
-// 10 MB quota never leave the zone above the quota.
+// 10 MB quota never leave the zone above the quota. Slots for all of them: each runs (a
+// slower state, PostgreSQL, made some wait past the 2 s for a slot: TOO_MANY_COMMANDS).
 func TestExecParallelCopiesStayUnderQuota(t *testing.T) {
-	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10", "FILESHED_EXEC_MAX_PER_USER": "10", "FILESHED_EXEC_MAX_TOTAL": "10"})
 	src := make([]byte, 5<<20)
 	_, _ = rand.Read(src)
 	e.write(execDir+"src.bin", string(src))

@@ -125,6 +125,20 @@ func withPostgres(t testing.TB, vars ...map[string]string) map[string]string {
 	return out
 }
 
+// restartConfig is the configuration of a server restarted on e's storage with the valves
+// vars: the same storage directory and the same state (the SQLite file lives in it; under
+// FILESHED_TEST_STATE=postgres, the database withPostgres gave that directory).
+func (e *env) restartConfig(t testing.TB, vars map[string]string) *valves.Config {
+	t.Helper()
+	all := map[string]string{"FILESHED_STORAGE_BASE_PATH": e.base}
+	for k, v := range vars {
+		all[k] = v
+	}
+	cfg := config(t, all)
+	cfg.StorageBasePath = e.base
+	return cfg
+}
+
 // stateURLs maps a storage directory to its PostgreSQL state (withPostgres).
 var stateURLs sync.Map
 

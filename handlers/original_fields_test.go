@@ -56,8 +56,7 @@ func TestEncryptionStatusOriginalFields(t *testing.T) {
 	want(status(e), "active", true, true, 2, 0)
 
 	// The server restarted without its master key: set up, but the key is missing.
-	cfg := config(t, nil)
-	cfg.StorageBasePath = e.base
+	cfg := e.restartConfig(t, nil)
 	e.stop()
 	d = status(serve(t, cfg))
 	want(d, "key_missing", true, false, 2, 0)

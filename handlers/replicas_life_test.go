@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // replicaOf starts one more server on the storage directory and PostgreSQL state of vars
@@ -78,4 +79,37 @@ func TestTempNamesOfReplicasAreProtected(t *testing.T) {
 		wantError(t, e.post("shed_rename", map[string]any{"zone": "storage", "old_path": "ok.txt", "new_path": name}, nil), "PROTECTED_PATH")
 	}
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": ".fileshed-tmp-my-notes", "content": "a user's name"}, nil))
+}
+
+// TestWriteBesideACommandOnAnotherReplica (issue 25): a writing command in Documents runs
+// without the zone's gate, and the single-file writes beside it are noted for it
+// (core/beside.go) — in the process that runs it. A locked edit saved on another replica
+// while the command ran was not noted there: the command's lock guard took the saved file
+// for its own change of a locked file and put the old content back (the save was lost),
+// and the command counted the save's growth again. The write now waits for the command on
+// another replica.
+func TestWriteBesideACommandOnAnotherReplica(t *testing.T) {
+	vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
+	a, b := replicaOf(t, vars), replicaOf(t, vars)
+	a.write("users/local/Documents/data/notes.txt", "old\n")
+	editor := conv("chat-editor")
+	wantOK(t, b.post("shed_lockedit_open", map[string]any{"zone": "documents", "path": "notes.txt"}, editor))
+	wantOK(t, b.post("shed_lockedit_overwrite", map[string]any{"zone": "documents", "path": "notes.txt", "content": "saved beside the command\n"}, editor))
+	done := make(chan reply, 1)
+	go func() {
+		done <- a.post("shed_exec", map[string]any{"zone": "documents", "cmd": "sleep", "args": []string{"2"}}, conv("chat-cmd"))
+	}()
+	time.Sleep(700 * time.Millisecond) // the command runs on a
+	wantOK(t, b.post("shed_lockedit_save", map[string]any{"zone": "documents", "path": "notes.txt"}, editor))
+	r := <-done
+	wantOK(t, r)
+	if reverted, _ := r.Data["reverted"].([]any); len(reverted) != 0 {
+		t.Errorf("the command put back %v", reverted)
+	}
+	if got := readFile(t, a, "users/local/Documents/data/notes.txt"); got != "saved beside the command\n" {
+		t.Fatalf("notes.txt after the command: %q (the save on the other replica was lost)", got)
+	}
+	if used, disk := usage(t, a, "local"), diskUsage(t, a, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
 }

@@ -24,7 +24,9 @@ func forgeWAL(t *testing.T, db []byte, stmt string) []byte {
 	}
 	c := rawDB(t, p)
 	c.SetMaxOpenConns(1)
-	for _, q := range []string{"PRAGMA wal_autocheckpoint=0", stmt} {
+	// journal_mode=wal: under the PostgreSQL state the server keeps user databases in delete
+	// mode, and a log forged for them must be refused all the same.
+	for _, q := range []string{"PRAGMA journal_mode=wal", "PRAGMA wal_autocheckpoint=0", stmt} {
 		if _, err := c.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -169,11 +171,16 @@ func TestSQLiteCompanionOfARunningProgramIsBusy(t *testing.T) {
 	}
 	defer cli.Wait()
 	defer stdin.Close()
-	if _, err := stdin.Write([]byte("SELECT count(*) FROM entries;\n")); err != nil {
+	// In WAL mode, as the server leaves it with the SQLite state (with the PostgreSQL state
+	// it keeps delete mode, and a program may switch).
+	if _, err := stdin.Write([]byte("PRAGMA journal_mode=wal;\nSELECT count(*) FROM entries;\n")); err != nil {
 		t.Fatal(err)
 	}
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "1\n" {
-		t.Fatalf("sqlite3: %q %v", line, err)
+	out := bufio.NewReader(stdout)
+	for _, want := range []string{"wal\n", "1\n"} {
+		if line, err := out.ReadString('\n'); err != nil || line != want {
+			t.Fatalf("sqlite3: %q %v, want %q", line, err, want)
+		}
 	}
 	r := g.as("alice", "shed_sqlite", in(map[string]any{"path": "ledger.db", "query": "SELECT count(*) FROM entries"}))
 	wantError(t, r, "EXEC_ERROR")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -64,6 +65,27 @@ func base32Text(s string) bool {
 // user's files, and a dead replica's from a live one's.
 func TempName() string { return tempPrefix + replica + "-" + rand.Text() }
 
+// held are the temporary names (base names) of this process's writes in flight: HoldTemp.
+var held sync.Map
+
+// HoldTemp returns a fresh TempName that this process holds until release, which the holder
+// calls once the name is gone from the disk (renamed into place or removed). Why: a sweep
+// running beside the write (core's sweeps, shed_maintenance) must tell a live write's
+// temporary file from one an earlier error path of the same process left behind; only the
+// latter is a leftover (Held).
+func HoldTemp() (name string, release func()) {
+	name = TempName()
+	held.Store(name, struct{}{})
+	return name, func() { held.Delete(name) }
+}
+
+// Held reports whether the last component of name is a temporary name that a write of
+// this process holds (HoldTemp).
+func Held(name string) bool {
+	_, ok := held.Load(path.Base(name))
+	return ok
+}
+
 // WriteAtomic replaces name with the content of r, durably: a temporary file
 // in the same directory is written, synced, renamed over name, and the
 // directory is synced. A new file gets the owner bits of perm (use 0600); an
@@ -119,7 +141,9 @@ func (f *Fs) checkParent(dir string) error {
 
 // replace writes r to a new temporary file in dir and renames it over target.
 func (f *Fs) replace(dir, target string, r io.Reader, mode os.FileMode) (int64, error) {
-	tmp := path.Join(dir, TempName())
+	name, release := HoldTemp()
+	defer release()
+	tmp := path.Join(dir, name)
 	// O_EXCL: never reuse (or follow a symlink planted at) an existing name.
 	t, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

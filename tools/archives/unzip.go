@@ -134,7 +134,8 @@ func (u *unzipped) delta() core.Amount {
 // unzipInto extracts a into a staging folder and moves it into destRel; it runs in the
 // transaction's Apply (in versioned zones no other whole-tree change runs meanwhile).
 func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, r *core.Reservation, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (core.Change, error) {
-	staging := confine.TempName()
+	staging, release := confine.HoldTemp()
+	defer release() // after the RemoveAll below: the name is held until it is gone
 	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
 		return core.Change{}, err
 	}

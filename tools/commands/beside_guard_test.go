@@ -66,7 +66,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		write(p, content)
 		written := run.Identities(z, []string{p})
 		meddle()
-		l, unlock, err := s.LockRepo(ctx, r, z)
+		l, _, unlock, err := s.LockRepo(ctx, r, z)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 	}
 	beside("new.md", "n1\n", func() { command("new.md", "pwned\n") }, none)
 
-	l, unlock, err := s.LockRepo(ctx, r, z)
+	l, _, unlock, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		t.Fatal(err)
 	}

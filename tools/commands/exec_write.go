@@ -115,6 +115,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 				return err
 			}
 		}
+		ch.BeforeCommit = sp.checked(ch.BeforeCommit)
 		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
 		return err
 	})
@@ -130,10 +131,13 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 // execSpace is what a writing command holds of a versioned zone's repository: its turn
 // from the first measure to the commit (nil outside versioned zones).
 type execSpace struct {
-	s       *Tools
-	r       *core.OpenRepo
-	z       *core.Zone
-	turn    func()
+	s    *Tools
+	r    *core.OpenRepo
+	z    *core.Zone
+	turn lock.Lease
+	// leases are the turn and, within locked, the gate and the repository lock: checked
+	// before the commit (checked).
+	leases  []lock.Lease
 	running bool
 }
 
@@ -147,11 +151,12 @@ func (s *Tools) holdSpace(ctx context.Context, z *core.Zone) (*execSpace, error)
 	if err != nil {
 		return nil, err
 	}
-	turn, err := s.Hold(ctx, core.SpaceKey(core.KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
+	turn, err := s.HoldLease(ctx, core.SpaceKey(core.KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
 	if err != nil {
 		r.Release()
 		return nil, err
 	}
+	r.SetCommandTurn(true) // this process's writes of the zone now run beside the command
 	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
 }
 
@@ -161,17 +166,35 @@ func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) e
 	if sp == nil {
 		return fn(nil)
 	}
-	gate, err := sp.s.Hold(ctx, core.SpaceKey(core.KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
+	gate, err := sp.s.HoldLease(ctx, core.SpaceKey(core.KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
 	if err != nil {
 		return err
 	}
-	defer gate()
-	l, unlock, err := sp.s.LockRepo(ctx, sp.r, sp.z)
+	defer gate.Unlock()
+	l, repo, unlock, err := sp.s.LockRepo(ctx, sp.r, sp.z)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	sp.leases = []lock.Lease{sp.turn, gate, repo}
+	defer func() { sp.leases = nil }()
 	return fn(l)
+}
+
+// checked is the commit's BeforeCommit: before (the ownership guard's, if any), then the
+// write transaction's check of the leases (core.CheckLeases): when the database session of
+// one ended, another replica may hold its key, so the command's change is not committed
+// (LOCK_ERROR; shed_maintenance commits it later). Why after before: what the command may
+// not change is put back even then.
+func (sp *execSpace) checked(before func(*vcs.Locked) error) func(*vcs.Locked) error {
+	return func(l *vcs.Locked) error {
+		if before != nil {
+			if err := before(l); err != nil {
+				return err
+			}
+		}
+		return core.CheckLeases(true, sp.leases...)
+	}
 }
 
 // start (under locked) opens the command's note: from now on single-file writes of the
@@ -203,6 +226,7 @@ func (sp *execSpace) release() {
 			gate()
 		}
 	}
-	sp.turn()
+	sp.r.SetCommandTurn(false)
+	sp.turn.Unlock()
 	sp.r.Release()
 }

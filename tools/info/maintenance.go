@@ -51,7 +51,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 	if err != nil {
 		return core.Result{}, err
 	}
-	owners := []store.Owner{}
+	owners, leftover := []store.Owner{}, s.TempLeftover(ctx)
 	for _, z := range zones {
 		for _, l := range expired {
 			if l.ZoneKey == core.ZoneKey(z) {
@@ -61,7 +61,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 				rep.ExpiredLocks = append(rep.ExpiredLocks, z.Name+"/"+l.Path)
 			}
 		}
-		if err := s.sweepEditzones(ctx, z, rep); err != nil {
+		if err := s.sweepEditzones(ctx, z, leftover, rep); err != nil {
 			return core.Result{}, err
 		}
 		if z.Versioned {
@@ -127,13 +127,15 @@ func (s *Tools) maintenanceZones(ctx context.Context, c core.Caller) ([]*core.Zo
 }
 
 // expireLock releases an expired lock and removes its working copy. ReleaseLock names the
-// conversation: a lock taken over meanwhile by another conversation is left alone.
+// conversation: a lock taken over meanwhile by another conversation is left alone. The
+// working copy stays when the edit's key was lost meanwhile (LOCK_ERROR: another replica's
+// step may hold it now).
 func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) error {
-	unlock, err := s.LockEdit(ctx, z, l.Path)
+	le, err := s.EditLease(ctx, z, l.Path)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer le.Unlock()
 	if err := s.DB().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.LockErr(l.Path, err)
 	}
@@ -145,13 +147,18 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 		return err
 	}
 	defer ez.Close()
+	if err := core.CheckLeases(false, le); err != nil {
+		return err
+	}
 	core.RemoveWorkingCopy(ez, l.Path)
 	return nil
 }
 
 // sweepEditzones deletes every file of the zone's editzones that no lock of its
-// conversation covers (and WriteAtomic leftovers), then the empty folders.
-func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenanceReport) error {
+// conversation covers, and the temporary files that leftover picks (the sweeps' rule: a
+// write in flight, of this server or of another live replica, keeps its own), then the
+// empty folders.
+func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
 	root := filepath.Join(z.Space, "editzone")
 	convs, err := os.ReadDir(root)
 	if err != nil {
@@ -165,7 +172,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenan
 		if err != nil {
 			return core.Errf(core.InternalError, "Cannot open an editzone of %s", z.Name).Because(err)
 		}
-		err = s.sweepDir(ctx, z, ez, cd.Name(), "", rep)
+		err = s.sweepDir(ctx, z, ez, cd.Name(), "", leftover, rep)
 		_ = ez.Close()
 		if err != nil {
 			return err
@@ -176,7 +183,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, rep *maintenan
 }
 
 // sweepDir walks one directory of a conversation's editzone (symlinks are never followed).
-func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv, dir string, rep *maintenanceReport) error {
+func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv, dir string, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
 	f, err := ez.Open(dir)
 	if err != nil {
 		return nil
@@ -189,10 +196,16 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
 		if e.IsDir() {
-			if err := s.sweepDir(ctx, z, ez, conv, p, rep); err != nil {
+			if err := s.sweepDir(ctx, z, ez, conv, p, leftover, rep); err != nil {
 				return err
 			}
 			_ = ez.Remove(p) // only succeeds when empty
+			continue
+		}
+		if confine.IsTempName(p) {
+			if leftover(p, e.ModTime()) && ez.Remove(p) == nil {
+				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+			}
 			continue
 		}
 		orphan, err := s.orphan(ctx, z, conv, p)
@@ -200,15 +213,18 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 			return err
 		}
 		if orphan {
-			unlock, err := s.LockEdit(ctx, z, p)
+			le, err := s.EditLease(ctx, z, p)
 			if err != nil {
 				return err
 			}
-			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock.
-			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan && ez.Remove(p) == nil {
-				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock
+			// (on another replica, if the key was lost meanwhile: LOCK_ERROR).
+			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan {
+				if err = core.CheckLeases(false, le); err == nil && ez.Remove(p) == nil {
+					rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
+				}
 			}
-			unlock()
+			le.Unlock()
 			if err != nil {
 				return err
 			}
@@ -219,9 +235,6 @@ func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv
 
 // orphan reports whether the working copy p of conversation conv has no lock of its own.
 func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool, error) {
-	if confine.IsTempName(p) {
-		return true, nil
-	}
 	l, ok, err := s.DB().LockOf(ctx, core.ZoneKey(z), p)
 	if err != nil {
 		return false, core.LockErr(p, err)
@@ -233,17 +246,23 @@ func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool,
 // the repository's key as every other user of it does; false when it stays damaged or busy
 // (out says so).
 func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.Zone, r *core.OpenRepo, out map[string]any) bool {
-	unlock, err := s.Hold(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	le, err := s.HoldLease(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
 		out["status"], out["error"] = "busy", repoProblem(err)
 		return false
 	}
-	defer unlock()
+	defer le.Unlock()
 	verr := r.Verify()
 	if verr == nil {
 		return true
 	}
 	out["problem"] = repoProblem(verr)
+	// Why: Repair removes the repository's lock files, which are another replica's commit in
+	// flight if the key was lost meanwhile.
+	if err := core.CheckLeases(false, le); err != nil {
+		out["status"], out["error"] = "busy", repoProblem(err)
+		return false
+	}
 	fix, err := r.Repair()
 	if err == nil {
 		err = r.Verify()

@@ -245,7 +245,9 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 	var out importedFile
 	_, err = tx.Apply(func() (core.Change, error) {
 		m := &metered{ctx: ctx, r: tx.Reservation(), body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
-		tmp := path.Join(dir, confine.TempName())
+		temp, release := confine.HoldTemp()
+		defer release()
+		tmp := path.Join(dir, temp)
 		n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
 		if err != nil {
 			return core.Change{}, m.failure(err, z)

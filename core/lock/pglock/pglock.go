@@ -146,7 +146,7 @@ func (l *Locker) Lock(ctx context.Context, k lock.Key, m lock.Mode) (lock.Lease,
 	}
 	call := lock.CallOf(ctx)
 	id := keyID(k)
-	for attempt := 0; ; attempt++ {
+	for {
 		c, pooled, err := l.take(ctx, call.Holds())
 		if err != nil {
 			return nil, err
@@ -164,8 +164,10 @@ func (l *Locker) Lock(ctx context.Context, k lock.Key, m lock.Mode) (lock.Lease,
 		}
 		dead := c.IsClosed()
 		l.give(c, false)
-		if pooled && dead && attempt == 0 {
-			continue // a pooled connection that died while idle: once more on a new one
+		if pooled && dead {
+			// A pooled connection that died while idle (after a database restart, all of
+			// them): again, on the next one or a new one; each dead one leaves the pool.
+			continue
 		}
 		return nil, fmt.Errorf("pglock: lock %s: %w", k.Kind(), err)
 	}

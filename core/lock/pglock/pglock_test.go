@@ -190,6 +190,34 @@ func TestDeadPooledConnectionIsReplaced(t *testing.T) {
 	le.Unlock()
 }
 
+// TestDeadPooledConnectionsAreAllReplaced: after a database restart every pooled connection
+// is dead; a Lock that meets several of them in turn still gets its lease on a new one (it
+// retried once only, and answered the second dead connection's error).
+func TestDeadPooledConnectionsAreAllReplaced(t *testing.T) {
+	url := pgtest.URL(t)
+	l, db := open(t, url, Options{}), admin(t, url)
+	var leases []lock.Lease
+	for i := range 3 { // three connections in the pool
+		le, err := l.Lock(t.Context(), lock.NewKey("test", "pool", string(rune('a'+i))), lock.Exclusive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases = append(leases, le)
+	}
+	for _, le := range leases {
+		le.Unlock()
+	}
+	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'fileshed-locks'`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	le, err := l.Lock(t.Context(), lock.NewKey("test", "after-restart"), lock.Shared)
+	if err != nil {
+		t.Fatalf("Lock after the pooled connections died: %v", err)
+	}
+	le.Unlock()
+}
+
 // TestPoolAdmitsCallsNotLeases: with 2 connections, two calls holding one lease each still
 // take their next keys (they would otherwise wait for each other forever), while a third
 // call holding nothing waits until a connection is given back.
