@@ -8,7 +8,7 @@ import (
 
 // TestGoldenInfo pins the answers of shed_parameters, shed_help (quick reference, one
 // guide, all of them: the texts masked, the guides' list kept) and shed_stats (without
-// groups; with groups, an open locked edit and links).
+// groups; with groups, an open locked edit and links; groups available but none).
 func TestGoldenInfo(t *testing.T) {
 	e := start(t, nil)
 	pinGolden(t, "info_parameters", e.post("shed_parameters", nil, nil), nil)
@@ -26,6 +26,7 @@ func TestGoldenInfo(t *testing.T) {
 	wantOK(t, g.as("alice", "shed_lockedit_open", in(map[string]any{"path": "plan.md"})))
 	wantOK(t, g.as("alice", "shed_link_create", map[string]any{"zone": "storage", "path": "s.txt"}))
 	pinGolden(t, "info_stats_groups", g.as("alice", "shed_stats", nil), nil, "since")
+	pinGolden(t, "info_stats_no_group", g.as("erin", "shed_stats", nil), nil)
 	pinGolden(t, "info_stats_other_conversation", g.post("shed_stats", nil, map[string]string{"Authorization": "Bearer " + key,
 		"X-OpenWebUI-User-Id": "alice", "X-OpenWebUI-Chat-Id": "c-other"}), nil, "since")
 }
