@@ -1,5 +1,7 @@
 package groups
 
+import "github.com/fileshed/fileshed/core"
+
 // The answers of the group tools. Fields are declared in the order of their JSON names (the
 // order the maps these replaced were written in): the model-facing JSON is pinned byte for
 // byte by the golden tests of the handlers package.
@@ -33,7 +35,7 @@ type groupInfo struct {
 	MembersSource    string         `json:"members_source"`
 	MembersTruncated bool           `json:"members_truncated"`
 	Name             string         `json:"name"`
-	Quota            map[string]any `json:"quota"`
+	Quota            core.QuotaLine `json:"quota"`
 	TotalFiles       int            `json:"total_files"`
 	TotalSize        int64          `json:"total_size"`
 	TotalSizeHuman   string         `json:"total_size_human"`
