@@ -105,7 +105,7 @@ func (s *Tools) SavePage(ctx context.Context, c core.Caller, in SavePageInput) (
 	}
 	data, click, ok := pageAnswer(link.Data, title, map[string]string{".md": "markdown", ".html": "html"}[ext], content)
 	if !ok {
-		return link, nil
+		return link, nil // NewLink answers LinkCreated or LinkUploaded: no other shape to extend
 	}
 	msg := fmt.Sprintf("Page saved: %s (show clickable_link to the user)", click)
 	return core.Result{Data: data, Message: msg}, nil
