@@ -35,10 +35,20 @@ func (s *Service) UsageOf(ctx context.Context, o store.Owner) (used, limit Amoun
 	return used, s.Limit(o), nil
 }
 
-// usageLine renders used/limit as shed_stats shows them.
-func UsageLine(used, limit Amount) map[string]any {
-	return map[string]any{"used_bytes": used.Bytes, "limit_bytes": limit.Bytes, "usage_percent": Percent(used.Bytes, limit.Bytes),
-		"files_used": used.Files, "files_limit": limit.Files}
+// QuotaLine is an owner's usage against its quota as the tools show it (shed_group_info,
+// shed_stats). Fields in JSON-name order: the answers are pinned byte for byte.
+type QuotaLine struct {
+	FilesLimit   int64  `json:"files_limit"`
+	FilesUsed    int64  `json:"files_used"`
+	LimitBytes   int64  `json:"limit_bytes"`
+	UsagePercent string `json:"usage_percent"`
+	UsedBytes    int64  `json:"used_bytes"`
+}
+
+// UsageLine renders used/limit as shed_stats shows them.
+func UsageLine(used, limit Amount) QuotaLine {
+	return QuotaLine{UsedBytes: used.Bytes, LimitBytes: limit.Bytes, UsagePercent: Percent(used.Bytes, limit.Bytes),
+		FilesUsed: used.Files, FilesLimit: limit.Files}
 }
 
 // percent renders part/whole as "12.5%" (0% for an unlimited whole).

@@ -61,8 +61,8 @@ func (s *Tools) EncryptionSetup(ctx context.Context, c core.Caller) (core.Result
 		}
 	}
 	s.ForgetUserKey(c.UserID)
-	return core.Result{Data: map[string]any{"status": "active", "zones": encryptedZones,
-		"next": "shed_encryption(action='migrate') encrypts the files you already have"},
+	return core.Result{Data: setupDone{Status: "active", Zones: encryptedZones,
+		Next: "shed_encryption(action='migrate') encrypts the files you already have"},
 		Message: "Encryption enabled: new files in storage and uploads are encrypted"}, nil
 }
 
@@ -106,17 +106,12 @@ func (s *Tools) EncryptionStatus(ctx context.Context, c core.Caller) (core.Resul
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"status": st[0], "status_message": st[1], "database_enabled": enabled, "key_configured": configured,
-		"files_encrypted": n.Encrypted, "files_unencrypted": n.Plain, "files_total": n.Encrypted + n.Plain,
-		"crypto_available": s.EncryptionAvailable(), "available": s.EncryptionAvailable(), "zones": encryptedZones}
-	if u.State != "" {
-		data["key_state"] = u.State
-	}
-	if len(n.Errors) > 0 {
-		data["errors"] = n.Errors
-	}
+	data := statusReport{Status: st[0], StatusMessage: st[1], DatabaseEnabled: enabled, KeyConfigured: configured,
+		FilesEncrypted: n.Encrypted, FilesUnencrypted: n.Plain, FilesTotal: n.Encrypted + n.Plain,
+		CryptoAvailable: s.EncryptionAvailable(), Available: s.EncryptionAvailable(), Zones: encryptedZones,
+		KeyState: u.State, Errors: n.Errors}
 	if u.Err != nil {
-		data["key_error"] = u.Err.Error()
+		data.KeyError = u.Err.Error()
 	}
 	return core.Result{Data: data, Message: st[1]}, nil
 }
@@ -138,10 +133,8 @@ func (s *Tools) EncryptionMigrate(ctx context.Context, c core.Caller) (core.Resu
 	if err != nil {
 		return core.Result{}, err
 	}
-	// files_encrypted and files_skipped are the original's names (reference §5.39);
-	// files_changed is ours, kept.
-	return core.Result{Data: map[string]any{"files_encrypted": n.Changed, "files_skipped": n.Encrypted, "files_changed": n.Changed,
-		"errors": n.Errors}, Message: countMessage("Encrypted", n)}, nil
+	return core.Result{Data: migrated{FilesEncrypted: n.Changed, FilesSkipped: n.Encrypted, FilesChanged: n.Changed,
+		Errors: n.Errors}, Message: countMessage("Encrypted", n)}, nil
 }
 
 // EncryptionDisable decrypts every encrypted file of the caller, refused while one of the
@@ -181,9 +174,8 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 		}
 		s.ForgetUserKey(c.UserID)
 	}
-	// files_decrypted is the original's name (reference §5.37); the counts as found are ours.
-	return core.Result{Data: map[string]any{"files_decrypted": n.Changed, "files_changed": n.Changed, "files_encrypted": n.Encrypted,
-		"files_unencrypted": n.Plain, "errors": n.Errors}, Message: countMessage("Decrypted", n)}, nil
+	return core.Result{Data: disabled{FilesDecrypted: n.Changed, FilesChanged: n.Changed, FilesEncrypted: n.Encrypted,
+		FilesUnencrypted: n.Plain, Errors: n.Errors}, Message: countMessage("Decrypted", n)}, nil
 }
 
 // keyChange serialises the changes of a user's encryption (setup, migrate, disable): it

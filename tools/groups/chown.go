@@ -46,7 +46,7 @@ func (s *Tools) GroupChown(ctx context.Context, c core.Caller, in GroupChownInpu
 	if err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"path": old.Path, "old_owner": old.Owner, "new_owner": to},
+	return core.Result{Data: ownerChanged{Path: old.Path, OldOwner: old.Owner, NewOwner: to},
 		Message: fmt.Sprintf("Ownership transferred to '%s'", to)}, nil
 }
 

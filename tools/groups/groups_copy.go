@@ -64,13 +64,7 @@ func (s *Tools) CopyToGroup(ctx context.Context, c core.Caller, in CopyToGroupIn
 	if err != nil {
 		return core.Result{}, err
 	}
-	data := map[string]any{"src_zone": in.SrcZone, "src_path": src, "group": to.GroupID, "dest_path": dst, "mode": mode,
-		"files_copied": len(job.Items), "bytes_copied": written}
-	if len(job.Skipped) > 0 {
-		data["skipped_not_regular"] = job.Skipped
-	}
-	if hash != "" {
-		data["commit"] = hash
-	}
+	data := groupCopied{SrcZone: in.SrcZone, SrcPath: src, Group: to.GroupID, DestPath: dst, Mode: mode,
+		FilesCopied: len(job.Items), BytesCopied: written, SkippedNotRegular: job.Skipped, Commit: hash}
 	return core.Result{Data: data, Message: fmt.Sprintf("File copied to group '%s' with mode '%s'", to.GroupID, mode)}, nil
 }

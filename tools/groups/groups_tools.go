@@ -33,15 +33,16 @@ func (s *Tools) GroupList(ctx context.Context, c core.Caller) (core.Result, erro
 		return core.Result{}, core.Errf(core.GroupNotAvailable, "Group features are not available").
 			WithHint("Groups come from Open WebUI (auth mode session), the %s header or groups.static: ask an administrator", s.Config().Groups.Header)
 	}
-	list := make([]map[string]any, 0, len(groups))
+	list := make([]groupLine, 0, len(groups))
 	for _, g := range groups {
-		line := map[string]any{"id": g.ID, "name": g.Name, "description": ""}
+		line := groupLine{ID: g.ID, Name: g.Name}
 		if g.MembersKnown {
-			line["member_count"] = len(g.Members)
+			n := len(g.Members)
+			line.MemberCount = &n
 		}
 		list = append(list, line)
 	}
-	return core.Result{Data: map[string]any{"groups": list, "count": len(list)}, Message: fmt.Sprintf("Found %d group(s)", len(list))}, nil
+	return core.Result{Data: groupList{Groups: list, Count: len(list)}, Message: fmt.Sprintf("Found %d group(s)", len(list))}, nil
 }
 
 // GroupArgs names a group.
@@ -67,7 +68,7 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 	for _, o := range recs {
 		byPath[o.Path] = o
 	}
-	files := []map[string]any{}
+	files := []groupFile{}
 	var total int64
 	count := 0
 	err = filepath.WalkDir(z.Fs.Dir(), func(p string, d fs.DirEntry, err error) error {
@@ -83,9 +84,9 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 		if len(files) < groupInfoMaxFiles {
 			rel, _ := filepath.Rel(z.Fs.Dir(), p)
 			rel = filepath.ToSlash(rel)
-			f := map[string]any{"path": rel, "size": info.Size(), "owner": "unknown", "mode": "unknown"}
+			f := groupFile{Path: rel, Size: info.Size(), Owner: "unknown", Mode: "unknown"}
 			if o, ok := byPath[rel]; ok {
-				f["owner"], f["mode"] = o.Owner, o.Mode
+				f.Owner, f.Mode = o.Owner, o.Mode
 			}
 			files = append(files, f)
 		}
@@ -98,26 +99,24 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot read the usage of group '%s'", g.ID).Because(err)
 	}
-	data := map[string]any{"group_id": g.ID, "name": g.Name, "files": files, "total_files": count,
-		"total_size": total, "total_size_human": core.HumanMB(total), "quota": core.UsageLine(used, limit),
-		"files_truncated": count > len(files)}
+	data := groupInfo{GroupID: g.ID, Name: g.Name, Files: files, TotalFiles: count,
+		TotalSize: total, TotalSizeHuman: core.HumanMB(total), Quota: core.UsageLine(used, limit),
+		FilesTruncated: count > len(files)}
 	r, err := s.Roster(ctx, g, groupInfoMaxMembers)
 	if err != nil {
 		return core.Result{}, err
 	}
-	ids, details := make([]string, 0, len(r.Members)), make([]map[string]any, 0, len(r.Members))
+	ids, details := make([]string, 0, len(r.Members)), make([]memberDetail, 0, len(r.Members))
 	for _, m := range r.Members {
 		ids = append(ids, m.UserID)
-		d := map[string]any{"id": m.UserID, "name": m.Name}
+		d := memberDetail{ID: m.UserID, Name: m.Name}
 		if !m.LastSeen.IsZero() {
-			d["last_seen"] = m.LastSeen.UTC().Format(time.RFC3339)
+			d.LastSeen = m.LastSeen.UTC().Format(time.RFC3339)
 		}
 		details = append(details, d)
 	}
-	// members (ids) and member_count are the original's fields; the rest say where the list
-	// comes from and whether it is whole.
-	data["members"], data["member_details"], data["member_count"] = ids, details, r.Total
-	data["members_complete"], data["members_source"], data["members_truncated"] = r.Complete, r.Source, r.Total > len(r.Members)
+	data.Members, data.MemberDetails, data.MemberCount = ids, details, r.Total
+	data.MembersComplete, data.MembersSource, data.MembersTruncated = r.Complete, r.Source, r.Total > len(r.Members)
 	msg := fmt.Sprintf("Group has %d file(s) and %d member(s)", count, r.Total)
 	if !r.Complete {
 		msg += fmt.Sprintf(" (members this server has seen in the last %d days)", s.Config().Groups.MemberSeenDays)
@@ -159,6 +158,6 @@ func (s *Tools) GroupSetMode(ctx context.Context, c core.Caller, in GroupSetMode
 	if err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"path": old.Path, "old_mode": old.Mode, "new_mode": mode},
+	return core.Result{Data: modeChanged{Path: old.Path, OldMode: old.Mode, NewMode: mode},
 		Message: fmt.Sprintf("File mode changed from '%s' to '%s'", old.Mode, mode)}, nil
 }

@@ -41,7 +41,7 @@ func (s *Tools) Help(_ context.Context, _ core.Caller, in HelpInput) (core.Resul
 	topic := strings.ToLower(strings.TrimSpace(in.Howto))
 	switch topic {
 	case "":
-		return core.Result{Data: map[string]any{"help": quick, "howtos": descs},
+		return core.Result{Data: helpQuick{Help: quick, Howtos: descs},
 			Message: "Help in data.help, howtos comprehensive list in data.howtos"}, nil
 	case "full":
 		names := make([]string, 0, len(texts))
@@ -53,12 +53,12 @@ func (s *Tools) Help(_ context.Context, _ core.Caller, in HelpInput) (core.Resul
 		for _, t := range names {
 			parts = append(parts, texts[t])
 		}
-		return core.Result{Data: map[string]any{"help": strings.Join(parts, "\n\n")}, Message: "Full documentation in data.help"}, nil
+		return core.Result{Data: helpText{Help: strings.Join(parts, "\n\n")}, Message: "Full documentation in data.help"}, nil
 	}
 	text, ok := texts[topic]
 	if !ok {
 		return core.Result{}, core.Errf(core.InvalidParameter, "Unknown howto '%s'", in.Howto).With("howtos", descs).
 			WithHint("Call shed_help() without howto to see the guides, or howto='full'")
 	}
-	return core.Result{Data: map[string]any{"help": text, "topic": topic}, Message: "Guide '" + topic + "' in data.help"}, nil
+	return core.Result{Data: helpText{Help: text, Topic: topic}, Message: "Guide '" + topic + "' in data.help"}, nil
 }

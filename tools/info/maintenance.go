@@ -21,12 +21,12 @@ import (
 // corrupted_locks and orphan_ownerships stay empty: locks live in the state database, and
 // ownership rows are cleaned by the group tools), plus quota and repositories.
 type maintenanceReport struct {
-	ExpiredLocks      []string         `json:"expired_locks"`
-	CorruptedLocks    []string         `json:"corrupted_locks"`
-	OrphanEditzones   []string         `json:"orphan_editzones"`
-	OrphanOwnerships  []string         `json:"orphan_ownerships"`
-	Quota             []map[string]any `json:"quota"`
-	Repositories      []map[string]any `json:"repositories"`
+	ExpiredLocks      []string     `json:"expired_locks"`
+	CorruptedLocks    []string     `json:"corrupted_locks"`
+	OrphanEditzones   []string     `json:"orphan_editzones"`
+	OrphanOwnerships  []string     `json:"orphan_ownerships"`
+	Quota             []quotaCheck `json:"quota"`
+	Repositories      []*repoCheck `json:"repositories"`
 	repositoryRepairs int
 }
 
@@ -37,7 +37,7 @@ type maintenanceReport struct {
 // if needed) the repositories of the versioned zones.
 func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, error) {
 	rep := &maintenanceReport{ExpiredLocks: []string{}, CorruptedLocks: []string{}, OrphanEditzones: []string{},
-		OrphanOwnerships: []string{}, Quota: []map[string]any{}, Repositories: []map[string]any{}}
+		OrphanOwnerships: []string{}, Quota: []quotaCheck{}, Repositories: []*repoCheck{}}
 	expired, err := s.DB().ExpiredLocks(ctx, time.Now().Add(-s.LockMaxAge()))
 	if err != nil {
 		return core.Result{}, core.LockErr("(all)", err)
@@ -81,11 +81,12 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 			return core.Result{}, core.Errf(core.InternalError, "Cannot measure the usage").Because(err)
 		}
 		limit := s.Limit(o)
-		line := map[string]any{"owner": o.Kind, "id": o.ID, "recorded_bytes": before.Bytes, "measured_bytes": after.Bytes,
-			"limit_bytes": limit.Bytes, "recorded_files": before.Files, "measured_files": after.Files, "limit_files": limit.Files}
+		line := quotaCheck{Owner: o.Kind, ID: o.ID, RecordedBytes: before.Bytes, MeasuredBytes: after.Bytes,
+			LimitBytes: limit.Bytes, RecordedFiles: before.Files, MeasuredFiles: after.Files, LimitFiles: limit.Files}
 		if len(unmeasured) > 0 {
 			// A folder the walk could not read: the recorded usage is kept (Reconcile).
-			line["unmeasured"], line["reconciled"] = unmeasured, false
+			reconciled := false
+			line.Unmeasured, line.Reconciled = unmeasured, &reconciled
 		}
 		rep.Quota = append(rep.Quota, line)
 	}
@@ -245,10 +246,10 @@ func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool,
 // verifyRepo verifies r, the repository of z, and repairs it when the check fails, holding
 // the repository's key as every other user of it does; false when it stays damaged or busy
 // (out says so).
-func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.Zone, r *core.OpenRepo, out map[string]any) bool {
+func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.Zone, r *core.OpenRepo, out *repoCheck) bool {
 	le, err := s.HoldLease(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
-		out["status"], out["error"] = "busy", repoProblem(err)
+		out.Status, out.Error = "busy", repoProblem(err)
 		return false
 	}
 	defer le.Unlock()
@@ -256,11 +257,11 @@ func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.
 	if verr == nil {
 		return true
 	}
-	out["problem"] = repoProblem(verr)
+	out.Problem = repoProblem(verr)
 	// Why: Repair removes the repository's lock files, which are another replica's commit in
 	// flight if the key was lost meanwhile.
 	if err := core.CheckLeases(false, le); err != nil {
-		out["status"], out["error"] = "busy", repoProblem(err)
+		out.Status, out.Error = "busy", repoProblem(err)
 		return false
 	}
 	fix, err := r.Repair()
@@ -268,11 +269,11 @@ func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.
 		err = r.Verify()
 	}
 	if err != nil {
-		out["status"], out["error"] = "damaged", repoProblem(err)
+		out.Status, out.Error = "damaged", repoProblem(err)
 		return false
 	}
 	rep.repositoryRepairs++
-	out["status"], out["removed_locks"], out["index_rebuilt"] = "repaired", fix.RemovedLocks, fix.IndexRebuilt
+	out.Status, out.RemovedLocks, out.IndexRebuilt = "repaired", &fix.RemovedLocks, &fix.IndexRebuilt
 	return true
 }
 
@@ -283,11 +284,11 @@ func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Tools, c core.Ca
 	if _, err := os.Stat(filepath.Join(z.Space, "repo.git")); err != nil {
 		return
 	}
-	out := map[string]any{"zone": z.Name, "status": "ok"}
+	out := &repoCheck{Zone: z.Name, Status: "ok"}
 	rep.Repositories = append(rep.Repositories, out)
 	r, err := s.Repo(z)
 	if err != nil {
-		out["status"], out["error"] = "damaged", repoProblem(err)
+		out.Status, out.Error = "damaged", repoProblem(err)
 		return
 	}
 	defer r.Release()
@@ -297,12 +298,12 @@ func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Tools, c core.Ca
 	hash, err := s.Mutate(ctx, c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
 		func() (core.Change, error) { return core.Change{All: true}, nil })
 	if err != nil {
-		out["status"], out["error"] = "damaged", repoProblem(err)
+		out.Status, out.Error = "damaged", repoProblem(err)
 		return
 	}
 	if hash != "" {
 		rep.repositoryRepairs++
-		out["committed_pending"] = hash
+		out.CommittedPending = hash
 	}
 }
 

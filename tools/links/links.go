@@ -116,10 +116,11 @@ func (s *Tools) NewLink(ctx context.Context, c core.Caller, in LinkCreateInput, 
 		kind = "folder"
 	}
 	click := fmt.Sprintf("[📥 %s](%s)", MarkdownEscape(name), url)
-	data := map[string]any{"url": url, "clickable_link": click, "link_id": id, "expires_at": l.Expires.UTC().Format(time.RFC3339),
-		"max_downloads": l.MaxDownloads, "zone": z.Label, "path": rel, "kind": kind, "filename": name}
+	data := LinkCreated{URL: url, ClickableLink: click, LinkID: id, ExpiresAt: l.Expires.UTC().Format(time.RFC3339),
+		MaxDownloads: l.MaxDownloads, Zone: z.Label, Path: rel, Kind: kind, Filename: name}
 	if !l.IsDir {
-		data["size_bytes"] = info.Size()
+		size := info.Size()
+		data.SizeBytes = &size
 	}
 	return core.Result{Data: data, Message: "Link ready: " + click + " (show clickable_link to the user)"}, nil
 }
@@ -130,7 +131,7 @@ func (s *Tools) LinkList(ctx context.Context, c core.Caller, _ LinkListInput) (c
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot read the links").Because(err)
 	}
-	out := make([]map[string]any, 0, len(ls))
+	out := make([]linkEntry, 0, len(ls))
 	for _, l := range ls {
 		out = append(out, s.linkEntry(ctx, l))
 	}
@@ -138,31 +139,28 @@ func (s *Tools) LinkList(ctx context.Context, c core.Caller, _ LinkListInput) (c
 	if len(out) == 0 {
 		msg = "No download links found"
 	}
-	return core.Result{Data: map[string]any{"links": out, "count": len(out)}, Message: msg}, nil
+	return core.Result{Data: linkList{Links: out, Count: len(out)}, Message: msg}, nil
 }
 
 // linkEntry describes one link for shed_link_list. Its state is what a download would
 // answer (LinkState: the download's own rule), not only what is stored: after a restore,
 // or once the file was replaced, a link whose download answers 410 is not listed active.
 // A links.mode openwebui link is Open WebUI's file: its stored state is all there is.
-func (s *Tools) linkEntry(ctx context.Context, l store.Link) map[string]any {
+func (s *Tools) linkEntry(ctx context.Context, l store.Link) linkEntry {
 	id, owuiLink := strings.CutPrefix(l.ID, owuiLinkPrefix)
 	state := l.State(time.Now())
 	if !owuiLink {
 		state = s.LinkState(ctx, l)
 	}
-	e := map[string]any{"link_id": l.ID, "zone": l.Zone, "path": l.Path, "created_at": l.Created.Format(time.RFC3339),
-		"expires_at": l.Expires.Format(time.RFC3339), "downloads": l.Downloads, "max_downloads": l.MaxDownloads,
-		"state": state}
-	if l.GroupID != "" {
-		e["group"] = l.GroupID
-	}
+	e := linkEntry{LinkID: l.ID, Zone: l.Zone, Path: l.Path, CreatedAt: l.Created.Format(time.RFC3339),
+		ExpiresAt: l.Expires.Format(time.RFC3339), Downloads: l.Downloads, MaxDownloads: l.MaxDownloads,
+		State: state, Group: l.GroupID}
 	switch {
 	case state != store.LinkActive:
 	case owuiLink:
-		e["url"], e["file_id"] = s.owuiContentURL(id), id
+		e.URL, e.FileID = s.owuiContentURL(id), id
 	case linkIDPattern.MatchString(l.ID):
-		e["url"] = s.linkURL(s.signer.TokenFor(l.ID))
+		e.URL = s.linkURL(s.signer.TokenFor(l.ID))
 	}
 	return e
 }
@@ -207,7 +205,7 @@ func (s *Tools) LinkDelete(ctx context.Context, c core.Caller, in LinkDeleteInpu
 	if err := s.linkUnupload(ctx, c, l); err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: map[string]any{"link_id": id, "path": l.Path, "zone": l.Zone, "deleted": true},
+	return core.Result{Data: linkDeleted{LinkID: id, Path: l.Path, Zone: l.Zone, Deleted: true},
 		Message: "Link deleted: " + path.Base("/"+l.Path)}, nil
 }
 

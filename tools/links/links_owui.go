@@ -51,8 +51,8 @@ func (s *Tools) linkUpload(ctx context.Context, c core.Caller, z *core.Zone, rel
 	}
 	url := s.owuiContentURL(up.ID)
 	click := fmt.Sprintf("[📥 Download %s](%s)", MarkdownEscape(name), url)
-	return core.Result{Data: map[string]any{"file_id": up.ID, "link_id": l.ID, "url": url, "download_url": url,
-		"clickable_link": click, "filename": name, "size_bytes": info.Size(), "zone": z.Label, "path": rel},
+	return core.Result{Data: LinkUploaded{FileID: up.ID, LinkID: l.ID, URL: url, DownloadURL: url,
+		ClickableLink: click, Filename: name, SizeBytes: info.Size(), Zone: z.Label, Path: rel},
 		Message: "Link ready: " + click + " (show clickable_link to the user)"}, nil
 }
 

@@ -98,20 +98,16 @@ func (s *Tools) SavePage(ctx context.Context, c core.Caller, in SavePageInput) (
 	if err != nil {
 		return core.Result{}, err
 	}
-	data, ok := link.Data.(map[string]any)
-	if !ok {
-		return link, nil // not a link of ours (links.mode openwebui answers its own shape)
-	}
-	if u, ok := data["url"].(string); ok && s.Config().Links.Mode != "openwebui" {
-		data["url"] = u + "?" + PageView
-		data["clickable_link"] = fmt.Sprintf("[📄 %s](%s)", links.MarkdownEscape(title), data["url"])
-	}
-	data["title"], data["format"] = title, map[string]string{".md": "markdown", ".html": "html"}[ext]
-	msg := fmt.Sprintf("Page saved: %s (show clickable_link to the user)", data["clickable_link"])
+	var content *pageContent
 	if ext == ".md" {
 		limit := max(s.Config().MaxOutputDefault, 1)
-		data["content"], data["content_truncated"] = core.ClipText(in.Content, limit), len(in.Content) > limit
+		content = &pageContent{Content: core.ClipText(in.Content, limit), ContentTruncated: len(in.Content) > limit}
 	}
+	data, click, ok := pageAnswer(link.Data, title, map[string]string{".md": "markdown", ".html": "html"}[ext], content)
+	if !ok {
+		return link, nil // NewLink answers LinkCreated or LinkUploaded: no other shape to extend
+	}
+	msg := fmt.Sprintf("Page saved: %s (show clickable_link to the user)", click)
 	return core.Result{Data: data, Message: msg}, nil
 }
 

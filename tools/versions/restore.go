@@ -45,16 +45,16 @@ func (s *Tools) History(ctx context.Context, c core.Caller, in HistoryInput) (co
 	if err != nil {
 		return core.Result{}, vcsError(z, in.Path, err)
 	}
-	entries := make([]map[string]any, 0, len(log))
+	entries := make([]historyEntry, 0, len(log))
 	for _, e := range log {
-		entries = append(entries, map[string]any{"hash": e.Hash, "short": e.Hash[:8], "author": e.Author,
-			"message": e.Message, "date": e.When.UTC().Format(time.RFC3339)})
+		entries = append(entries, historyEntry{Hash: e.Hash, Short: e.Hash[:8], Author: e.Author,
+			Message: e.Message, Date: e.When.UTC().Format(time.RFC3339)})
 	}
 	shown := p
 	if shown == "" {
 		shown = "."
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": shown, "entries": entries, "count": len(entries)},
+	return core.Result{Data: historyList{Zone: z.Name, Path: shown, Entries: entries, Count: len(entries)},
 		Message: fmt.Sprintf("%d version(s) of %s", len(entries), shown)}, nil
 }
 
@@ -114,8 +114,8 @@ func (s *Tools) Restore(ctx context.Context, c core.Caller, in RestoreInput) (co
 	if hash == "" {
 		msgOut = fmt.Sprintf("%s already has the content of %s: nothing to commit", p, in.Version)
 	}
-	return core.Result{Data: map[string]any{"zone": z.Name, "path": p, "version": in.Version, "size": size,
-		"committed": hash != "", "commit": hash}, Message: msgOut}, nil
+	return core.Result{Data: restored{Zone: z.Name, Path: p, Version: in.Version, Size: size,
+		Committed: hash != "", Commit: hash}, Message: msgOut}, nil
 }
 
 // versionedZone resolves a zone that must be versioned (documents or a group).

@@ -1,0 +1,57 @@
+package handlers_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestGoldenInfo pins the answers of shed_parameters, shed_help (quick reference, one
+// guide, all of them: the texts masked, the guides' list kept) and shed_stats (without
+// groups; with groups, an open locked edit and links; groups available but none).
+func TestGoldenInfo(t *testing.T) {
+	e := start(t, nil)
+	pinGolden(t, "info_parameters", e.post("shed_parameters", nil, nil), nil)
+	pinGolden(t, "info_help_quick", e.post("shed_help", nil, nil), nil, "help")
+	pinGolden(t, "info_help_topic", e.post("shed_help", map[string]any{"howto": "Edit"}, nil), nil, "help")
+	pinGolden(t, "info_help_full", e.post("shed_help", map[string]any{"howto": "full"}, nil), nil, "help")
+	e.write(zoneDir+"a.txt", "hello")
+	e.write("users/local/Documents/data/d.txt", "doc")
+	pinGolden(t, "info_stats", e.post("shed_stats", nil, nil), nil)
+
+	g := startGroups(t, nil)
+	g.create("alice", "plan.md", "plan", "group")
+	g.write("users/alice/Storage/data/s.txt", "storage")
+	wantOK(t, g.as("alice", "shed_lockedit_open", map[string]any{"zone": "storage", "path": "s.txt"}))
+	wantOK(t, g.as("alice", "shed_lockedit_open", in(map[string]any{"path": "plan.md"})))
+	wantOK(t, g.as("alice", "shed_link_create", map[string]any{"zone": "storage", "path": "s.txt"}))
+	pinGolden(t, "info_stats_groups", g.as("alice", "shed_stats", nil), nil, "since")
+	pinGolden(t, "info_stats_no_group", g.as("erin", "shed_stats", nil), nil)
+	pinGolden(t, "info_stats_other_conversation", g.post("shed_stats", nil, map[string]string{"Authorization": "Bearer " + key,
+		"X-OpenWebUI-User-Id": "alice", "X-OpenWebUI-Chat-Id": "c-other"}), nil, "since")
+}
+
+// TestGoldenMaintenance pins the answers of shed_maintenance: nothing to do (quota lines of
+// the user and a group, repositories ok), a stale index.lock removed and the pending change
+// committed, a garbage index rebuilt, and a damaged repository.
+func TestGoldenMaintenance(t *testing.T) {
+	g := startGroups(t, nil)
+	g.create("alice", "plan.md", "plan", "group")
+	wantOK(t, g.as("alice", "shed_create_file", map[string]any{"zone": "documents", "path": "a.txt", "content": "v1"}))
+	pinGolden(t, "maintenance_clean", g.as("alice", "shed_maintenance", nil), nil)
+
+	gitDir := filepath.Join(g.base, "users/alice/Documents/repo.git")
+	if err := os.WriteFile(filepath.Join(gitDir, "index.lock"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.write("users/alice/Documents/data/a.txt", "v2")
+	pinGolden(t, "maintenance_repaired", g.as("alice", "shed_maintenance", nil), nil, "committed_pending")
+	if err := os.WriteFile(filepath.Join(gitDir, "index"), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pinGolden(t, "maintenance_index_rebuilt", g.as("alice", "shed_maintenance", nil), nil, "committed_pending")
+	if err := os.WriteFile(filepath.Join(gitDir, "refs/heads/main"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pinGolden(t, "maintenance_damaged", g.as("alice", "shed_maintenance", nil), nil)
+}
