@@ -17,6 +17,7 @@ import (
 // data key, and reports a problem (exit 1) when run with another master key, also for a
 // storage whose encrypted files' quotas it must count by plaintext size.
 func TestAdminVerifyEncryptionKeys(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	key := "admin-test-master-key-0123456789abcdef"
 	cfg := config(t, base)
@@ -51,6 +52,7 @@ func TestAdminVerifyEncryptionKeys(t *testing.T) {
 // configured one; the server then reads the encrypted files with the new key only, and a
 // second run changes nothing.
 func TestAdminEncryptionRotate(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	oldKey, newKey := "rotate-old-master-key-0123456789abcdef", "rotate-new-master-key-0123456789abcdef"
 	start := func(master string) *live {

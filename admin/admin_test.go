@@ -111,6 +111,7 @@ func runWith(t *testing.T, cfg *valves.Config, args ...string) (int, string, str
 }
 
 func TestAdminQuotaLocksAuditLs(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	l := serve(t, base)
 	l.ok(t, "shed_create_file", map[string]any{"zone": "documents", "path": "plan.md", "content": "v1\n"})
@@ -184,6 +185,7 @@ func TestAdminQuotaLocksAuditLs(t *testing.T) {
 // TestAdminBackupWhileWritingThenRestore: a backup taken while clients write is restorable:
 // every repository verifies, the files are there, usage matches the disk.
 func TestAdminBackupWhileWritingThenRestore(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	l := serve(t, base)
 	for i := range 20 {
@@ -246,6 +248,7 @@ func TestAdminBackupWhileWritingThenRestore(t *testing.T) {
 // TestAdminVerifyFindsDrift: a file written behind the server's back makes verify report a
 // quota mismatch and exit 1.
 func TestAdminVerifyFindsDrift(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	l := serve(t, base)
 	l.ok(t, "shed_create_file", map[string]any{"zone": "documents", "path": "a.md", "content": "a"})
@@ -268,6 +271,7 @@ func TestAdminVerifyFindsDrift(t *testing.T) {
 // that reads a storage, naming the path, and creates nothing there (verify used to create
 // an empty store at the typo and report "problems: 0").
 func TestAdminOnMissingStorageCreatesNothing(t *testing.T) {
+	t.Parallel()
 	keyFile := filepath.Join(t.TempDir(), "old.key")
 	if err := os.WriteFile(keyFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
 		t.Fatal(err)

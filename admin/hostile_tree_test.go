@@ -165,6 +165,7 @@ func TestOperatorToolsSurviveTreeDeeperThanPathMax(t *testing.T) {
 // TestRestoreRefusesUnfinishedBackup: a backup that did not finish (no manifest, written
 // last) never passes for a complete one.
 func TestRestoreRefusesUnfinishedBackup(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	l := serve(t, base)
 	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "a.txt", "content": "a"})

@@ -11,6 +11,7 @@ import (
 // (or the reverse), a storage that holds data (without --force) and a storage a server
 // runs on are refused before anything is written; a failure midway changes nothing.
 func TestImportOriginalRefusals(t *testing.T) {
+	t.Parallel()
 	o := original{t: t, dir: filepath.Join(t.TempDir(), "user_files")}
 	o.write("users/"+alice+"/Storage/data/s.txt", "s\n")
 	before := treeHash(t, o.dir)
@@ -88,6 +89,7 @@ func TestImportOriginalRefusals(t *testing.T) {
 // directory, a commit missing from the history) does not stop the import: the files are
 // imported and committed as one version, and the report says the history was not.
 func TestImportOriginalUnreadableHistory(t *testing.T) {
+	t.Parallel()
 	o := original{t: t, dir: filepath.Join(t.TempDir(), "user_files")}
 	broken := "users/" + alice + "/Documents/data"
 	o.initRepo(broken, "storage@openwebui.local", true)

@@ -110,6 +110,7 @@ func buildOriginal(t *testing.T) original {
 // checks it through a real server: files, history with its authors, group ownership modes,
 // usage, and the original tree unchanged byte for byte.
 func TestImportOriginal(t *testing.T) {
+	t.Parallel()
 	o := buildOriginal(t)
 	before := treeHash(t, o.dir)
 	base := filepath.Join(t.TempDir(), "storage")

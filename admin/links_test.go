@@ -9,6 +9,7 @@ import (
 )
 
 func TestAdminLinksListRevoke(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	l := serve(t, base)
 	p := filepath.Join(base, "users/local/Storage/data/a.txt")
@@ -60,6 +61,7 @@ func TestAdminLinksListRevoke(t *testing.T) {
 // because restored files are new files (new inodes) and a link serves only the file it was
 // made for (README "Download links").
 func TestAdminBackupKeepsLinkKey(t *testing.T) {
+	t.Parallel()
 	base, backup, restored := t.TempDir(), filepath.Join(t.TempDir(), "b"), t.TempDir()
 	l := serve(t, base)
 	p := filepath.Join(base, "users/local/Storage/data/a.txt")

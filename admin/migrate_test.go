@@ -17,6 +17,7 @@ import (
 // the migrated state. On PostgreSQL it needs no storage directory (a migration job mounts
 // no volume). A schema newer than the binary is refused.
 func TestAdminMigrate(t *testing.T) {
+	t.Parallel()
 	for _, driver := range []string{"sqlite", "postgres"} {
 		t.Run(driver, func(t *testing.T) {
 			base, flags := t.TempDir(), []string(nil)
@@ -62,6 +63,7 @@ func TestAdminMigrate(t *testing.T) {
 // TestAdminVerifyOnPostgres: verify checks a PostgreSQL state (its schema version, every
 // table read through) with the repositories and quotas, and still finds drift.
 func TestAdminVerifyOnPostgres(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	flags := []string{"--state-driver", "postgres", "--state-url", pgtest.URL(t)}
 	l := serveWith(t, config(t, base, flags...))

@@ -11,6 +11,7 @@ import (
 // TestReadmeListsEveryCommand keeps README.md's Administration table complete: every
 // `fileshed admin` command has a row that starts with its name.
 func TestReadmeListsEveryCommand(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

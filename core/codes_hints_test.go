@@ -12,6 +12,7 @@ var nextStep = regexp.MustCompile(`shed_[a-z_]+|\b[a-z_]+=|FILESHED_|administrat
 // TestDefaultHintsNameTheNextStep: every code's default hint tells the model (or the
 // operator) which tool, argument or setting to use next, not only that something failed.
 func TestDefaultHintsNameTheNextStep(t *testing.T) {
+	t.Parallel()
 	for _, c := range Codes() {
 		if h := defaultHint(c); !nextStep.MatchString(h) {
 			t.Errorf("%s: hint %q names no tool, argument or setting", c, h)

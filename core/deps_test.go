@@ -9,6 +9,7 @@ import (
 // TestDependencyDirection keeps core free of HTTP frameworks and of the packages above it
 // (STYLE: main -> handlers -> core -> core/<leaf>), and leaves free of core.
 func TestDependencyDirection(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // its first-use measurement; a measurement written after a reservation would erase it, and
 // two 6 MB writes would then both fit a 10 MB quota. Many fresh services, 8 racers each.
 func TestFirstReservationsCannotOvershoot(t *testing.T) {
+	t.Parallel()
 	for round := range 40 {
 		s, base := testService(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 		z := &Zone{Owner: store.Owner{Kind: "user", ID: "racer"}}

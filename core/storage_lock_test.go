@@ -14,6 +14,7 @@ import (
 // exclusive work is still refused while a server runs, and a server starts again once the
 // first one is closed.
 func TestSecondServerOnOneStorageIsRefused(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	cfg := *s.Config()
 	second, err := New(&cfg, Options{})
@@ -52,6 +53,7 @@ func TestSecondServerOnOneStorageIsRefused(t *testing.T) {
 // An operator's exclusive work (restore, reconcile) keeps a server from starting, with the
 // operator named as the reason.
 func TestServerRefusedWhileOperatorHoldsStorage(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	cfg := testvalves.Config(t, base, nil)
 	l, err := lockStorage(base, holderOperator)

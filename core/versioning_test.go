@@ -90,6 +90,7 @@ func TestOpenRepositoriesAreBounded(t *testing.T) {
 // A repository somebody holds is never closed, even past the bound: the caller keeps using
 // the same Repo, and every other user's writes still commit.
 func TestRepositoryInUseIsNeverClosed(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	s.repos.max = 2
 	writeDoc(t, s, "alice", "one\n")
@@ -144,6 +145,7 @@ func TestIdleRepositoriesAreClosed(t *testing.T) {
 // volume it may be another host's live one); the first holder of the repository's key after
 // the opening does, so a server restarted after a crash mid-commit commits again at once.
 func TestFirstLockRecoversWhatADeadWriterLeft(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	writeDoc(t, s, "alice", "one\n")
 	s.closeRepos()

@@ -67,6 +67,7 @@ func TestWalkDeeperThanOpenFilesLimit(t *testing.T) {
 // where its way back is gone, the lost folder is reported by its path and the rest of the
 // tree is walked.
 func TestWalkFollowsOrReportsFoldersMovedUnderIt(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		moves    [][2]string

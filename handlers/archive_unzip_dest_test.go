@@ -15,6 +15,7 @@ import (
 // TestUnzipSrcZoneCannotNameAnotherUser: src_zone is one of the caller's zones; neither it
 // nor src can reach another user's uploads.
 func TestUnzipSrcZoneCannotNameAnotherUser(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt("users/bob/Uploads/unknown/secret.zip", zipOf(ziptest.Entry{Name: "secret.txt", Body: "bob's"}))
 	for _, tc := range []struct {
@@ -41,6 +42,7 @@ func TestUnzipSrcZoneCannotNameAnotherUser(t *testing.T) {
 // TestUnzipFullQuotaLeavesZoneUnchanged: an archive that does not fit the quota is refused
 // before anything is written; the zone and the usage are as before.
 func TestUnzipFullQuotaLeavesZoneUnchanged(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "2"})
 	e.write(storageDir+"/old.txt", "old")
 	e.zipAt(storageDir+"/big.zip", zipOf(
@@ -58,6 +60,7 @@ func TestUnzipFullQuotaLeavesZoneUnchanged(t *testing.T) {
 
 // TestUnzipEntryOverMaxFileSize: one entry larger than max_file_size_mb is FILE_TOO_LARGE.
 func TestUnzipEntryOverMaxFileSize(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
 	e.zipAt(storageDir+"/f.zip", zipOf(ziptest.Entry{Name: "big.txt", Body: ziptest.Noise(2 << 20)}))
 	r := e.post("shed_unzip", map[string]any{"zone": "storage", "src": "f.zip"}, nil)
@@ -70,6 +73,7 @@ func TestUnzipEntryOverMaxFileSize(t *testing.T) {
 // TestUnzipOverwrite: existing files are refused with their list unless overwrite; with
 // it they are replaced and the quota counts the difference; existing folders are merged.
 func TestUnzipOverwrite(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/d/keep.txt", "keep")
 	e.write(storageDir+"/d/sub/a.txt", "old content")
@@ -107,6 +111,7 @@ func TestUnzipOverwrite(t *testing.T) {
 
 // TestUnzipDestinationChecks: zones, parameters and destinations that are refused.
 func TestUnzipDestinationChecks(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(storageDir+"/z/a.zip", zipOf(ziptest.Entry{Name: "a.txt", Body: "a"}))
 	e.write(storageDir+"/afile", "f")
@@ -150,6 +155,7 @@ func TestUnzipDestinationChecks(t *testing.T) {
 // TestUnzipIntoGroup: a group zone is a destination like Documents (versioned, the group's
 // quota).
 func TestUnzipIntoGroup(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
 	e.zipAt(uploadsDir+"/g.zip", zipOf(ziptest.Entry{Name: "shared/plan.md", Body: "plan"}))
 	r := e.post("shed_unzip", map[string]any{"zone": "group", "group": "team", "src_zone": "uploads", "src": "g.zip"}, nil)
@@ -217,6 +223,7 @@ func TestUnzipStagingLeftoverIsSwept(t *testing.T) {
 // once: exactly one succeeds, the others answer FILE_EXISTS and leave nothing (no mixed
 // content, no staging folder, the quota counts one copy).
 func TestParallelUnzipsOfOneArchive(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"storage", "documents"} {
 		t.Run(zone, func(t *testing.T) {
 			e := start(t, nil)

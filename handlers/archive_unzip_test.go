@@ -16,6 +16,7 @@ import (
 // reduced (an 04755 entry becomes 0700, no setuid), the quota grown by the bytes written,
 // and no staging folder left.
 func TestUnzipFromUploadsIntoStorage(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(uploadsDir+"/proj.zip", zipOf(
 		ziptest.Entry{Name: "proj/"},
@@ -51,6 +52,7 @@ func TestUnzipFromUploadsIntoStorage(t *testing.T) {
 // TestUnzipRefusesZipSlip: every traversal spelling is refused before anything is written,
 // and nothing appears inside or outside the zone.
 func TestUnzipRefusesZipSlip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, entry, code string }{
 		{"dot-dot", "../../x", "PATH_ESCAPE"},
 		{"absolute", "/abs", "PATH_ESCAPE"},
@@ -85,6 +87,7 @@ func TestUnzipRefusesZipSlip(t *testing.T) {
 // "through" it: the link is skipped (reported), the file lands in a real folder of the
 // zone, and /etc is untouched.
 func TestUnzipNeverCreatesSymlinks(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(storageDir+"/l.zip", zipOf(
 		ziptest.Entry{Name: "link", Body: "/etc", Mode: fs.ModeSymlink | 0o777},
@@ -115,6 +118,7 @@ func TestUnzipNeverCreatesSymlinks(t *testing.T) {
 // refused with ZIP_BOMB, from the headers or while extracting; the zone, the quota and
 // the disk are as before.
 func TestUnzipRefusesBombs(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/keep.txt", "kept")
 	for _, tc := range []struct {
@@ -163,6 +167,7 @@ func TestUnzipRefusesBombs(t *testing.T) {
 // TestUnzipNestedArchivesAreNotExpanded: a zip of zips (the 42.zip shape) extracts its
 // inner archives as files.
 func TestUnzipNestedArchivesAreNotExpanded(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var inner bytes.Buffer
 	if err := ziptest.Bomb(&inner, 100_000, ziptest.ZerosSize(100_000), 0); err != nil {
@@ -183,6 +188,7 @@ func TestUnzipNestedArchivesAreNotExpanded(t *testing.T) {
 // TestUnzipCaseCollisionsAreDeterministic: of A.txt and a.txt the first wins and the
 // other is reported skipped, the same way every time.
 func TestUnzipCaseCollisionsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(storageDir+"/c.zip", zipOf(ziptest.Entry{Name: "A.txt", Body: "upper"}, ziptest.Entry{Name: "a.txt", Body: "lower"},
 		ziptest.Entry{Name: "A.txt", Body: "dup"}))
@@ -198,6 +204,7 @@ func TestUnzipCaseCollisionsAreDeterministic(t *testing.T) {
 // TestUnzipSkipsGitInVersionedZones: .git/hooks/post-commit is never written into
 // Documents; the rest is extracted with one commit.
 func TestUnzipSkipsGitInVersionedZones(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(storageDir+"/g.zip", zipOf(ziptest.Entry{Name: ".git/hooks/post-commit", Body: "#!/bin/sh\ntouch /tmp/pwned\n", Mode: 0o755},
 		ziptest.Entry{Name: "notes.txt", Body: "n"}, ziptest.Entry{Name: "sub/.GIT/config", Body: "[core]\nfsmonitor = evil\n"},
@@ -225,6 +232,7 @@ func TestUnzipSkipsGitInVersionedZones(t *testing.T) {
 // TestUnzipInvalidFormat: a .zip that is a gzip, a tar, truncated or empty is named for
 // what it is.
 func TestUnzipInvalidFormat(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	tar := make([]byte, 1024)
 	copy(tar, "f.txt")

@@ -13,6 +13,7 @@ import (
 // TestZipFolderRoundTrip: a folder is zipped with its name as the top-level entry, and
 // shed_unzip brings back the same files.
 func TestZipFolderRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/proj/a.txt", "alpha")
 	e.write(storageDir+"/proj/sub/b.txt", "beta")
@@ -49,6 +50,7 @@ func TestZipFolderRoundTrip(t *testing.T) {
 // TestZipSkipsSymlinkToEtc: a folder holding symlinks to /etc and /etc/passwd is zipped
 // without a byte from outside the zone; the links are listed as skipped, as is a FIFO.
 func TestZipSkipsSymlinkToEtc(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f/ok.txt", "ok")
 	dir := filepath.Join(e.base, storageDir, "f")
@@ -75,6 +77,7 @@ func TestZipSkipsSymlinkToEtc(t *testing.T) {
 // TestZipNeverIncludesItself: zipping the zone root into a file of the zone leaves the
 // archive (and write temporaries) out of itself.
 func TestZipNeverIncludesItself(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/a.txt", "a")
 	e.write(storageDir+"/d/b.txt", "b")
@@ -95,6 +98,7 @@ func TestZipNeverIncludesItself(t *testing.T) {
 
 // TestZipErrors: refused zones, parameters, quota; nothing is left behind.
 func TestZipErrors(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	e.write(storageDir+"/big.txt", ziptest.Noise(700<<10))
 	e.write(uploadsDir+"/u.txt", "u")
@@ -120,6 +124,7 @@ func TestZipErrors(t *testing.T) {
 
 // TestZipInDocumentsCommits: the archive is committed like any write.
 func TestZipInDocumentsCommits(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "n/a.txt", "content": "a"}, nil))
 	r := e.post("shed_zip", map[string]any{"zone": "documents", "src": "n"}, nil)

@@ -12,6 +12,7 @@ import (
 // TestZipinfoListsAndWarns: entries with their fields, totals, and a warning for each
 // entry shed_unzip would refuse or skip; the listing is bounded.
 func TestZipinfoListsAndWarns(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.zipAt(uploadsDir+"/h.zip", zipOf(
 		ziptest.Entry{Name: "ok.txt", Body: "fine"},

@@ -10,6 +10,7 @@ import (
 // TestAuditTrail: every tool call leaves a row (who, tool, zone, path, outcome) in the state
 // database, failures included, without secrets or host paths.
 func TestAuditTrail(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, map[string]string{"X-OpenWebUI-Chat-Id": "chat-9"}))
 	wantError(t, e.post("shed_read", map[string]any{"zone": "storage", "path": "../etc/passwd"}, nil), "PATH_ESCAPE")

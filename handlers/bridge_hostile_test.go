@@ -68,6 +68,7 @@ func TestBridgeRefusesLinksAndSpecialFiles(t *testing.T) {
 // TestBridgeDestinationThroughLinkOut: a destination folder that is a symlink leading out
 // of the zone is PATH_ESCAPE; nothing lands outside.
 func TestBridgeDestinationThroughLinkOut(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	outside := t.TempDir()
 	e.write(uploadsDir+"/a.txt", "a")
@@ -97,6 +98,7 @@ func TestBridgeDestinationThroughLinkOut(t *testing.T) {
 // TestBridgeRespectsLocks: a file (or a folder holding a file) that another conversation
 // edits is neither moved away nor overwritten; the lock holder may.
 func TestBridgeRespectsLocks(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(documentsDir+"/dir/plan.md", "v1")
 	e.write(storageDir+"/plan.md", "s")

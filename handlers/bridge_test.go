@@ -13,6 +13,7 @@ const (
 )
 
 func TestBridgeMoveUploadsToStorage(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(uploadsDir+"/report.pdf", "pdf!")
 	e.write(uploadsDir+"/batch/a.csv", "a")
@@ -45,6 +46,7 @@ func TestBridgeMoveUploadsToStorage(t *testing.T) {
 // TestBridgeWholeUploadFolder: src='.' moves the conversation's whole upload folder (the
 // original's behaviour); the next call finds an empty Uploads again.
 func TestBridgeWholeUploadFolder(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(uploadsDir+"/a.txt", "a")
 	e.write(uploadsDir+"/sub/b.txt", "bb")
@@ -69,6 +71,7 @@ func TestBridgeWholeUploadFolder(t *testing.T) {
 }
 
 func TestBridgeDocumentsSidesCommit(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(uploadsDir+"/a.md", "from chat")
 	r := e.post("shed_move_uploads_to_documents", map[string]any{"src": "a.md", "dest": "notes/a.md"}, nil)
@@ -119,6 +122,7 @@ func TestBridgeDocumentsSidesCommit(t *testing.T) {
 }
 
 func TestBridgeOverwrite(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(uploadsDir+"/a.txt", "new")
 	e.write(storageDir+"/a.txt", "older content")
@@ -147,6 +151,7 @@ func TestBridgeOverwrite(t *testing.T) {
 }
 
 func TestBridgeParameters(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(uploadsDir+"/a.txt", "a")
 	e.write(storageDir+"/f", "file")
@@ -185,6 +190,7 @@ func TestBridgeParameters(t *testing.T) {
 // TestBridgeQuotaLeavesNothing: a copy over the quota is refused before anything is
 // written; the source is intact, nothing is staged, the usage unchanged.
 func TestBridgeQuotaLeavesNothing(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	e.write(storageDir+"/big/a.bin", strings.Repeat("a", 600<<10))
 	before := e.used(t)

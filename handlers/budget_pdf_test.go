@@ -210,6 +210,7 @@ func TestEncryptedPDFReadsOneCopyAtATime(t *testing.T) {
 // encrypted Storage reports its pages; before, pdfinfo ran on the ciphertext and every
 // PDF there was PDF_UNREADABLE.
 func TestEncryptedFileTypeReadsPDF(t *testing.T) {
+	t.Parallel()
 	needPoppler(t)
 	e := startSealed(t, nil)
 	e.write(zoneDir+"report.pdf", string(textPDF(3, "quarterly")))

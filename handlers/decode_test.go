@@ -66,6 +66,7 @@ func sameArgs(t *testing.T, body []byte) {
 // did: escapes, surrogate pairs (split or lone), invalid UTF-8, numbers, nesting, repeated
 // keys, null, whitespace, trailing data and every kind of malformed JSON.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	bodies := []string{
 		``, ` `, "\t\n\r ", "\u00a0", "\u00a0{}", `null`, ` null `, `nul`, `nullx`, `{}`, ` { } `, `{`, `}`, `[]`, `"x"`, `1`, `true`,
 		`{"a":1}`, `{"a":1,}`, `{,}`, `{"a" 1}`, `{"a":}`, `{"a":1}x`, `{"a":1} {}`, `{"a":1}` + "\n\t",
@@ -115,6 +116,7 @@ func FuzzDecode(f *testing.F) {
 // TestDecodeReadErrors: a failing body is a *readError (answered as huma answers it), not
 // INVALID_PARAMETER, wherever it fails.
 func TestDecodeReadErrors(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("connection reset")
 	for _, prefix := range []string{``, `{`, `{"a"`, `{"a":"xx`, `{"a":12`, `{"a":[1,`, `{"a":"\`, `{"a":"` + "\xe2"} {
 		r := io.MultiReader(strings.NewReader(prefix), iotest.ErrReader(boom))

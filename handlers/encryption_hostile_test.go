@@ -77,6 +77,7 @@ func wantNothing(t *testing.T, r reply, plain string, codes ...string) {
 // every read of the whole file or of that segment answer DECRYPTION_FAILED with nothing of
 // it; the first segment still reads.
 func TestEncryptedFlippedBit(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	plain := patterned(200_000)
 	p := e.sealedFile("big.txt", plain)
@@ -103,6 +104,7 @@ func TestEncryptedFlippedBit(t *testing.T) {
 // TestEncryptedTruncated: a file cut inside a segment, at a segment boundary, or inside the
 // header is refused with nothing returned.
 func TestEncryptedTruncated(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	plain := patterned(200_000)
 	for name, size := range map[string]int{
@@ -129,6 +131,7 @@ func TestEncryptedTruncated(t *testing.T) {
 // TestEncryptedSegmentsSwapped: two whole segments exchanged on disk (each authentic on its
 // own) are detected by their position.
 func TestEncryptedSegmentsSwapped(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	plain := patterned(200_000)
 	p := e.sealedFile("swap.txt", plain)
@@ -163,6 +166,7 @@ func hashTree(t *testing.T, dir string) map[string]string {
 // mismatch at start, refuses the encrypted user's Storage and Uploads for reads and writes,
 // changes no byte on disk; the right key brings everything back.
 func TestEncryptionWrongMasterKey(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	const secret = "the launch code is 0000\n"
 	e.sealedFile("a.txt", secret)
@@ -256,6 +260,7 @@ func plainAnywhere(t *testing.T, dir, marker string) []string {
 // TestEncryptionDisableWhileLocked: disable is refused while another conversation holds a
 // locked edit, and decrypts nothing; once it is saved (or cancelled), disable works.
 func TestEncryptionDisableWhileLocked(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	e.sealedFile("a.txt", "locked secret 1\n")
 	e.sealedFile("b.txt", "other secret 2\n")
@@ -293,6 +298,7 @@ func TestEncryptionDisableWhileLocked(t *testing.T) {
 // boundary, a folder's zip), and a damaged file is cut before its damaged segment, never
 // served as ciphertext.
 func TestEncryptedLinkDownload(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, as("alice")))
 	plain := patterned(200_000)
@@ -437,6 +443,7 @@ func TestEncryptedExec(t *testing.T) {
 // TestEncryptedSQLite: a database in an encrypted zone round-trips, is encrypted on disk
 // (no SQLite header, no row text), and so is a CSV export.
 func TestEncryptedSQLite(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	wantOK(t, sqIn(e, "storage", "db/app.db", map[string]any{"query": "CREATE TABLE t(a TEXT)"}))
 	wantOK(t, sqIn(e, "storage", "db/app.db", map[string]any{"query": "INSERT INTO t VALUES ('rowsecret-4411'), ('second')"}))
@@ -468,6 +475,7 @@ func TestEncryptedSQLite(t *testing.T) {
 // TestEncryptedArchive: a zip of encrypted files is encrypted on disk, its info lists the
 // plaintext sizes, and unzip restores the plaintext, encrypted on disk.
 func TestEncryptedArchive(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	plain := patterned(100_000)
 	e.sealedFile("z/a.txt", plain)
@@ -513,6 +521,7 @@ func TestEncryptedArchive(t *testing.T) {
 // TestEncryptedBridges: what crosses into Documents is plain there (git history and restore
 // work), what comes into Storage is encrypted.
 func TestEncryptedBridges(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	const docs = "users/local/Documents/data/"
 	e.sealedFile("s.txt", "from storage 6620\n")
@@ -560,6 +569,7 @@ func TestEncryptedBridges(t *testing.T) {
 // TestEncryptedEditPaths: the in-place edit tools (patch_text, patch_bytes, convert_eol,
 // rename, lockedit exec) keep a file encrypted and right; a copy to a group is plain there.
 func TestEncryptedEditPaths(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
 	e.sealedFile("e.txt", "one 5150\r\ntwo\r\n")
 	for _, c := range []struct {
@@ -615,6 +625,7 @@ func TestEncryptedEditPaths(t *testing.T) {
 // TestEncryptedImport: a file imported from Open WebUI lands encrypted in Uploads and reads
 // back as it was.
 func TestEncryptedImport(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, alice("chat-1")))
 	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-report"}, alice("chat-1")))
@@ -629,6 +640,7 @@ func TestEncryptedImport(t *testing.T) {
 // TestEncryptedExecWithDamagedFile: a command in a zone holding a damaged encrypted file
 // runs without it, and the write-back neither deletes nor rewrites it.
 func TestEncryptedExecWithDamagedFile(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	p := e.sealedFile("bad.txt", patterned(100_000))
 	e.sealedFile("good.txt", "good 3003\n")

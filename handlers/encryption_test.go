@@ -49,6 +49,7 @@ func (e *env) sealedOnDisk(rel, plain string) {
 // TestEncryptionLifecycle: setup encrypts new files, status counts, migrate encrypts the
 // old ones (twice is a no-op), reads are transparent, disable decrypts everything.
 func TestEncryptionLifecycle(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
 	st := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
 	wantOK(t, st)
@@ -122,6 +123,7 @@ func TestEncryptionLifecycle(t *testing.T) {
 
 // TestEncryptionUnavailableWithoutMasterKey: no master key, no setup.
 func TestEncryptionUnavailableWithoutMasterKey(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantError(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil), "ENCRYPTION_UNAVAILABLE")
 	st := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
@@ -134,6 +136,7 @@ func TestEncryptionUnavailableWithoutMasterKey(t *testing.T) {
 // copy of one taken before) is refused with DECRYPTION_REQUIRED by a server without the
 // master key, never served as ciphertext; the plain files still read.
 func TestDecryptionRequiredWithoutKey(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "s.txt", "content": "sealed once"}, nil))
 	sealed, err := os.ReadFile(filepath.Join(e.base, zoneDir, "s.txt"))
@@ -159,6 +162,7 @@ func TestDecryptionRequiredWithoutKey(t *testing.T) {
 // new files in subfolders, moves and sorted output come back encrypted and right, and the
 // files the command did not name are not rewritten (their ciphertext is byte-identical).
 func TestEncryptedExecNamedFiles(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	for p, c := range map[string]string{"notes/a.txt": "b\na\nc\n", "other/big.txt": strings.Repeat("untouched\n", 10_000)} {
 		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": p, "content": c}, nil))
@@ -211,6 +215,7 @@ func TestEncryptedExecNamedFiles(t *testing.T) {
 // zone lose no row: each call decrypts the database under the file's write lock, so none
 // works on a copy another call is about to replace.
 func TestEncryptedSQLiteConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	wantOK(t, sqIn(e, "storage", "c.db", map[string]any{"query": "CREATE TABLE t(n INTEGER)"}))
 	const n = 12
@@ -241,6 +246,7 @@ func TestEncryptedSQLiteConcurrentWrites(t *testing.T) {
 // leaving the zone: the zone refuses the link (listed in data.not_written_back), and every
 // other extracted file still comes back, encrypted.
 func TestEncryptedExecSymlinkOut(t *testing.T) {
+	t.Parallel()
 	e := startSealed(t, nil)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

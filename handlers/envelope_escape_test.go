@@ -8,6 +8,7 @@ import (
 
 // TestAnswersAreNotHTMLEscaped: `<`, `>` and `&` reach the model as sent, not as \u003c.
 func TestAnswersAreNotHTMLEscaped(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/t.html", "<b>a && b -> c</b>\n")
 	r := e.post("shed_read", map[string]any{"zone": "storage", "path": "t.html"}, nil)

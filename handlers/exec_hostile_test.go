@@ -28,6 +28,7 @@ const otherSecret = "users/other/Storage/data/secret.txt"
 // check) or an NFD-named symlink made by tar must not carry a path out of the zone,
 // for commands Landlock does not mediate (stat, ls -l, du, readlink, touch -d) too.
 func TestExecOneString(t *testing.T) {
+	t.Parallel()
 	// The policy is what holds here: with Landlock, and without it (where cat and cp
 	// reached the other user's data before).
 	for _, mode := range []string{"required", "off"} {
@@ -113,6 +114,7 @@ func oneString(t *testing.T, mode string) {
 // device, a hard link to /etc/passwd, a symlink out and a set-user-id file leaves
 // no special file, no set-id bit and no path out of the zone.
 func TestExecTarHostileEntries(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"required", "off"} { // seccomp holds without Landlock
 		t.Run("exec_sandbox="+mode, func(t *testing.T) { tarHostileEntries(t, mode) })
 	}
@@ -160,6 +162,7 @@ func tarHostileEntries(t *testing.T, mode string) {
 // TestExecUnzipKeepsNoSetID: `unzip -K` (keep set-id bits) of a 04755 entry
 // extracts the file without the bit.
 func TestExecUnzipKeepsNoSetID(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("unzip"); err != nil {
 		t.Skip("unzip is not installed (Debian package unzip)")
 	}
@@ -218,6 +221,7 @@ func assertNoSpecialFiles(t *testing.T, dir string) {
 // code for jq (~/.jq), yq (Python user site-packages) and sqlite3 (~/.sqliterc):
 // none of them is read.
 func TestExecReadsNoConfigFromTheZone(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+".jq", `def length: "PWNED";`+"\n")
 	e.write(execDir+"a.yaml", "a: [1, 2]\n")
@@ -334,6 +338,7 @@ func TestExecFailsClosedWithoutLandlock(t *testing.T) {
 // TestExecAwkIncludeRefused: gawk --sandbox still reads any file named by @include
 // (its lines come back in syntax errors); without Landlock nothing else stops it.
 func TestExecAwkIncludeRefused(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": "off"})
 	secret := e.write(otherSecret, "other-user-secret\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "awk", "args": []string{"@include \"" + secret + "\"\nBEGIN{print 1}"}})

@@ -15,6 +15,7 @@ func execAs(e *env, conversation string, body execCall) reply {
 // TestExecRefusesLockedOperand (issue 9 finding 5): while conversation A holds plan.md, a
 // command of conversation B naming it is refused with FILE_LOCKED and the file is unchanged.
 func TestExecRefusesLockedOperand(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+"plan.md", "a plan\n")
 	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "plan.md"}, conv("chat-a")))
@@ -42,6 +43,7 @@ func TestExecRefusesLockedOperand(t *testing.T) {
 // and rm -r ., leave the locked file as it was; the answer lists it in data.reverted. In
 // Documents the deletion of the locked file is not committed either.
 func TestExecRestoresLockedFileReachedIndirectly(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"storage", "documents"} {
 		t.Run(zone, func(t *testing.T) {
 			e := start(t, nil)

@@ -8,6 +8,7 @@ import (
 // TestExecMessagesForNewcomers: the mistakes a model makes first get an answer that says
 // what to do instead (issue 16 item 8).
 func TestExecMessagesForNewcomers(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+"a.txt", "x\n")
 	cases := []struct {

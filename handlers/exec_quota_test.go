@@ -129,6 +129,7 @@ func TestExecTarBombRolledBack(t *testing.T) {
 // TestExecTarBombRolledBackFromHead: in Documents the rollback also restores, from the last
 // commit, a file the archive overwrote, and nothing is committed.
 func TestExecTarBombRolledBackFromHead(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	e.write("users/local/Documents/data/bomb.tgz", string(bomb(t, [2]string{"plan.md", "overwritten\n"})))
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "plan.md", "content": "v1\n"}, nil))
@@ -155,6 +156,7 @@ func TestExecTarBombRolledBackFromHead(t *testing.T) {
 // TestExecSparseFilesRolledBack: sparse files take no blocks, so the file system's used
 // space does not see them; the walk after the command does (the quota counts sizes).
 func TestExecSparseFilesRolledBack(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	e.write(execDir+"keep.txt", "mine\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "truncate", "args": []string{"-s", "4M", "a", "b", "c"}})
@@ -179,6 +181,7 @@ func TestExecSparseFilesRolledBack(t *testing.T) {
 // watchdog). A locked edit opens text only, so the bomb is truncate making 20 files of 3 MB
 // beside a text copy, with 10 MB of quota.
 func TestLockeditExecBombStopped(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	e.write(execDir+"notes.txt", "a text file\n")
 	a := conv("chat-a")

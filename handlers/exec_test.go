@@ -28,6 +28,7 @@ func runExec(e *env, body execCall) reply {
 }
 
 func TestExecRunsCommandInZone(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+"a.txt", "alpha\nbeta\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "cat", "args": []string{"a.txt"}})
@@ -62,6 +63,7 @@ func TestExecRunsCommandInZone(t *testing.T) {
 // TestExecRefusesHostile covers the policy layer through HTTP: every case is either
 // refused with its code or runs fully contained (checked by the output).
 func TestExecRefusesHostile(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+"a.txt", "alpha\n")
 	e.write("users/other/Storage/data/secret.txt", "other-user-secret\n")
@@ -207,6 +209,7 @@ func TestExecOutputFloodIsBounded(t *testing.T) {
 }
 
 func TestExecOutputFiles(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(execDir+"a.txt", "alpha\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "seq", "args": []string{"3"}, "stdout_file": "out/seq.txt"})
@@ -267,6 +270,7 @@ func usage(t *testing.T, e *env, user string) int64 {
 }
 
 func TestExecRespectsQuota(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	e.write(execDir+"big", strings.Repeat("x", 600_000))
 	// A copy would pass the quota: RLIMIT_FSIZE (the remaining quota) stops it.
@@ -299,6 +303,7 @@ func TestExecRespectsQuota(t *testing.T) {
 }
 
 func TestExecGitInDocuments(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := runExec(e, execCall{"zone": "documents", "cmd": "echo", "args": []string{"hello"}, "stdout_file": "notes.txt"})
 	wantOK(t, r)
@@ -338,6 +343,7 @@ func TestExecCommandNotFound(t *testing.T) {
 }
 
 func TestExecLaunchFailureIsExecError(t *testing.T) {
+	t.Parallel()
 	// One argument over the kernel's 128 KiB limit: execve fails with E2BIG in the
 	// launcher, which is a launch failure (its text, which may hold host paths, is logged).
 	e := start(t, nil)
@@ -349,6 +355,7 @@ func TestExecLaunchFailureIsExecError(t *testing.T) {
 }
 
 func TestExecSandboxRequired(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_EXEC_SANDBOX": "required"})
 	resp, err := http.Get(e.srv.URL + "/readyz")
 	if err != nil {
@@ -376,6 +383,7 @@ func TestExecSandboxRequired(t *testing.T) {
 }
 
 func TestAllowedCommands(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_allowed_commands", nil, nil)
 	wantOK(t, r)

@@ -13,6 +13,7 @@ import (
 // by all four tools, and nothing of the outside is disclosed (the harness also checks that no
 // host path leaks).
 func TestReadFamilyRejectsEscapes(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"ok.txt", "fine\n")
 	e.write("users/other/Storage/data/secret.txt", "other user's secret\n")
@@ -89,6 +90,7 @@ func TestReadFamilyRejectsEscapes(t *testing.T) {
 // TestReadFamilyAllZones: the four read tools work in every zone, Uploads included, and
 // refuse a group the caller is not a member of.
 func TestReadFamilyAllZones(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"],"secret":["someone"]}`})
 	files := map[string]string{
 		"uploads":   "users/local/Uploads/conv-1/f.txt",
@@ -127,6 +129,7 @@ func TestReadFamilyAllZones(t *testing.T) {
 // TestReadLargeFileRange: a small range of a 50 MB file over HTTP answers exactly those
 // lines, with the total line count (memory is measured by core's TestReadLargeFileBoundedMemory).
 func TestReadLargeFileRange(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes a 50 MB file")
 	}

@@ -9,6 +9,7 @@ import (
 // every boundary) with offset/next_offset: the pieces join to the file exactly, none is
 // over the cap, and none starts or ends inside a character.
 func TestReadByteOffset(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_OUTPUT_DEFAULT": "10000"})
 	line := strings.Repeat("abc✓é🙂 ", 12_000)
 	e.write(zoneDir+"long.txt", line)

@@ -13,6 +13,7 @@ import (
 // range, a page range past the end, pages on a text file, shed_file_type's page count,
 // and the read-only Uploads zone.
 func TestReadPDFPages(t *testing.T) {
+	t.Parallel()
 	needPoppler(t)
 	e := start(t, nil)
 	doc := textPDF(5, "the quarterly report")
@@ -63,6 +64,7 @@ func TestReadPDFPages(t *testing.T) {
 // TestReadPDFOutputCap walks a PDF longer than the output cap: whole pages only, then
 // next_pages, until the last page; every page is seen exactly once.
 func TestReadPDFOutputCap(t *testing.T) {
+	t.Parallel()
 	needPoppler(t)
 	e := start(t, map[string]string{"FILESHED_MAX_OUTPUT_DEFAULT": "2000"})
 	e.write(zoneDir+"long.pdf", string(textPDF(30, strings.Repeat("words ", 40))))
@@ -243,6 +245,7 @@ func TestReadPDFTimeout(t *testing.T) {
 // TestPDFToolsInExec: pdftotext and pdfinfo are shed_exec commands too; in the read-only
 // Uploads zone pdftotext may print to stdout ("-") but not write a file.
 func TestPDFToolsInExec(t *testing.T) {
+	t.Parallel()
 	needPoppler(t)
 	e := start(t, nil)
 	e.write("users/local/Uploads/unknown/up.pdf", string(textPDF(2, "uploaded")))

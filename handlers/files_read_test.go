@@ -15,6 +15,7 @@ const zoneDir = "users/local/Storage/data/"
 // TestReadText covers shed_read's happy paths: whole files, line ranges, CRLF kept, every
 // zone including the read-only Uploads and a group.
 func TestReadText(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["local"]}`})
 	e.write(zoneDir+"a.txt", "one\ntwo\nthree\nfour\nfive\n")
 	e.write(zoneDir+"crlf.txt", "l1\r\nl2\r\nl3")
@@ -68,6 +69,7 @@ func TestReadText(t *testing.T) {
 // TestReadCapsHeadAndTail: output beyond max_output_default keeps the start and the end,
 // with a marker naming the lines cut and how to read them.
 func TestReadCapsHeadAndTail(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_OUTPUT_DEFAULT": "1000"})
 	var b strings.Builder
 	for i := 1; i <= 1000; i++ {
@@ -110,6 +112,7 @@ func TestReadCapsHeadAndTail(t *testing.T) {
 // BINARY_FILE with a hint naming shed_read_bytes and shed_hexdump; invalid UTF-8 text is
 // shown with U+FFFD and counted, never silently mangled.
 func TestReadRefusesBinary(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"nul.bin", "text\x00more")
 	e.write(zoneDir+"png.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
@@ -139,6 +142,7 @@ func TestReadRefusesBinary(t *testing.T) {
 
 // TestReadArguments: every refusal of shed_read and shed_read_bytes, with its code.
 func TestReadArguments(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"a.txt", "1\n2\n3\n")
 	e.write(zoneDir+"dir/x.txt", "x")
@@ -198,6 +202,7 @@ func TestReadArguments(t *testing.T) {
 
 // TestReadBytes covers offsets, lengths, formats and the per-call cap with next_offset.
 func TestReadBytes(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_OUTPUT_DEFAULT": "100"})
 	blob := make([]byte, 300)
 	for i := range blob {
@@ -251,6 +256,7 @@ func TestReadBytes(t *testing.T) {
 
 // TestHexdump checks the original's exact format, clamping and the beyond-EOF answer.
 func TestHexdump(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"t.txt", "orig\nappended\n")
 	big := strings.Repeat("0123456789abcdef", 400) // 6400 bytes
@@ -301,6 +307,7 @@ func TestHexdump(t *testing.T) {
 
 // TestFileType: the original's fields plus the text/binary summary, for the common kinds.
 func TestFileType(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"a.txt", "hello\r\nworld\r\n")
 	e.write(zoneDir+"s.sh", "#!/bin/sh\necho hi\n")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "a.txt", "content": "12345"}, nil))
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "d/e/f.txt", "content": "123"}, nil))
@@ -36,6 +37,7 @@ func TestDelete(t *testing.T) {
 // TestDeleteSymlinkRemovesTheLinkNotTheTarget: deleting a link (to a file or a folder
 // outside the zone) removes the link only.
 func TestDeleteSymlinkRemovesTheLinkNotTheTarget(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	outside := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o600))
@@ -64,6 +66,7 @@ func TestDeleteSymlinkRemovesTheLinkNotTheTarget(t *testing.T) {
 }
 
 func TestDeleteRefusals(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/.git/config", "x")
 	e.write(storageDir+"/a.txt", "x")
@@ -99,6 +102,7 @@ func TestDeleteRefusals(t *testing.T) {
 // TestDeleteOddNamesStayInside: a name like `..\x` made by a command inside a folder must
 // not be read as a path (it would name the zone's own "x").
 func TestDeleteOddNamesStayInside(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/x", "keep")
 	e.write(storageDir+`/d/..\x`, "odd")
@@ -113,6 +117,7 @@ func TestDeleteOddNamesStayInside(t *testing.T) {
 }
 
 func TestRename(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/a.txt", "A")
 	e.write(storageDir+"/b.txt", "BB")
@@ -143,6 +148,7 @@ func TestRename(t *testing.T) {
 
 // TestRenameConfinesBothSides: traversal and symlinks on the source and the destination.
 func TestRenameConfinesBothSides(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	outside := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o600))
@@ -197,6 +203,7 @@ func TestRenameConfinesBothSides(t *testing.T) {
 }
 
 func TestConvertEOL(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f.txt", "a\nb\n")
 	r := e.post("shed_convert_eol", map[string]any{"zone": "storage", "path": "f.txt", "to": "dos"}, nil)
@@ -240,6 +247,7 @@ func TestConvertEOL(t *testing.T) {
 // TestWritesAreCommittedInDocuments: every write in a versioned zone makes one commit,
 // renames with both paths.
 func TestWritesAreCommittedInDocuments(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	steps := []struct {
 		tool string
@@ -272,6 +280,7 @@ func TestWritesAreCommittedInDocuments(t *testing.T) {
 // conversation refuses safe patches, deletes and renames (FILE_LOCKED); safe=false writes
 // through, as in the original.
 func TestSafeWritesHonourLockedEdits(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f.txt", "1\n")
 	a := map[string]string{"X-OpenWebUI-Chat-Id": "chat-a"}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestPatchText(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, before string
 		args         map[string]any
@@ -63,6 +64,7 @@ func TestPatchText(t *testing.T) {
 }
 
 func TestPatchTextRefusals(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f.txt", "1\n2\n")
 	e.write(storageDir+"/bin.dat", "\xff\xfe\x00x\n")
@@ -128,6 +130,7 @@ func TestPatchTextCatastrophicRegexIsLinear(t *testing.T) {
 }
 
 func TestPatchBytes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		before string
@@ -169,6 +172,7 @@ func TestPatchBytes(t *testing.T) {
 }
 
 func TestPatchBytesRefusals(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
 	e.write(storageDir+"/f.bin", "abc")
 	cases := []struct {

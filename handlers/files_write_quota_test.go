@@ -11,6 +11,7 @@ import (
 // TestParallelWritesCannotOvershootQuota: 10 parallel 6 MB writes into a 10 MB quota; at
 // most one succeeds (one fits), the others get QUOTA_EXCEEDED, and the usage is exact.
 func TestParallelWritesCannotOvershootQuota(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	content := strings.Repeat("x", 6<<20)
 	var wg sync.WaitGroup
@@ -50,6 +51,7 @@ func TestParallelWritesCannotOvershootQuota(t *testing.T) {
 // TestOversizedContentIsRefusedWholesale: a 50 MB content with max_file_size_mb=10 is
 // refused (413 or FILE_TOO_LARGE) and nothing is written.
 func TestOversizedContentIsRefusedWholesale(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "10"})
 	e.write(storageDir+"/f.txt", "old")
 	big := `{"zone":"storage","path":"f.txt","content_format":"raw","content":"` + strings.Repeat("y", 50<<20) + `"}`
@@ -73,6 +75,7 @@ func TestOversizedContentIsRefusedWholesale(t *testing.T) {
 
 // TestQuotaExceededLeavesNothing: a write over the quota fails before touching the disk.
 func TestQuotaExceededLeavesNothing(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "a.txt", "content": strings.Repeat("a", 1<<19)}, nil))
 	r := e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "a.txt", "content": strings.Repeat("b", 1<<19+1)}, nil)

@@ -41,6 +41,7 @@ func noTemp(t *testing.T, base string) {
 }
 
 func TestCreateFile(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_create_file", map[string]any{"zone": "storage", "path": "notes/new/a.txt", "content": "hello\nworld"}, nil)
 	wantOK(t, r)
@@ -78,6 +79,7 @@ func TestCreateFile(t *testing.T) {
 }
 
 func TestCreateFileRefusals(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
 	e.write(storageDir+"/file.txt", "x")
 	e.write(storageDir+"/dir/keep.txt", "x")

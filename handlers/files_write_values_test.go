@@ -10,6 +10,7 @@ import (
 // TestEmptyContentIsAValue: content "" is a value (an empty working copy, an empty
 // replacement), a missing content is MISSING_PARAMETER instead of a silent no-op.
 func TestEmptyContentIsAValue(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f.txt", "1\n2\n3\n")
 	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "f.txt"}, nil))
@@ -51,6 +52,7 @@ func TestEmptyContentIsAValue(t *testing.T) {
 // TestSentinelsAreNotValues: line=0, end_line=0 and a negative offset or length are invalid
 // values, not "absent".
 func TestSentinelsAreNotValues(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(storageDir+"/f.txt", "1\n2\n")
 	e.write(storageDir+"/b.bin", "abcd")
@@ -100,6 +102,7 @@ func TestSentinelsAreNotValues(t *testing.T) {
 
 // TestCreateReportsLines: creating or overwriting a 10-line file reports 10 lines affected.
 func TestCreateReportsLines(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	ten := strings.Repeat("line\n", 10)
 	r := e.post("shed_create_file", map[string]any{"zone": "storage", "path": "ten.txt", "content": ten}, nil)
@@ -117,6 +120,7 @@ func TestCreateReportsLines(t *testing.T) {
 // bounds (number bounds are left out of the model's schema to save tokens; where they
 // matter the description names them: shed_tree.depth 1-10), and content is required.
 func TestSpecShowsNoSentinels(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var doc struct {
 		Components struct {
@@ -156,6 +160,7 @@ func TestSpecShowsNoSentinels(t *testing.T) {
 // TestParameterErrorsNameTheArgument: a decoding error's hint names the argument and the
 // type expected, so the next call can be right.
 func TestParameterErrorsNameTheArgument(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_tree", map[string]any{"zone": "storage", "depth": "three"}, nil)
 	wantError(t, r, "INVALID_PARAMETER")

@@ -13,6 +13,7 @@ import (
 
 // TestGroupListInfo: list and info show members, owners, modes, sizes and usage.
 func TestGroupListInfo(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	r := g.as("alice", "shed_group_list", nil)
 	wantOK(t, r)
@@ -40,6 +41,7 @@ func TestGroupListInfo(t *testing.T) {
 // TestGroupOutsiders: a non-member learns nothing about the group's files, and bad group
 // ids are refused before any lookup.
 func TestGroupOutsiders(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "secret-plan.md", "x", "owner")
 	calls := []struct {
@@ -74,6 +76,7 @@ func TestGroupOutsiders(t *testing.T) {
 
 // TestGroupChownSetMode: only the owner changes the mode or the owner, only to a member.
 func TestGroupChownSetMode(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "a.md", "x", "owner")
 	chown := func(user, to string) reply {
@@ -105,6 +108,7 @@ func TestGroupChownSetMode(t *testing.T) {
 // command creates), an invalid mode is refused before writing, and the NFC and NFD
 // spellings of a name are one record.
 func TestGroupDefaultModeAndUnicode(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, map[string]string{"FILESHED_GROUP_DEFAULT_MODE": "owner"})
 	nfc := "caf\u00e9.md"
 	nfd := norm.NFD.String(nfc)
@@ -127,6 +131,7 @@ func TestGroupDefaultModeAndUnicode(t *testing.T) {
 
 // TestGroupQuotaRace: two members filling the group quota at once never overshoot it.
 func TestGroupQuotaRace(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, map[string]string{"FILESHED_QUOTA_PER_GROUP_MB": "1"})
 	chunk := strings.Repeat("x", 100<<10)
 	var wg sync.WaitGroup
@@ -159,6 +164,7 @@ func TestGroupQuotaRace(t *testing.T) {
 // TestGroupListUnavailableAndUploads: without any group source the tools say so; a file
 // from the chat's uploads can be copied into a group.
 func TestGroupListUnavailableAndUploads(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantError(t, e.post("shed_group_list", nil, nil), "GROUP_NOT_AVAILABLE")
 	g := startGroups(t, nil)

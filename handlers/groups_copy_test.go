@@ -10,6 +10,7 @@ import (
 // TestCopyToGroup: files and folders come in with an owner and a mode, in one commit; a
 // refused copy changes nothing (the original deleted the destination before checking).
 func TestCopyToGroup(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
 	store := func(user, rel, content string) {
 		g.write(filepath.Join("users", user, "Storage", "data", rel), content)
@@ -75,6 +76,7 @@ func TestCopyToGroup(t *testing.T) {
 
 // TestCopyToGroupQuota: the group quota is checked before anything is written.
 func TestCopyToGroupQuota(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, map[string]string{"FILESHED_QUOTA_PER_GROUP_MB": "1"})
 	g.write("users/alice/Storage/data/kit/a.bin", strings.Repeat("a", 600<<10))
 	g.write("users/alice/Storage/data/kit/b.bin", strings.Repeat("b", 600<<10))

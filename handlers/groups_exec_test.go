@@ -24,6 +24,7 @@ func reverted(r reply) []string {
 // TestGroupExecGuard: whatever command a member runs, alice's 'owner' file ends as it was,
 // the change is reported in data.reverted, and it is not in the commit.
 func TestGroupExecGuard(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		setup [][]string // commands bob runs first (not checked)
@@ -80,6 +81,7 @@ func TestGroupExecGuard(t *testing.T) {
 // edits and removes her own file, group-mode files are anyone's, and an owner_ro file is
 // protected from its owner's edits but she may delete it.
 func TestGroupExecOwnerAndOthers(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "mine.md", "v1\n", "owner")
 	g.create("alice", "shared.md", "v1\n", "group")
@@ -177,6 +179,7 @@ func symlinkTar(t *testing.T, pairs ...string) string {
 // TestGroupSymlinkedFolder: a link to a protected folder launders nothing: writes, deletes
 // and renames through it are checked against the file it reaches; the link itself is anyone's.
 func TestGroupSymlinkedFolder(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "docs/plan.md", "v1\n", "owner")
 	g.create("bob", "b.md", "bob\n", "")
@@ -197,6 +200,7 @@ func TestGroupSymlinkedFolder(t *testing.T) {
 // another conversation holds locked and a file owned by another member gets both back, and
 // the answer lists both (the ownership guard used to overwrite the lock guard's list).
 func TestGroupExecLockAndOwnerRevertedTogether(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "docs/plan.md", "v1\n", "owner")
 	g.create("bob", "notes/todo.md", "todo\n", "")

@@ -37,6 +37,7 @@ func TestGroupInfoMembersBounded(t *testing.T) {
 // racing on one file, end as some order of the three would: no change is lost (a set_mode
 // that read the record before a chown must not write the old owner back).
 func TestGroupChownRacesSetMode(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.seen("bob", "team")
 	type op struct{ user, tool, arg string }
@@ -154,6 +155,7 @@ func session(user string) map[string]string {
 // TestGroupMembersSessionSeen: without an admin key the members are those seen; a forged
 // X-Shed-Groups is ignored in session mode (groups come from Open WebUI only).
 func TestGroupMembersSessionSeen(t *testing.T) {
+	t.Parallel()
 	e, _ := sessionMembers(t, "")
 	forged := session("carol")
 	forged["X-Shed-Groups"] = "g-eng"
@@ -180,6 +182,7 @@ func TestGroupMembersSessionSeen(t *testing.T) {
 // Open WebUI and is complete (a member never seen can receive a file), and a link whose
 // creator was deleted from Open WebUI answers 410.
 func TestGroupMembersSessionAdminKey(t *testing.T) {
+	t.Parallel()
 	e, fake := sessionMembers(t, "sk-admin")
 	g := map[string]any{"zone": "group", "group": "g-eng", "path": "a.md", "content": "x", "mode": "owner"}
 	wantOK(t, e.post("shed_create_file", g, session("alice")))

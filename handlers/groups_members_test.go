@@ -82,6 +82,7 @@ func TestGroupInfoListsMembersSeen(t *testing.T) {
 // a member the server has seen; carol, never seen in the group, is refused with a hint
 // that names who is known.
 func TestGroupChownToSeenMember(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.seen("bob", "team")
 	e.seen("carol", "ops")
@@ -103,6 +104,7 @@ func TestGroupChownToSeenMember(t *testing.T) {
 // (his next request no longer lists it): the second is refused, and info no longer lists
 // him.
 func TestGroupChownRefusesMemberRemovedBetweenCalls(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.seen("bob", "team")
 	for _, p := range []string{"a.md", "b.md"} {
@@ -140,6 +142,7 @@ func TestGroupChownMemberSeenDays(t *testing.T) {
 // TestGroupChownHostileOwners: ids that are not ids, or never seen, are INVALID_OWNER and
 // change nothing.
 func TestGroupChownHostileOwners(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.seen("bob", "team")
 	wantOK(t, e.post("shed_create_file", inTeam(map[string]any{"path": "a.md", "content": "x", "mode": "owner"}), member("alice", "team")))
@@ -177,6 +180,7 @@ func TestGroupChownHostileOwners(t *testing.T) {
 // answer 410, with a page that says why, once a request of hers shows she left the group;
 // shed_link list shows the same; a link to a group she is not in cannot be made.
 func TestGroupLinkRefusedOnceCreatorLeft(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	wantOK(t, e.post("shed_create_file", inTeam(map[string]any{"path": "docs/plan.md", "content": "plan"}), member("alice", "team")))
 	var urls []string
@@ -210,6 +214,7 @@ func TestGroupLinkRefusedOnceCreatorLeft(t *testing.T) {
 // a connection without the custom header) says nothing of the caller's groups: it marks
 // nothing left. The header sent empty is "in no group".
 func TestGroupMembersAbsentHeaderSaysNothing(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	wantOK(t, e.post("shed_create_file", inTeam(map[string]any{"path": "a.md", "content": "a"}), member("alice", "team")))
 	url := e.post("shed_link_create", inTeam(map[string]any{"path": "a.md"}), member("alice", "team")).Data["url"].(string)

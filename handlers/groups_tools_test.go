@@ -8,6 +8,7 @@ import (
 // TestGroupOwnerModeTools: an 'owner' file refuses every other member's write, delete and
 // rename through each tool, under every spelling of its path; the owner may.
 func TestGroupOwnerModeTools(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "docs/plan.md", "v1\n", "owner")
 	for _, p := range []string{"docs/plan.md", "./docs/plan.md", "docs/sub/../plan.md", "docs/plan.md/", "docs//plan.md"} {
@@ -44,6 +45,7 @@ func TestGroupOwnerModeTools(t *testing.T) {
 // TestGroupReadOnlyMode: nobody writes an owner_ro file, the owner included; only the owner
 // deletes it or switches it back.
 func TestGroupReadOnlyMode(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "ro.md", "frozen\n", "owner_ro")
 	for _, u := range []string{"alice", "bob"} {
@@ -71,6 +73,7 @@ func TestGroupReadOnlyMode(t *testing.T) {
 // TestGroupRestore: shed_restore is a write: refused on another member's 'owner' file; a
 // deleted file brought back is a new file of whoever restores it.
 func TestGroupRestore(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "a.md", "v1\n", "owner")
 	wantOK(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "a.md", "content": "v2\n", "overwrite": true})))

@@ -20,6 +20,7 @@ var argName = regexp.MustCompile(`(?:^|,)\s*([a-z_]+)\s*(?:=\s*("[^"]*"|\[[^\]]*
 // arguments that tool has, and every quoted value of an argument with an enum (action,
 // position, ...) is one of its values — so the guides cannot drift from the spec.
 func TestGuidesCallRealTools(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var doc struct {
 		Paths map[string]struct {
@@ -95,6 +96,7 @@ type schema struct {
 
 // An unknown guide answers INVALID_PARAMETER listing the guides.
 func TestHelpUnknownGuideListsTopics(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_help", map[string]any{"howto": "nope"}, nil)
 	wantError(t, r, "INVALID_PARAMETER")
@@ -110,6 +112,7 @@ var hintCall = regexp.MustCompile(`\bshed_[a-z_]+\b`)
 // every code) name only tools the model can call — a merged tool's original name (a route
 // the model does not see) would send it nowhere.
 func TestHintsNameModelFacingTools(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var doc struct {
 		Paths map[string]any `json:"paths"`
@@ -158,6 +161,7 @@ var contractGuides = []string{"download", "upload", "share", "edit", "commands",
 
 // Every guide of the contract answers, and the quick reference lists it.
 func TestEveryContractGuideAnswers(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	quick := e.post("shed_help", map[string]any{"howto": ""}, nil)
 	wantOK(t, quick)
@@ -176,6 +180,7 @@ func TestEveryContractGuideAnswers(t *testing.T) {
 // Every tool a guide names, called or not, is model-facing — except on a line that says the
 // original names are routes (the guides map them to the merged tools).
 func TestGuidesNameModelFacingTools(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var doc struct {
 		Paths map[string]any `json:"paths"`

@@ -32,6 +32,7 @@ func readyz(t *testing.T, url string) (int, map[string]any) {
 
 // /readyz checks the database and the storage directory, and turns off while draining.
 func TestReadyzDatabaseStorageDraining(t *testing.T) {
+	t.Parallel()
 	cfg := config(t, nil)
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

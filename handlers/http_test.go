@@ -9,6 +9,7 @@ import (
 )
 
 func TestBodyTooLarge(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	big := `{"zone":"storage","path":"` + strings.Repeat("a", 10<<20) + `"}`
 	r := e.post("shed_tree", big, nil)
@@ -18,6 +19,7 @@ func TestBodyTooLarge(t *testing.T) {
 }
 
 func TestNoRedirectsAndNormalisedPaths(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	for _, p := range []string{"//shed_tree", "/shed_tree/", "/./shed_tree"} {
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+p, strings.NewReader(`{"zone":"storage"}`))
@@ -43,6 +45,7 @@ func TestNoRedirectsAndNormalisedPaths(t *testing.T) {
 }
 
 func TestCORSPreflightBeforeAuth(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	req, _ := http.NewRequest(http.MethodOptions, e.srv.URL+"/shed_tree", nil)
 	req.Header.Set("Origin", "https://chat.example")
@@ -71,6 +74,7 @@ func TestCORSPreflightBeforeAuth(t *testing.T) {
 }
 
 func TestCORSRestrictedOrigins(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_CORS_ALLOWED_ORIGINS": `["https://ok.example"]`})
 	for origin, want := range map[string]string{"https://ok.example": "https://ok.example", "https://evil.example": ""} {
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/shed_stats", nil)
@@ -87,6 +91,7 @@ func TestCORSRestrictedOrigins(t *testing.T) {
 }
 
 func TestSpecIsPublic(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	for _, p := range []string{"/openapi.json", "/openapi-3.0.json", "/healthz", "/readyz"} {
 		resp, err := http.Get(e.srv.URL + p)
@@ -102,6 +107,7 @@ func TestSpecIsPublic(t *testing.T) {
 }
 
 func TestInfoTools(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_help", nil, nil)
 	wantOK(t, r)
@@ -137,6 +143,7 @@ func TestInfoTools(t *testing.T) {
 // TestCallsWithoutContentType: curl -XPOST without -d or -H sends no Content-Type; every
 // kind of tool must still answer with the envelope (a zero-argument tool used to panic).
 func TestCallsWithoutContentType(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	for tool, body := range map[string]string{"shed_stats": "", "shed_parameters": "", "shed_help": "",
 		"shed_tree": `{"zone":"storage"}`} {

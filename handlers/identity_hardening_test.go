@@ -84,6 +84,7 @@ func TestJWTIssuerValve(t *testing.T) {
 // (quote(name, safe=' ')) and the group names of {{USER_GROUPS}}; the git author and the
 // group ids are the decoded text.
 func TestHeadersModeDecodesName(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	h := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u-7",
 		"X-OpenWebUI-User-Name": "Alice %C3%9Cn%C3%AFcode 100%25+", "X-Shed-Groups": "team%2Da, team-b"}
@@ -107,6 +108,7 @@ func TestHeadersModeDecodesName(t *testing.T) {
 // '_' could read as an option to a command; user and group ids are refused, a conversation
 // id is made safe.
 func TestIDsStartWithLetterOrDigit(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	h := func(user, groups, chat string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": user, "X-Shed-Groups": groups, "X-OpenWebUI-Chat-Id": chat}
@@ -194,6 +196,7 @@ func TestAuthUnavailableLoggedAsWarning(t *testing.T) {
 
 // TestAuthHintsNameTheSetting: an authentication refusal says which setting to change.
 func TestAuthHintsNameTheSetting(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	body := map[string]any{"zone": "storage"}
 	if r := e.post("shed_tree", body, nil); r.Error != "AUTH_REQUIRED" || !strings.Contains(r.Hint, "FILESHED_AUTH_API_KEY") {

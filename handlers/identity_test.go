@@ -17,6 +17,7 @@ import (
 const key = "test-bearer-key-123"
 
 func TestHeadersMode(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	body := map[string]any{"zone": "storage"}
 	user := "0b5e3c1a-1111-4222-8333-444455556666"
@@ -49,6 +50,7 @@ func TestHeadersMode(t *testing.T) {
 }
 
 func TestHeadersModeGroups(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	h := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u1", "X-Shed-Groups": "team-a, team-b"}
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "group", "group": "team-b"}, h))
@@ -58,6 +60,7 @@ func TestHeadersModeGroups(t *testing.T) {
 }
 
 func TestStaticGroups(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"ok":["local"],"other":["someone"]}`})
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "group", "group": "ok"}, nil))
 	wantError(t, e.post("shed_tree", map[string]any{"zone": "group", "group": "other"}, nil), "GROUP_ACCESS_DENIED")
@@ -74,6 +77,7 @@ func sessionEnv(t *testing.T) (*env, *owuitest.Server) {
 }
 
 func TestSessionMode(t *testing.T) {
+	t.Parallel()
 	e, fake := sessionEnv(t)
 	body := map[string]any{"zone": "storage"}
 	wantCode := func(r reply, status int, code string) {
@@ -184,6 +188,7 @@ func TestJWTMode(t *testing.T) {
 
 // TestStatsShowsGroupQuotas: shed_stats has a used/limit line per group of the caller.
 func TestStatsShowsGroupQuotas(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key, "FILESHED_QUOTA_PER_GROUP_MB": "3"})
 	h := map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u1", "X-Shed-Groups": "team-a,team-b"}
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "group", "group": "team-a", "path": "x.txt", "content": strings.Repeat("x", 1000)}, h))

@@ -27,6 +27,7 @@ func nothingLeft(t *testing.T, e *env) {
 // Content-Length, with a lying one, or with metadata that says nothing, is stopped at the
 // limit; nothing is left behind and the quota is unchanged.
 func TestImportSizeEnforcedWhileStreaming(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		metaSize int64
@@ -67,6 +68,7 @@ func TestImportSizeEnforcedWhileStreaming(t *testing.T) {
 
 // TestImportConnectionDrops: a download cut mid-file keeps nothing and gives the quota back.
 func TestImportConnectionDrops(t *testing.T) {
+	t.Parallel()
 	for _, noLength := range []bool{false, true} {
 		t.Run(fmt.Sprintf("no length %v", noLength), func(t *testing.T) {
 			e, fake := importWorld(t, nil)
@@ -84,6 +86,7 @@ func TestImportConnectionDrops(t *testing.T) {
 
 // TestImportOpenWebUIFailing: a 500, an outage after sign-in, and a slow but steady server.
 func TestImportOpenWebUIFailing(t *testing.T) {
+	t.Parallel()
 	e, fake := importWorld(t, nil)
 	fake.SetDelivery("f-report", owuitest.Delivery{Status: 500})
 	r := e.post("shed_import", map[string]any{"file_id": "f-report"}, alice("chat-1"))
@@ -119,6 +122,7 @@ func TestImportStalledDownload(t *testing.T) {
 // TestImportConcurrentNearlyFullQuota: 10 imports at once against a quota with room for 3
 // files never overshoot, whether the sizes are announced or not.
 func TestImportConcurrentNearlyFullQuota(t *testing.T) {
+	t.Parallel()
 	const size = 300 << 10
 	for _, announced := range []bool{true, false} {
 		t.Run(fmt.Sprintf("announced %v", announced), func(t *testing.T) {
@@ -167,6 +171,7 @@ func TestImportConcurrentNearlyFullQuota(t *testing.T) {
 // openwebui.admin_api_key, checking the file's owner itself; without the key the error
 // names the valve.
 func TestImportWithAdminKey(t *testing.T) {
+	t.Parallel()
 	fake := owuitest.New(t)
 	fake.AddUser("admin-key", owui.User{ID: "admin-0", Role: "admin"})
 	fake.AddFile("alice-1", owui.FileInfo{ID: "f-mine", Filename: "mine.txt"}, []byte("mine"))

@@ -63,6 +63,7 @@ func onDisk(t *testing.T, e *env, rel string) []string {
 }
 
 func TestImportByFileID(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, nil)
 	r := e.post("shed_import", map[string]any{"file_id": "f-report"}, alice("chat-1"))
 	wantOK(t, r)
@@ -101,6 +102,7 @@ func TestImportByFileID(t *testing.T) {
 }
 
 func TestImportAllAndFilename(t *testing.T) {
+	t.Parallel()
 	e, fake := importWorld(t, nil)
 	fake.AddChat("chat-1", "alice-1", "f-report", "f-notes", "f-ghost")
 	r := e.post("shed_import", map[string]any{"import_all": true}, alice("chat-1"))
@@ -144,6 +146,7 @@ func TestImportAllAndFilename(t *testing.T) {
 }
 
 func TestImportMissingFileID(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, nil)
 	r := e.post("shed_import", map[string]any{}, alice("chat-1"))
 	wantError(t, r, "MISSING_FILE_ID")
@@ -158,6 +161,7 @@ func TestImportMissingFileID(t *testing.T) {
 // TestImportOtherUsersFile: another user's file id, a missing id and a malformed id read
 // exactly the same (Open WebUI answers 401 or 404; which one is never told).
 func TestImportOtherUsersFile(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, nil)
 	var shapes []string
 	for _, id := range []string{"f-bob", "f-nothing", "../../auths/"} {
@@ -176,6 +180,7 @@ func TestImportOtherUsersFile(t *testing.T) {
 // TestImportSanitisesNames: whatever name Open WebUI reports, the file lands directly in
 // the chat's Uploads folder under one safe name.
 func TestImportSanitisesNames(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 150) + ".txt" // 304 bytes
 	cases := []struct{ name, want string }{
 		{"../../x", "x"},
@@ -215,6 +220,7 @@ func TestImportSanitisesNames(t *testing.T) {
 
 // TestImportConversationIDTraversal: a chat id of "../x" becomes one safe folder name.
 func TestImportConversationIDTraversal(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, nil)
 	r := e.post("shed_import", map[string]any{"file_id": "f-notes"}, alice("../x"))
 	wantOK(t, r)
@@ -231,6 +237,7 @@ func TestImportConversationIDTraversal(t *testing.T) {
 // TestImportSameNameConcurrently: concurrent imports of one name never overwrite each other:
 // the kernel refuses a taken name and the next "name (N)" is tried.
 func TestImportSameNameConcurrently(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, nil)
 	var wg sync.WaitGroup
 	paths := make([]string, 6)

@@ -26,6 +26,7 @@ type lockedWriter struct {
 // FILE_LOCKED, the file and the recorded usage stay as they were. shed_sqlite and the
 // to_group bridge wrote under the lock before the write transaction.
 func TestEveryWriterRefusesAFileHeldByAnotherConversation(t *testing.T) {
+	t.Parallel()
 	csv := "name,n\nx,1\n"
 	cases := []lockedWriter{
 		{name: "create_file", zone: "storage", held: "h.txt", tool: "shed_create_file",
@@ -102,6 +103,7 @@ func TestEveryWriterRefusesAFileHeldByAnotherConversation(t *testing.T) {
 // TestToGroupRefusesAFileHeldByAnotherConversation (issue 23): chat A of alice holds the group
 // file plan.md; bob's shed_transfer to_group with overwrite replaced it.
 func TestToGroupRefusesAFileHeldByAnotherConversation(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "plan.md", "alice's plan\n", "group")
 	wantOK(t, g.as("alice", "shed_lockedit_open", in(map[string]any{"path": "plan.md"})))
@@ -120,6 +122,7 @@ func TestToGroupRefusesAFileHeldByAnotherConversation(t *testing.T) {
 // TestLockeditOpenOfABinaryFile (issue 23): raw bytes with \u0000 in a JSON string are no
 // answer for a model: BINARY_FILE with a hint to shed_read_bytes, and no lock is left.
 func TestLockeditOpenOfABinaryFile(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	p := e.write("users/local/Storage/data/b.bin", "\x00\x01\x02binary\xff")
 	r := e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "b.bin"}, conv("a"))

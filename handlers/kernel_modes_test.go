@@ -68,6 +68,7 @@ var groupWriters = []groupWriter{
 // deletes; group — every member; owner_ro — nobody, not even the owner (reference §2.10:
 // the owner changes the mode first). The owner deleted an owner_ro file directly before.
 func TestGroupModesHoldOnEveryWriter(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	n := 0
 	for _, w := range groupWriters {

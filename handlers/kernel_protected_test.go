@@ -30,6 +30,7 @@ var gitSpellings = []string{
 // Documents or a group zone. Planted in a group, a .git/config with core.fsmonitor reached
 // every member who downloaded the folder and opened it with git.
 func TestGitPathsAreProtectedInVersionedZones(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	zones := []struct {
 		name string
@@ -87,6 +88,7 @@ func TestGitPathsAreProtectedInVersionedZones(t *testing.T) {
 // .git is a user's own clone) is not copied, moved or renamed into or inside a versioned
 // zone, and an archive entry under .git is not extracted there.
 func TestGitFoldersCannotBeCarriedIn(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.write("users/alice/Storage/data/proj/.git/config", "[core]\n\tfsmonitor = evil\n")
 	g.write("users/alice/Storage/data/proj/readme.md", "hi")

@@ -15,6 +15,7 @@ import (
 // reads the DOM (table structure, entries, links), follows a folder link and a file link,
 // and takes screenshots at a desktop and a phone width (FILESHED_SCREENSHOTS keeps them).
 func TestLinkFolderPageInChromium(t *testing.T) {
+	t.Parallel()
 	b := browsertest.New(t, 60*time.Second)
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/Project/README.txt", "read me first")

@@ -41,6 +41,7 @@ func folderEnv(t *testing.T, args map[string]any) (*env, string) {
 }
 
 func TestLinkFolderSubPaths(t *testing.T) {
+	t.Parallel()
 	e, url := folderEnv(t, nil)
 	if g := e.get("GET", url+"/a.txt", nil); g.status != 200 || g.body != "file a" {
 		t.Fatalf("sub file: %d %q", g.status, g.body)
@@ -65,6 +66,7 @@ func TestLinkFolderSubPaths(t *testing.T) {
 }
 
 func TestLinkFolderPage(t *testing.T) {
+	t.Parallel()
 	e, url := folderEnv(t, nil)
 	names := []string{`q"uote's.txt`, "cr\r\nlf.txt", "rtl\u202Etxt.exe", "emoji 😀.txt", "<img src=x onerror=alert(1)>.txt"}
 	for _, n := range names {
@@ -124,6 +126,7 @@ func urlEscape(s string) string {
 // TestLinkFolderZip: the zip holds the folder's files and never a symlink's target; it
 // counts as a download, the page does not.
 func TestLinkFolderZip(t *testing.T) {
+	t.Parallel()
 	e, url := folderEnv(t, map[string]any{"max_downloads": 1})
 	for range 2 {
 		if g := e.get("GET", url, nil); g.status != 200 {

@@ -12,6 +12,7 @@ import (
 // files with the caller's session and answers Open WebUI's content URL (the original's
 // behaviour); shed_link_delete removes the copy; another user cannot.
 func TestLinkOpenWebUIMode(t *testing.T) {
+	t.Parallel()
 	fake := owuitest.New(t)
 	fake.AddUser("tok-alice", owui.User{ID: "alice", Name: "Alice", Role: "user"})
 	fake.AddUser("tok-bob", owui.User{ID: "bob", Name: "Bob", Role: "user"})

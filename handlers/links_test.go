@@ -15,6 +15,7 @@ import (
 )
 
 func TestLinkLifecycle(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/report.txt", "hello link")
 	d := e.link("alice", map[string]any{"zone": "storage", "path": "report.txt"})
@@ -77,6 +78,7 @@ func TestLinkLifecycle(t *testing.T) {
 }
 
 func TestLinkToolErrors(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/a.txt", "a")
 	alice := as("alice")
@@ -105,6 +107,7 @@ func TestLinkToolErrors(t *testing.T) {
 // TestLinkOtherUsersID: bob can neither see nor revoke alice's link; the answer is the
 // same as for an id that does not exist.
 func TestLinkOtherUsersID(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/a.txt", "alice's")
 	d := e.link("alice", map[string]any{"zone": "storage", "path": "a.txt"})
@@ -123,6 +126,7 @@ func TestLinkOtherUsersID(t *testing.T) {
 }
 
 func TestLinkTamperedTokens(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	other := startLinks(t, nil)
 	e.write("users/alice/Storage/data/a.txt", "a")
@@ -174,6 +178,7 @@ func TestLinkExpired(t *testing.T) {
 
 // TestLinkMaxDownloadsParallel: 10 parallel downloads of a max-1 link, exactly one 200.
 func TestLinkMaxDownloadsParallel(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/once.bin", strings.Repeat("x", 1<<20))
 	url := e.link("alice", map[string]any{"zone": "storage", "path": "once.bin", "max_downloads": 1})["url"].(string)
@@ -202,6 +207,7 @@ func TestLinkMaxDownloadsParallel(t *testing.T) {
 // TestLinkFileChanged: a link serves the file it was made for or nothing: deleted and
 // recreated, edited, or swapped for a symlink to /etc/passwd answers 410.
 func TestLinkFileChanged(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	dir := filepath.Join(e.base, "users/alice/Storage/data")
 	for name, change := range map[string]func(p string){
@@ -229,6 +235,7 @@ func TestLinkFileChanged(t *testing.T) {
 }
 
 func TestLinkHostileContent(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/page.html", "<!doctype html><html><body><script>alert(document.cookie)</script></body></html>")
 	e.write("users/alice/Storage/data/pic.svg", `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`)
@@ -244,6 +251,7 @@ func TestLinkHostileContent(t *testing.T) {
 
 // TestLinkHostHeader: links are built from public_url, never from the request's Host.
 func TestLinkHostHeader(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/f/a.txt", "a")
 	h := as("alice")
@@ -266,6 +274,7 @@ func TestLinkHostHeader(t *testing.T) {
 }
 
 func TestLinkRanges(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/r.bin", strings.Repeat("0123456789", 1000))
 	url := e.link("alice", map[string]any{"zone": "storage", "path": "r.bin"})["url"].(string)
@@ -304,6 +313,7 @@ func TestLinkRanges(t *testing.T) {
 
 // TestLinkGroupMember: a group link stops working when its creator leaves the group.
 func TestLinkGroupMember(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	e := startLinks(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": base, "FILESHED_GROUPS_STATIC": `{"team":["alice"]}`})
 	e.write("groups/team/data/plan.txt", "plan")
@@ -333,6 +343,7 @@ func grepLines(s, sub string) string {
 
 // TestLinkUploadsZone: a link to a chat upload serves the file of that conversation.
 func TestLinkUploadsZone(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Uploads/chat-7/in.txt", "uploaded")
 	h := as("alice")
@@ -370,6 +381,7 @@ func TestLinkParallelDownloadsRSSFlat(t *testing.T) {
 // TestLinkToSymlinkInsideZone: a link made through a symlink that stays in the zone serves
 // its target while the target is unchanged.
 func TestLinkToSymlinkInsideZone(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/real.txt", "real")
 	if err := os.Symlink("real.txt", filepath.Join(e.base, "users/alice/Storage/data/alias.txt")); err != nil {
@@ -383,6 +395,7 @@ func TestLinkToSymlinkInsideZone(t *testing.T) {
 
 // TestLinkMergedTool: the model's shed_link(action) reaches the three link tools.
 func TestLinkMergedTool(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/m.txt", "merged")
 	alice := as("alice")

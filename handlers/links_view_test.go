@@ -11,6 +11,7 @@ import (
 // exactly what it answers without ?view (the file as it is, HTML as an attachment), and so
 // do the files of a folder link.
 func TestViewOnPlainLinkIsADownload(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	const fake = "<!doctype html><title>Sign in</title><h1>Your session expired</h1><form>password</form>"
 	const md = "# Official notice\n\nSend your password to **x**.\n"

@@ -56,6 +56,7 @@ func TestLockExpiry(t *testing.T) {
 // TestSaveRefusesWorkingCopySymlinkOut: a working copy replaced by a symlink to another
 // user's file (what a command in the editzone could try) is never copied into the zone.
 func TestSaveRefusesWorkingCopySymlinkOut(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/a.txt", "mine")
 	secret := e.write("users/other/Storage/data/secret.txt", "other user's secret")
@@ -80,6 +81,7 @@ func TestSaveRefusesWorkingCopySymlinkOut(t *testing.T) {
 }
 
 func TestLockeditSaveQuota(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	e.write("users/local/Storage/data/a.txt", "small")
 	a := conv("chat-a")
@@ -97,6 +99,7 @@ func TestLockeditSaveQuota(t *testing.T) {
 }
 
 func TestLockeditArguments(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "1"})
 	e.write("users/local/Storage/data/file.txt", "x")
 	e.write("users/local/Storage/data/dir/inner.txt", "x")
@@ -174,6 +177,7 @@ func TestLockeditArguments(t *testing.T) {
 // TestLockErrorWhenStateDatabaseFails: a state database that cannot record locks answers
 // LOCK_ERROR and leaves no working copy behind.
 func TestLockErrorWhenStateDatabaseFails(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/a.txt", "v1")
 	if _, err := stateDB(t, e).Exec(`ALTER TABLE locks RENAME TO locks_gone`); err != nil {
@@ -190,6 +194,7 @@ func TestLockErrorWhenStateDatabaseFails(t *testing.T) {
 // else: not the original, not its siblings, not the conversation's other working copies,
 // whatever the arguments or a symlink planted next to the copy say.
 func TestLockeditExecConfinedToWorkingCopy(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/sub/a.txt", "hello world\n")
 	e.write("users/local/Storage/data/sub/sibling.txt", "sibling secret\n")

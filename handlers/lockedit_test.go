@@ -55,6 +55,7 @@ func exists(e *env, rel string) bool {
 }
 
 func TestLockeditFlowStorage(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/notes/a.txt", "one\r\ntwo\n")
 	a := conv("chat-a")
@@ -109,6 +110,7 @@ func TestLockeditFlowStorage(t *testing.T) {
 }
 
 func TestLockeditReopenRefreshesWorkingCopy(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/a.txt", "v1")
 	a := conv("chat-a")
@@ -124,6 +126,7 @@ func TestLockeditReopenRefreshesWorkingCopy(t *testing.T) {
 // TestLockeditOpenRace: two conversations race to open the same file, 100 rounds; exactly
 // one wins each round, the loser gets FILE_LOCKED naming the winner's conversation.
 func TestLockeditOpenRace(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/shared.txt", "x")
 	body := map[string]any{"zone": "documents", "path": "shared.txt"}
@@ -163,6 +166,7 @@ func TestLockeditOpenRace(t *testing.T) {
 }
 
 func TestLockeditOtherConversationRefused(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/a.txt", "v1")
 	a, b := conv("chat-a"), conv("chat-b")
@@ -184,6 +188,7 @@ func TestLockeditOtherConversationRefused(t *testing.T) {
 // TestLockeditGroupOtherUser: in a group zone two users without chat ids share the
 // conversation "unknown"; the second is refused, and nothing names the first user.
 func TestLockeditGroupOtherUser(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	h := func(user string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": user, "X-Shed-Groups": "team"}
@@ -229,6 +234,7 @@ func TestLockeditGroupOtherUser(t *testing.T) {
 // TestSaveAfterForceUnlockRefused: a save after another conversation broke the lock is
 // refused and the working copy is kept, whether or not the other conversation re-locked.
 func TestSaveAfterForceUnlockRefused(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/a.txt", "v1")
 	a, b := conv("chat-a"), conv("chat-b")

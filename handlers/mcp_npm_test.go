@@ -20,6 +20,7 @@ import (
 // session with the user's Open WebUI token. It needs node and npm (CI has both) and
 // installs the SDK with npm ci into a temporary folder.
 func TestMCPWithTheTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {

@@ -20,6 +20,7 @@ import (
 // /mcp; an origin named in cors.allowed_origins, the server's own origin and clients that
 // send none (desktop clients, Open WebUI's backend) pass.
 func TestMCPForeignOriginRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		allowed string // cors.allowed_origins
@@ -61,6 +62,7 @@ func TestMCPForeignOriginRefused(t *testing.T) {
 // (a page whose name was rebound to 127.0.0.1) is refused by the SDK's guard; the documented
 // opt-out, for a reverse proxy on the same host that keeps the public Host, lets it through.
 func TestMCPDNSRebindingGuard(t *testing.T) {
+	t.Parallel()
 	for _, guard := range []bool{true, false} {
 		e := start(t, with(mcpOn, map[string]string{"FILESHED_MCP_DNS_REBINDING_GUARD": fmt.Sprint(guard)}))
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", listCall())

@@ -166,6 +166,7 @@ func TestMCPCallsTheTools(t *testing.T) {
 // TestMCPDisabledIsAnUnknownRoute: off by default, /mcp does not exist, for a caller with
 // or without credentials (404, not 401: nothing tells that it could be turned on).
 func TestMCPDisabledIsAnUnknownRoute(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
 	for _, h := range []map[string]string{nil, {"Authorization": "Bearer " + key, "X-OpenWebUI-User-Id": "u1"}} {
 		status, header, body := e.mcpPost(listCall(), h)
@@ -177,6 +178,7 @@ func TestMCPDisabledIsAnUnknownRoute(t *testing.T) {
 
 // TestMCPOnlyPost: stateless Streamable HTTP has no stream to GET and no session to DELETE.
 func TestMCPOnlyPost(t *testing.T) {
+	t.Parallel()
 	e := start(t, mcpOn)
 	for _, m := range []string{http.MethodGet, http.MethodDelete, http.MethodPut} {
 		req, _ := http.NewRequest(m, e.srv.URL+"/mcp", nil)

@@ -12,6 +12,7 @@ import (
 // A merged tool runs the original tool its action names, with the same arguments, and the
 // original routes keep working.
 func TestMergedLockeditRunsEachAction(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/plan.md", "v1\n")
 	c := conv("c1")
@@ -39,6 +40,7 @@ func TestMergedLockeditRunsEachAction(t *testing.T) {
 }
 
 func TestMergedToolRefusesMissingAndUnknownAction(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_lockedit", map[string]any{"zone": "storage", "path": "a.txt"}, nil)
 	wantError(t, r, "MISSING_PARAMETER")
@@ -56,6 +58,7 @@ func TestMergedToolRefusesMissingAndUnknownAction(t *testing.T) {
 
 // The spec shows the merged tool with an action enum and hides the tools it stands for.
 func TestMergedToolSpec(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	var doc struct {
 		Paths map[string]any `json:"paths"`
@@ -74,6 +77,7 @@ func TestMergedToolSpec(t *testing.T) {
 // shed_info's actions run the zero-argument tools, whatever else the body holds; shed_help
 // with howto "" (what a model sends for the spec's required argument) is the quick reference.
 func TestMergedInfoAndHelpWithEmptyGuide(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	for action, key := range map[string]string{"stats": "quota", "parameters": "network_mode", "commands": "sandbox", "maintenance": "locks"} {
 		r := e.post("shed_info", map[string]any{"action": action, "zone": "ignored"}, nil)
@@ -92,6 +96,7 @@ func TestMergedInfoAndHelpWithEmptyGuide(t *testing.T) {
 // tool_descriptions replaces a model-facing tool's description; a name the model does not
 // see (unknown, or an action of a merged tool) refuses to start.
 func TestToolDescriptionsOverride(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_TOOL_DESCRIPTIONS": `{"shed_exec": "Run a command in the team's sandbox."}`})
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -113,6 +118,7 @@ func TestToolDescriptionsOverride(t *testing.T) {
 
 // shed_stats shows each zone's share of the quota and the caller's open locked edits.
 func TestStatsShowsZonesAndLocks(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "a.md", "content": strings.Repeat("x", 1<<18)}, nil))
 	wantOK(t, e.post("shed_lockedit", map[string]any{"action": "open", "zone": "documents", "path": "a.md"}, conv("c1")))

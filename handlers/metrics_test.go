@@ -27,6 +27,7 @@ func scrape(t *testing.T, e *env, token string) (int, string) {
 // TestMetricsCountCallsWithoutPersonalData: /metrics counts tool calls by tool and code,
 // refusals and durations, and never carries a user id, a path or a token as a label.
 func TestMetricsCountCallsWithoutPersonalData(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, nil))
 	wantError(t, e.post("shed_read", map[string]any{"zone": "storage", "path": "../secret-name.txt"}, nil), "PATH_ESCAPE")
@@ -57,6 +58,7 @@ func TestMetricsCountCallsWithoutPersonalData(t *testing.T) {
 
 // TestMetricsTokenRequired: with metrics.token set, /metrics needs it as a bearer token.
 func TestMetricsTokenRequired(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_METRICS_TOKEN": "scrape-key-0123456789"})
 	if status, _ := scrape(t, e, ""); status != http.StatusUnauthorized {
 		t.Fatalf("no token: %d, want 401", status)

@@ -12,6 +12,7 @@ import (
 // TestEncryptionStatusOriginalFields: shed_encryption status answers the original's fields
 // (reference §5.38) beside ours, with its four states; migrate counts files_encrypted.
 func TestEncryptionStatusOriginalFields(t *testing.T) {
+	t.Parallel()
 	status := func(e *env) map[string]any {
 		t.Helper()
 		r := e.post("shed_encryption", map[string]any{"action": "status"}, nil)
@@ -65,6 +66,7 @@ func TestEncryptionStatusOriginalFields(t *testing.T) {
 // TestLinkDeleteUnknownOrTwice: deleting an id that never was a link, or a link already
 // deleted, is LINK_NOT_FOUND: the model is never told twice that it deleted something.
 func TestLinkDeleteUnknownOrTwice(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/a.txt", "a")
 	wantError(t, e.post("shed_link_delete", map[string]any{"link_id": "3f2b1c9e-1111-2222-3333-444455556666"}, as("alice")), "LINK_NOT_FOUND")
@@ -81,6 +83,7 @@ func TestLinkDeleteUnknownOrTwice(t *testing.T) {
 // TestLinkListShowsWhatDownloadDoes: a link whose download answers 410 (its file was
 // replaced since) is not listed active, and has no url.
 func TestLinkListShowsWhatDownloadDoes(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	e.write("users/alice/Storage/data/a.txt", "first")
 	url := e.link("alice", map[string]any{"zone": "storage", "path": "a.txt"})["url"].(string)

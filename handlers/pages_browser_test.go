@@ -31,6 +31,7 @@ func tracker(t *testing.T) (string, *atomic.Int64) {
 // HTML (script, iframe, javascript: link, meta refresh, external image) run nothing and
 // send nothing to the outside (a tracker server counts).
 func TestSavePageInChromium(t *testing.T) {
+	t.Parallel()
 	b := browsertest.New(t, 90*time.Second)
 	e := startLinks(t, nil)
 	out, hits := tracker(t)

@@ -17,6 +17,7 @@ const pageMarkdown = "## Summary\n\nSales **grew** in every region.\n\n" +
 // carries a link (clickable_link) and the content, and the link serves a standalone HTML
 // page with the title, a heading, a table and a code block, under a strict policy.
 func TestSavePageMarkdown(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, nil)
 	r := e.post("shed_save_page", map[string]any{"title": "Sales report 2026", "content": pageMarkdown}, as("alice"))
 	wantOK(t, r)
@@ -68,6 +69,7 @@ func TestSavePageMarkdown(t *testing.T) {
 // characters, markup, scripts, frames, javascript: links, meta refresh, external images,
 // raw HTML in Markdown), formats, zones and the size valve.
 func TestSavePageHostile(t *testing.T) {
+	t.Parallel()
 	e := startLinks(t, map[string]string{"FILESHED_PAGE_MAX_KB": "4", "FILESHED_MAX_OUTPUT_DEFAULT": "100"})
 	save := func(args map[string]any) reply { return e.post("shed_save_page", args, as("alice")) }
 

@@ -64,6 +64,7 @@ func wantFileQuota(t *testing.T, r reply, limit int) {
 // here), each attack is stopped and rolled back like a byte overshoot, the answer naming
 // files; what was there before stays.
 func TestExecCannotExhaustInodes(t *testing.T) {
+	t.Parallel()
 	touch := []string{}
 	for i := range 400 {
 		touch = append(touch, fmt.Sprintf("empty%03d", i))
@@ -101,6 +102,7 @@ func TestExecCannotExhaustInodes(t *testing.T) {
 // the folders it makes, an unzip of many entries, a copy of a folder. A refused call
 // leaves nothing behind, and the recorded count follows the disk.
 func TestToolsStopAtTheFileQuota(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_FILES_PER_USER": "20"})
 	var es []ziptest.Entry
 	for i := range 30 {
@@ -157,6 +159,7 @@ func TestToolsStopAtTheFileQuota(t *testing.T) {
 // TestGroupFileQuota: a group space has a file count of its own (quota_files_per_group),
 // held against its members' commands and copies like a user's.
 func TestGroupFileQuota(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, map[string]string{"FILESHED_QUOTA_FILES_PER_GROUP": "10"})
 	g.create("alice", "a.md", "a", "group")
 	var many []string
@@ -181,6 +184,7 @@ func TestGroupFileQuota(t *testing.T) {
 // TestImportStopsAtTheFileQuota: an import adds a file (and the folders of dest_subdir):
 // past the file count it is refused and keeps nothing; the Uploads count follows the disk.
 func TestImportStopsAtTheFileQuota(t *testing.T) {
+	t.Parallel()
 	e, _ := importWorld(t, map[string]string{"FILESHED_QUOTA_FILES_PER_USER": "3"})
 	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-report", "dest_subdir": "in"}, alice("chat-1"))) // in, Report.pdf
 	wantOK(t, e.post("shed_import", map[string]any{"file_id": "f-notes"}, alice("chat-1")))                       // 3

@@ -14,6 +14,7 @@ import (
 // storage directory; Check refuses a tool_descriptions name the model does not see the same
 // way, before anything exists.
 func TestSpecTouchesNoStorage(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_TOOL_DESCRIPTIONS": `{"shed_tree": "List a folder."}`, "FILESHED_MAX_FILE_SIZE_MB": "7"})
 	var served map[string]any
 	e.spec(&served)

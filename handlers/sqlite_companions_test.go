@@ -71,6 +71,7 @@ func aliceSees(t *testing.T, g *groupEnv) string {
 // shed_exec (cp), or inside a zip; each is refused or undone, alice's SELECT never sees bob's
 // rows and her file does not change.
 func TestSQLiteForgedCompanionIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"owner", "owner_ro"} {
 		t.Run(mode, func(t *testing.T) {
 			g := startGroups(t, nil)
@@ -129,6 +130,7 @@ func TestSQLiteForgedCompanionIsRefused(t *testing.T) {
 // crash) and that no open connection uses is removed before shed_sqlite opens a protected
 // database; alice's SELECT never sees bob's rows, in owner and owner_ro mode.
 func TestSQLiteStrayCompanionIsRemoved(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"owner", "owner_ro"} {
 		t.Run(mode, func(t *testing.T) {
 			g := startGroups(t, nil)
@@ -227,6 +229,7 @@ func forgeJournal(t *testing.T, db []byte, stmt string) []byte {
 // -journal, planted before the database was protected: alice's SELECT does not roll bob's
 // pages into her database.
 func TestSQLiteForgedJournalIsRefused(t *testing.T) {
+	t.Parallel()
 	for mode, refusal := range map[string]string{"owner": "FILE_OWNER_ONLY", "owner_ro": "FILE_READ_ONLY"} {
 		t.Run(mode, func(t *testing.T) {
 			g := startGroups(t, map[string]string{"FILESHED_SQLITE_JOURNAL_MODE": "delete"})

@@ -10,6 +10,7 @@ import (
 // INTERNAL_ERROR (it was a recovered panic), and in a group zone it leaves no database file
 // and no ownership record behind.
 func TestSQLiteEmptyQueryIsInvalidParameter(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	for name, q := range map[string]string{
 		"comment":         "-- nothing here",

@@ -6,6 +6,7 @@ import "testing"
 // its mode is owner, other members may still read it but not write it (the ownership
 // refusal, from a connection opened read-only) nor import into it.
 func TestSQLiteGroupOwnership(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	db := func(user string, args map[string]any) reply {
 		args["path"] = "g.db"

@@ -29,6 +29,7 @@ func rawDB(t *testing.T, p string) *sql.DB {
 // TestSQLiteHostileStatements: every statement that could reach the host or another
 // user's files is refused by SQLite's authorizer (SQL_FORBIDDEN), and creates nothing.
 func TestSQLiteHostileStatements(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	seedDB(t, e, 3)
 	e.write("users/other/Storage/data/secret.db", "")
@@ -70,6 +71,7 @@ func TestSQLiteHostileStatements(t *testing.T) {
 // TestSQLiteReadOnlyValve: with sqlite_readonly every write is refused by the connection
 // itself (COMMAND_FORBIDDEN), a second statement is never run, reads work.
 func TestSQLiteReadOnlyValve(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_SQLITE_READONLY": "true"})
 	p := e.write(zoneDir+"app.db", "")
 	db := rawDB(t, p)
@@ -107,6 +109,7 @@ func TestSQLiteReadOnlyValve(t *testing.T) {
 
 // TestSQLiteUploadsReadOnly: in Uploads only reads run; imports and exports are refused.
 func TestSQLiteUploadsReadOnly(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	p := e.write("users/local/Uploads/unknown/up.db", "")
 	db := rawDB(t, p)
@@ -169,6 +172,7 @@ func TestSQLiteRunaway(t *testing.T) {
 // directory, or a symlinked journal is refused; a crafted schema whose view or trigger
 // calls a denied function cannot run it.
 func TestSQLiteHostileFiles(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	outside := filepath.Join(t.TempDir(), "victim.db")
 	rawDB(t, outside).Exec("CREATE TABLE v(a)")
@@ -211,6 +215,7 @@ func TestSQLiteHostileFiles(t *testing.T) {
 // TestSQLiteConcurrentWriters: calls writing the same database at once all succeed
 // (serialised), and the file is never corrupted.
 func TestSQLiteConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	seedDB(t, e, 0)
 	var wg sync.WaitGroup

@@ -27,6 +27,7 @@ func col(t *testing.T, e *env, db, q string) []any {
 // encoding detection, BOM, type inference (INTEGER/REAL/TEXT, leading zeros kept), NA
 // values as NULL, decimal comma, dates, skip_rows, no header, quoting (RFC 4180).
 func TestSQLiteImport(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"plain.csv", "id,name,price,zip,note\n1,apple,1.5,01234,\"a, quoted \"\"note\"\"\"\n2,pear,2,75001,NA\n3,fig,,02000,\"two\nlines\"\n")
 	r := sq(e, "data.db", map[string]any{"import_csv": "plain.csv", "table": "fruit"})
@@ -90,6 +91,7 @@ func TestSQLiteImport(t *testing.T) {
 
 // TestSQLiteImportIfExists covers fail (TABLE_EXISTS), replace and append.
 func TestSQLiteImportIfExists(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"a.csv", "x,y\n1,a\n2,b\n")
 	e.write(zoneDir+"wide.csv", "x,y,z\n1,a,0\n")
@@ -134,6 +136,7 @@ func TestSQLiteImportIfExists(t *testing.T) {
 // line, invalid UTF-8 in a declared UTF-8 file, malformed quoting: each a clear error (or
 // reported skipped lines), and the database is left as it was.
 func TestSQLiteImportHostile(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "4000"})
 	e.write(zoneDir+"empty.csv", "")
 	e.write(zoneDir+"blank.csv", "\n\n\n")

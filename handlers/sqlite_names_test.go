@@ -11,6 +11,7 @@ import (
 // total_rows_capped says when the count stopped there); an SQL error is EXEC_ERROR (a file
 // that is not a database stays DB_ERROR); rows stay columns + arrays.
 func TestSQLiteKeepsTheOriginalNames(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_SQLITE_ROWS_MAX": "100"})
 	seedDB(t, e, 50)
 	r := sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name, score) VALUES ('x', 1)"})
@@ -59,6 +60,7 @@ func TestSQLiteKeepsTheOriginalNames(t *testing.T) {
 // TestSQLiteImportKeepsTheOriginalNames: a CSV with a header and no rows creates the empty
 // table with its columns (a schema), and a column named 2nd becomes _2nd.
 func TestSQLiteImportKeepsTheOriginalNames(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write(zoneDir+"header.csv", "name,2nd,3 rd\n")
 	r := sq(e, "d.db", map[string]any{"import_csv": "header.csv", "table": "t"})

@@ -37,6 +37,7 @@ func seedDB(t *testing.T, e *env, n int) {
 // answer columns + rows, params (list, object, string), the row caps, CTEs and VALUES
 // returning rows, every SQLite type as JSON.
 func TestSQLiteQuery(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	seedDB(t, e, 50)
 	r := sq(e, "app.db", map[string]any{"query": "INSERT INTO t(name, score) VALUES (?, ?)", "params": []any{"x", 2.5}})
@@ -108,6 +109,7 @@ func TestSQLiteQuery(t *testing.T) {
 
 // TestSQLiteErrors covers the parameter and SQL errors of query mode.
 func TestSQLiteErrors(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	seedDB(t, e, 3)
 	wantError(t, sq(e, "app.db", nil), "MISSING_PARAMETER")

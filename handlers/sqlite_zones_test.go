@@ -12,6 +12,7 @@ import (
 // checkpointed (the committed file is the whole database), reads commit nothing; a CSV
 // export is committed too.
 func TestSQLiteDocumentsCommits(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	doc := func(args map[string]any) reply { return sqIn(e, "documents", "db/app.db", args) }
 	wantOK(t, doc(map[string]any{"query": "CREATE TABLE t(a TEXT)"}))
@@ -66,6 +67,7 @@ func TestSQLiteDocumentsCommits(t *testing.T) {
 // refused by SQLite (QUOTA_EXCEEDED) without changing the data; the accounted usage follows
 // the disk; a CSV export over max_file_size_mb is FILE_TOO_LARGE.
 func TestSQLiteQuota(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1", "FILESHED_MAX_FILE_SIZE_MB": "1"})
 	wantOK(t, sq(e, "q.db", map[string]any{"query": "CREATE TABLE t(b BLOB)"}))
 	if u, d := e.used(t), diskUsage(t, e, "local"); u != d {
@@ -90,6 +92,7 @@ func TestSQLiteQuota(t *testing.T) {
 
 // TestSQLiteFileType: shed_file_type recognises a database and points to shed_sqlite.
 func TestSQLiteFileType(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, sq(e, "a.db", map[string]any{"query": "CREATE TABLE t(a)"}))
 	r := e.post("shed_file_type", map[string]any{"zone": "storage", "path": "a.db"}, nil)
@@ -101,6 +104,7 @@ func TestSQLiteFileType(t *testing.T) {
 
 // TestSQLiteGuide: the csv_to_sqlite guide is served by shed_help and listed.
 func TestSQLiteGuide(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_help", map[string]any{"howto": "csv_to_sqlite"}, nil)
 	wantOK(t, r)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTreeLists(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	r := e.post("shed_tree", map[string]any{"zone": "storage"}, nil)
 	wantOK(t, r)
@@ -34,6 +35,7 @@ func TestTreeLists(t *testing.T) {
 }
 
 func TestTreeCapsEntries(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	for i := range 105 {
 		e.write(filepath.Join("users/local/Storage/data/many", strings.Repeat("f", 1)+string(rune('a'+i/26))+string(rune('a'+i%26))), "x")
@@ -46,6 +48,7 @@ func TestTreeCapsEntries(t *testing.T) {
 }
 
 func TestTreeArguments(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/file.txt", "x")
 	cases := []struct {
@@ -84,6 +87,7 @@ func TestTreeArguments(t *testing.T) {
 }
 
 func TestTreeLenientInput(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/d/e/f/g.txt", "x")
 	cases := []struct {
@@ -106,6 +110,7 @@ func TestTreeLenientInput(t *testing.T) {
 // TestTreeHostilePaths: every way out of the zone is refused, and no host path leaks
 // (the harness checks every error body for the storage path).
 func TestTreeHostilePaths(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Storage/data/ok/x.txt", "x")
 	e.write("users/local/Storage/data_evil/secret.txt", "secret")

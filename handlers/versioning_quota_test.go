@@ -49,6 +49,7 @@ func diskUsageAt(t *testing.T, base, user string) int64 {
 // every step, refused ones included, the recorded usage must equal what is on disk: a
 // quota escape, or double counting, fails here.
 func TestExecQuotaInDocumentsFollowsTheDisk(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/seed.txt", "0123456789")
 	index := filepath.Join(e.base, "users/local/Documents/repo.git/index")

@@ -51,6 +51,7 @@ func history(t *testing.T, e *env, path string) []map[string]any {
 }
 
 func TestLockeditSaveCommits(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/notes/plan.md", "v1")
 	r := edit(t, e, "chat-a", "notes/plan.md", "v2", "")
@@ -127,6 +128,7 @@ func TestHistoryAndRestore(t *testing.T) {
 }
 
 func TestHistoryRestoreArguments(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/a.txt", "v1")
 	e.write("users/local/Documents/data/d.txt", "v1")
@@ -182,6 +184,7 @@ func TestHistoryRestoreArguments(t *testing.T) {
 // zone at once, twice each: every change is committed, history is linear, the repository
 // is sound (run with -race: no data race in the service).
 func TestConcurrentWritersOneDocumentsZone(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	const writers = 20
 	for i := range writers {
@@ -226,6 +229,7 @@ func TestConcurrentWritersOneDocumentsZone(t *testing.T) {
 // TestUserGitConfigInZoneHasNoEffect: a .git/config with an fsmonitor command and a hook
 // written into the zone (as a user command could) is never read by versioning.
 func TestUserGitConfigInZoneHasNoEffect(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	marker := filepath.Join(t.TempDir(), "pwned")
 	e.write("users/local/Documents/data/.git/config", fmt.Sprintf("[core]\n\tfsmonitor = \"touch %s\"\n\thooksPath = hooks\n", marker))
@@ -252,6 +256,7 @@ func TestUserGitConfigInZoneHasNoEffect(t *testing.T) {
 // lock files), a garbage index and a broken branch ref are reported clearly (never a
 // panic) and shed_maintenance repairs what can be repaired, committing what was left out.
 func TestDamagedRepositoryReportedAndRepaired(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/a.txt", "v1")
 	wantOK(t, edit(t, e, "c", "a.txt", "v2", ""))
@@ -316,6 +321,7 @@ func TestDamagedRepositoryReportedAndRepaired(t *testing.T) {
 // TestExecGitStatusSeesLazilySavedIndex: commits save the git index lazily (core/vcs), so
 // shed_exec git flushes it first: right after several writes, `git status` is clean.
 func TestExecGitStatusSeesLazilySavedIndex(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	for i := range 5 {
 		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": fmt.Sprintf("s/%d.txt", i), "content": "x"}, nil))

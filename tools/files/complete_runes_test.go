@@ -4,6 +4,7 @@ import "testing"
 
 // TestCompleteRunes: a character cut by the end of a buffer is left for the next piece.
 func TestCompleteRunes(t *testing.T) {
+	t.Parallel()
 	b := []byte("ab✓")
 	for n, want := range map[int]int{5: 5, 4: 2, 3: 2, 2: 2, 0: 0} {
 		if got := completeRunes(b[:n]); got != want {

@@ -11,6 +11,7 @@ import (
 // TestConvertEOLStreamMatchesReference: the streamed conversion counts and writes what
 // the in-memory one did, also when a "\r\n" or a character is split between two reads.
 func TestConvertEOLStreamMatchesReference(t *testing.T) {
+	t.Parallel()
 	pad := strings.Repeat("x", 64<<10-1)
 	for _, text := range []string{"", "a", "a\n", "a\r\n", "a\r", "\r\n\r\n", "\n\r", "a\rb\nc\r\nd", "\r\r\n\n",
 		pad + "\r\nb", pad + "\r\r\n", pad + "é\r\n", pad + "\n\r", "x" + pad + "\r"} {

@@ -44,6 +44,7 @@ func sameMatches(t *testing.T, expr, text string) {
 // whatever the pattern looks at around a match (anchors, word boundaries, empty matches,
 // case folding, multi-byte runes).
 func TestMatcherMatchesFindAll(t *testing.T) {
+	t.Parallel()
 	patterns := []string{`a`, `a*`, `x*`, `b*`, ``, `^`, `$`, `(?m)^`, `(?m)$`, `\b`, `\B`, `\bfoo\b`, `^foo`, `(?m)^foo`,
 		`\Afoo`, `foo\z`, `(a)|(b)`, `(?i)é`, `(?s).`, `.`, `a|ab`, `(?P<n>o)o?`, `\s+`, `[^a]`, `\d*`, `日本`, `$^`,
 		`(?m)$^`, `x*$`, `(?i)FOO`, `o*\b`, `\B.`, `(?m)^$`, `(?s)o.*?o`, `(?m)foo$`, `(f)(o)?(x)?`, `\bé`, `(?i)\bbar`,
@@ -60,6 +61,7 @@ func TestMatcherMatchesFindAll(t *testing.T) {
 // TestPatternNestedToTheLimit: a pattern that compiles alone but not one level deeper
 // (998 nested groups) is INVALID_PARAMETER, never a panic of the matcher.
 func TestPatternNestedToTheLimit(t *testing.T) {
+	t.Parallel()
 	p := strings.Repeat("(", 998) + "a" + strings.Repeat(")", 998)
 	if _, err := regexp.Compile(p); err != nil {
 		t.Fatalf("the pattern should compile alone: %v", err)

@@ -31,6 +31,7 @@ func streamEdit(t *testing.T, e textEdit, text, content string) (string, int, in
 // newline, CRLF, mixed and CR-only line endings, empty lines, and lines longer than the
 // read buffer.
 func TestTextEditMatchesReference(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 50<<10) // 100 KiB: longer than the read buffer
 	texts := []string{"", "a", "a\n", "\n", "\n\n", "a\nb", "a\nb\n", "a\r\nb\r\n", "a\r\nb", "a\r\nb\nc", "a\rb\rc",
 		"x\r", "abc\nabd\n\nabc", "one\ntwo\nthree\nfour\n", long + "\nb\n" + long, "b\r\n" + long + "\r\n"}
@@ -79,6 +80,7 @@ func TestTextEditMatchesReference(t *testing.T) {
 // TestTextEditRefusesBinary: a NUL or invalid UTF-8 anywhere (also split between two reads)
 // is INVALID_FORMAT before anything is written.
 func TestTextEditRefusesBinary(t *testing.T) {
+	t.Parallel()
 	e := textEdit{position: "after", line: 1}
 	for _, text := range []string{"a\x00b\n", "a\nb\xff", strings.Repeat("a", 64<<10-1) + "\xe2\x82", "\xe2\n\x82\xac"} {
 		_, _, _, err := streamEdit(t, e, text, "x")
@@ -93,6 +95,7 @@ func TestTextEditRefusesBinary(t *testing.T) {
 
 // TestWithEOLMatchesReplaceAll: the one-pass withEOL gives what the two ReplaceAll did.
 func TestWithEOLMatchesReplaceAll(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "a", "\n", "\r\n", "\r", "\r\r\n", "\n\r", "\n\n", "a\nb\r\nc\rd\n", "\r\n\n\r\r"} {
 		for _, eol := range []string{"\n", "\r\n"} {
 			want := s

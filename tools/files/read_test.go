@@ -100,6 +100,7 @@ func BenchmarkReadRange(b *testing.B) {
 }
 
 func TestHexdumpFormat(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in     string
 		offset int64
