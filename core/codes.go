@@ -27,7 +27,7 @@ const (
 )
 
 // hints is the catalogue: every code with its default hint. Each tool family's file adds
-// its own codes with addHints in an init (codes_files.go, codes_exec.go, ...).
+// its own codes with addHints in an init (codes_files.go, codes_tools.go).
 var hints = map[Code]string{
 	InvalidUser:        "Sign in to Open WebUI again: the server could not derive a valid user id",
 	InvalidZone:        "Use zone='uploads', 'storage', 'documents' or 'group' (with group=...)",

@@ -1,5 +1,7 @@
 package core
 
+// The codes of the file tools: writes, reads, archives, imports.
+
 // Codes of the write-side file operations (shed_create_file, shed_patch_text,
 // shed_patch_bytes, shed_delete, shed_rename, shed_convert_eol).
 const (
@@ -19,5 +21,41 @@ func init() {
 		ProtectedPath:   "This path is protected (the zone root, .git): name a file or folder inside it, see shed_tree",
 		InvalidMode:     "Use to='unix' (LF) or to='dos' (CRLF)",
 		InvalidFormat:   "The file is not in the expected format: check it with shed_file_type",
+	})
+}
+
+// Codes of the read-side file operations (shed_read, shed_read_bytes, shed_file_type,
+// shed_hexdump). They also answer NOT_A_FILE and INVALID_FORMAT, declared with the write side
+// above. BINARY_FILE is ours (FUNCTIONS.md item 11: text reads refuse binary).
+const BinaryFile Code = "BINARY_FILE"
+
+func init() {
+	addHints(map[Code]string{
+		BinaryFile: "Binary content: use shed_read_bytes (hex/base64) or shed_hexdump, and shed_file_type to identify it",
+	})
+}
+
+// Codes of the archive tools (shed_zip, shed_unzip, shed_zipinfo). INVALID_FORMAT, shared
+// with the file tools, is above.
+const (
+	ZipBomb Code = "ZIP_BOMB"
+)
+
+func init() {
+	addHints(map[Code]string{
+		ZipBomb: "The archive is over the archive limits (see shed_info(action='parameters')): check it with shed_archive(action='info'), or ask an administrator to raise the archive valves",
+	})
+}
+
+// Codes of shed_import and the zone bridges.
+const (
+	// MissingFileID: shed_import without file_id, filename or import_all, or a chat-wide
+	// import where the chat cannot be read (no chat id, or no user token).
+	MissingFileID Code = "MISSING_FILE_ID"
+)
+
+func init() {
+	addHints(map[Code]string{
+		MissingFileID: "Pass file_id=<the id of a <file> in the chat's <attached_files>>, or filename=, or import_all=true",
 	})
 }
