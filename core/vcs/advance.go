@@ -29,19 +29,31 @@ func (r *Repo) advance(head plumbing.Hash) bool {
 	if err := r.diffTrees(r.s.headTree, tree, "", changed); err != nil {
 		return false
 	}
+	// The new entries, sorted, merged into the sorted index without the changed names: a
+	// pass over the index, not a sort of it.
+	names := make([]string, 0, len(changed))
+	for name := range changed {
+		names = append(names, name)
+		r.touch(name)
+	}
+	sort.Strings(names)
 	idx := make([]*index.Entry, 0, len(r.s.idx)+len(changed))
+	k := 0
 	for _, e := range r.s.idx {
+		for ; k < len(names) && names[k] < e.Name; k++ {
+			if ne := changed[names[k]]; ne != nil {
+				idx = append(idx, ne)
+			}
+		}
 		if _, ok := changed[e.Name]; !ok {
 			idx = append(idx, e)
 		}
 	}
-	for name, e := range changed {
-		if e != nil {
-			idx = append(idx, e)
+	for ; k < len(names); k++ {
+		if ne := changed[names[k]]; ne != nil {
+			idx = append(idx, ne)
 		}
-		r.touch(name)
 	}
-	sort.Slice(idx, func(i, j int) bool { return idx[i].Name < idx[j].Name })
 	saved := r.s
 	r.s.idx = idx
 	if got, err := r.buildTree(); err != nil || got != tree {
