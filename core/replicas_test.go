@@ -34,19 +34,26 @@ func postgresState(url string) map[string]string {
 	return map[string]string{"FILESHED_STATE_DRIVER": "postgres", "FILESHED_STATE_URL": url}
 }
 
-// TestReplicasShareOneStorage (issue 25 item 4): servers with the PostgreSQL state share a
-// storage directory; a server with the SQLite state is refused beside them, and they beside
-// it, each told why; an operator's exclusive work waits for all of them.
-func TestReplicasShareOneStorage(t *testing.T) {
-	base, url := t.TempDir(), pgtest.URL(t)
+// replicaPair starts two replicas on one new storage directory and one database; it returns
+// them, the directory and the database URL.
+func replicaPair(t *testing.T) (a, b *Service, base, url string) {
+	t.Helper()
+	base, url = t.TempDir(), pgtest.URL(t)
 	a, err := serverOn(t, base, postgresState(url))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := serverOn(t, base, postgresState(url))
-	if err != nil {
+	if b, err = serverOn(t, base, postgresState(url)); err != nil {
 		t.Fatalf("a second replica on the storage: %v", err)
 	}
+	return a, b, base, url
+}
+
+// TestReplicasShareOneStorage (issue 25 item 4): servers with the PostgreSQL state share a
+// storage directory; a server with the SQLite state is refused beside them, and they beside
+// it, each told why; an operator's exclusive work waits for all of them.
+func TestReplicasShareOneStorage(t *testing.T) {
+	a, b, base, url := replicaPair(t)
 	if _, err := serverOn(t, base, nil); !errors.Is(err, ErrStorageInUse) || !strings.Contains(err.Error(), "replicas with state.driver: postgres") {
 		t.Fatalf("a SQLite server beside replicas: %v", err)
 	}
@@ -69,15 +76,7 @@ func TestReplicasShareOneStorage(t *testing.T) {
 // through the database, so a key one replica holds keeps the other waiting until its
 // deadline, and is free for it once released.
 func TestReplicasShareTheirLocks(t *testing.T) {
-	base, url := t.TempDir(), pgtest.URL(t)
-	a, err := serverOn(t, base, postgresState(url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := serverOn(t, base, postgresState(url))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, _, _ := replicaPair(t)
 	k := lock.NewKey(kindFile, "user:alice:storage", "notes.md")
 	release, err := a.Hold(t.Context(), k, lock.Exclusive, "a test")
 	if err != nil {
