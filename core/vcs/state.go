@@ -19,8 +19,10 @@ import (
 // branch.
 var emptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
-// fileID identifies one version of the index file on disk: if any of these
-// change, someone else wrote it and the cached copy is dropped.
+// fileID identifies one version of the index file on disk: Verify checks the
+// file as it is when another writer changed it since this process read or
+// saved it, and Recover reports a rebuild by it. (The cache does not depend on
+// it: a valid cache follows HEAD, see refresh.)
 type fileID struct {
 	dev, ino     uint64
 	size         int64
