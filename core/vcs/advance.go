@@ -54,11 +54,9 @@ func (r *Repo) advance(head plumbing.Hash) bool {
 			idx = append(idx, ne)
 		}
 	}
-	saved := r.s
 	r.s.idx = idx
 	if got, err := r.buildTree(); err != nil || got != tree {
-		r.s = saved
-		r.s.valid = false
+		r.s.valid = false // refresh reloads the whole state
 		return false
 	}
 	r.s.head, r.s.headTree, r.s.dirty = head, tree, true
