@@ -4,18 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/fileshed/fileshed/internal/golden"
 )
-
-// pinAnswer asserts a successful call and compares its whole body with the golden file
-// name (the values of the volatile keys masked): the model-facing JSON, key order
-// included, must not change while the families' results become typed.
-func pinAnswer(t *testing.T, name string, r reply, volatile ...string) {
-	t.Helper()
-	wantOK(t, r)
-	golden.JSON(t, name, []byte(r.raw), volatile...)
-}
 
 // TestGoldenFiles pins one answer per shape the files family builds: every optional key
 // (group, commit, offsets, cuts, invalid bytes, pdf pages) present once and absent once.

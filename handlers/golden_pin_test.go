@@ -8,6 +8,14 @@ import (
 	"github.com/fileshed/fileshed/internal/golden"
 )
 
+// pinAnswer asserts a successful call and compares its whole body with the golden file
+// name (the values of the volatile keys masked): the model-facing JSON, key order
+// included, must not change while the families' results become typed.
+func pinAnswer(t *testing.T, name string, r reply, volatile ...string) {
+	t.Helper()
+	pinGolden(t, name, r, nil, volatile...)
+}
+
 // pinGolden compares the raw answer r with the golden file name (internal/golden), after
 // replacing each key of swap (a secret such as a link token, or a random id or address)
 // with its value, longest first, and masking the values of the volatile keys.
