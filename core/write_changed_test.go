@@ -93,3 +93,47 @@ func (r *runReader) Read([]byte) (int, error) {
 	}
 	return 0, io.EOF
 }
+
+// TestWriteThroughARetargetedSymlinkIsFileLocked: the file is a link, and a command points it
+// at another file of the same size while the write streams: the write stops (FILE_LOCKED)
+// instead of writing the new target with content built from the old one; both targets keep
+// what they held.
+func TestWriteThroughARetargetedSymlinkIsFileLocked(t *testing.T) {
+	s, _ := testService(t, nil)
+	ctx := context.Background()
+	c, err := NewCaller("u1", "", "", "", "", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := s.ResolveZone(ctx, c, "storage", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := z.Fs.Dir()
+	for name, content := range map[string]string{"t1.txt": "one\n", "t2.txt": "two\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("t1.txt", filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	tx, _, err := s.BeginWrite(ctx, c, z, "link.txt", "", Edit{Tool: "Patch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	retarget := func() {
+		os.Remove(filepath.Join(dir, "link.txt"))
+		os.Symlink("t2.txt", filepath.Join(dir, "link.txt"))
+	}
+	_, err = tx.WriteFile(Write{Size: 8, Body: io.MultiReader(strings.NewReader("one\n"), runs(retarget), strings.NewReader("new\n"))})
+	if e, ok := AsError(err); !ok || e.Code != FileLocked {
+		t.Fatalf("a link retargeted meanwhile: %v", err)
+	}
+	for name, want := range map[string]string{"t1.txt": "one\n", "t2.txt": "two\n"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != want {
+			t.Errorf("%s is now %q", name, got)
+		}
+	}
+}
