@@ -41,7 +41,8 @@ import (
 //
 // Whole-tree operations (rename, delete, unzip, restore, bridges, maintenance, a write
 // through a symlink) still wait for the command (openRepo.turn): their commits take whole
-// folders, or everything, and would sweep the running command's half-done changes.
+// folders, or everything, and would sweep the running command's half-done changes. In
+// Storage, with no commit, every write goes beside the command (plain.go).
 
 // The note is process-local, and the writes beside a command on another replica cannot
 // reach it: were they to run, the command would take them for its own changes (its lock
@@ -50,6 +51,20 @@ import (
 // turn shared (holdBeside), which any command holds exclusively, through the Locker, from
 // its first measure to its commit: a command on another replica is waited for, as
 // whole-tree operations wait.
+
+// Beside is what the writers of one space share, in this process, with a command of this
+// process running there: whether one holds the space's turn, and its note of the writes
+// beside it. A versioned space's is its open repository's (OpenRepo), an unversioned
+// one's (Storage) lives while someone uses it (plain.go).
+type Beside struct {
+	// Run is the command running in the space without the gate (nil when none); set and
+	// cleared with the gate held exclusively, so a write, which holds it shared, sees the
+	// same run from its change to its commit. It is process-local: a write on another
+	// replica waits for the command instead (holdBeside).
+	Run *BesideRun
+	// turn tells whether a command of this process holds the space's turn.
+	turn turnWatch
+}
 
 // turnWatch tells the single-file writes of a space whether a command of this process holds
 // the space's turn (holdBeside).
@@ -62,7 +77,7 @@ type turnWatch struct {
 
 // SetCommandTurn records that a command of this process took (true, right after it got it)
 // or gives back (false, right before it releases it) the space's turn.
-func (r *OpenRepo) SetCommandTurn(held bool) {
+func (r *Beside) SetCommandTurn(held bool) {
 	w := &r.turn
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -75,7 +90,7 @@ func (r *OpenRepo) SetCommandTurn(held bool) {
 
 // commandTurn reports whether a command of this process holds the space's turn and, when
 // none does, a channel closed once one takes it.
-func (r *OpenRepo) commandTurn() (bool, <-chan struct{}) {
+func (r *Beside) commandTurn() (bool, <-chan struct{}) {
 	w := &r.turn
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -88,12 +103,12 @@ func (r *OpenRepo) commandTurn() (bool, <-chan struct{}) {
 	return false, w.taken
 }
 
-// holdBeside takes what a single-file write holds of z's versioned space, r: its gate
-// shared and, unless a command of this process holds the space's turn (its run notes the
-// write), the turn shared first, so that a command on another replica is waited for. A
-// wait for the turn that a command of this process ends by taking it starts again beside
-// that command.
-func (s *Service) holdBeside(ctx context.Context, r *OpenRepo, z *Zone) (held, error) {
+// holdBeside takes what a write beside a command holds of z's space, whose writers share
+// r: its gate shared and, unless a command of this process holds the space's turn (its run
+// notes the write), the turn shared first, so that a command on another replica is waited
+// for. A wait for the turn that a command of this process ends by taking it starts again
+// beside that command.
+func (s *Service) holdBeside(ctx context.Context, r *Beside, z *Zone) (held, error) {
 	for {
 		local, taken := r.commandTurn()
 		var h held
@@ -144,9 +159,23 @@ func isClosed(c <-chan struct{}) bool {
 type BesideRun struct {
 	// bytes and files are what the writes beside the command added to the zone.
 	bytes, files atomic.Int64
-	// writes are the files they wrote, by zone-relative path, the last write of each;
-	// written and read under the repository lock.
+	// Writes are the files they wrote, by zone-relative path, the last write of each;
+	// written under the repository lock (versioned zones) or mu (unversioned ones, where
+	// writes hold only the gate, shared), read by the command with the gate held
+	// exclusively.
 	Writes map[string]BesideWrite
+	mu     sync.Mutex
+	// Kept, when set before the command runs, is told each path a write beside the command
+	// left intact (as it wrote it, right after it): the command's lock guard then keeps that
+	// version of a file another conversation holds, not the one from before the command.
+	Kept func(p string)
+}
+
+// kept tells Kept about p.
+func (r *BesideRun) kept(p string) {
+	if r.Kept != nil {
+		r.Kept(p)
+	}
 }
 
 // besideWrite is what the command must know of one file written beside it.
@@ -158,6 +187,9 @@ type BesideWrite struct {
 	// file is removed instead).
 	rev       string
 	Contested bool
+	// Gone says the write removed the file (unversioned zones: a deletion or a rename's
+	// source); it is intact while it stays absent.
+	Gone bool
 }
 
 // version names the content a file is put back to: HEAD's (the zero value), or a fixed
@@ -256,11 +288,32 @@ func (r *BesideRun) CommitWrite(l *vcs.Locked, z *Zone, paths []string, written 
 	for _, p := range keep {
 		if unchanged(written, now, p) {
 			r.Writes[p] = BesideWrite{St: now[p].st, rev: head}
+			r.kept(p)
 		} else {
 			r.contest(p, before)
 		}
 	}
 	return hash, nil
+}
+
+// noteWrites notes paths, just written in an unversioned zone (no commit to wait for), as
+// the writes left them.
+func (r *BesideRun) noteWrites(z *Zone, paths []string) {
+	if r == nil || len(paths) == 0 {
+		return
+	}
+	now := r.Identities(z, paths)
+	r.mu.Lock()
+	for _, p := range paths {
+		id := now[p]
+		r.Writes[p] = BesideWrite{St: id.st, Gone: !id.ok}
+	}
+	r.mu.Unlock()
+	for _, p := range paths {
+		if now[p].ok {
+			r.kept(p)
+		}
+	}
 }
 
 // contest notes p as contested; before is HEAD before the write's commit. The version to
@@ -284,6 +337,9 @@ func (r *BesideRun) Touched(st *Statter, p string) (w BesideWrite, intact, ok bo
 		return w, false, false
 	}
 	now, exists := st.Lstat(p)
+	if w.Gone {
+		return w, !w.Contested && !exists, true
+	}
 	return w, !w.Contested && exists && SameEntry(now, w.St), true
 }
 

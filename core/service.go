@@ -26,6 +26,8 @@ type Service struct {
 	owui  *owui.Client
 	quota quota
 	repos repos
+	// plain are the unversioned spaces' states shared with a command running there (plain.go).
+	plain plainSpaces
 	// locks is the one seam of every cross-request exclusion (locks.go, DESIGN §9).
 	locks lock.Locker
 	// started tells the leftovers of interrupted writes (older) from running writes;

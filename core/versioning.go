@@ -50,13 +50,10 @@ type OpenRepo struct {
 	// operation for its change and commit. Single-file writes run beside a command of
 	// their own process, and hold the turn shared otherwise (beside.go: holdBeside).
 	//
-	// run is the command running in the space without the gate (nil when none); set and
-	// cleared with the gate held exclusively, so a single-file write, which holds it
-	// shared, sees the same run from its change to its commit. It is process-local: a
-	// single-file write on another replica waits for the command instead (holdBeside).
-	Run *BesideRun
-	// turn tells whether a command of this process holds the space's turn (beside.go).
-	turn turnWatch
+	//
+	// Beside is what the space's writers share with a command of this process running
+	// there (beside.go).
+	Beside
 	// swept is set once what dead writers left was recovered (lockRepo); guarded by the
 	// repository lock.
 	swept bool
@@ -185,11 +182,11 @@ type Change struct {
 // the change and the commit (so a concurrent full commit never sweeps a half-done change
 // under another message) and commits what fn reports, with the caller as author; message
 // defaults to "tool: path". Empty changes make no commit, nor does a change during which
-// one of these locks was lost (LOCK_ERROR). It returns the commit hash ("" if none).
+// one of these locks was lost (LOCK_ERROR). It returns the commit hash ("" if none). In an
+// unversioned zone it is mutatePlain: the change goes on beside a command (plain.go).
 func (s *Service) Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
-		_, err := fn()
-		return "", err
+		return "", s.mutatePlain(ctx, z, fn)
 	}
 	r, err := s.repoForChange(ctx, z)
 	if err != nil {
@@ -253,15 +250,14 @@ func (s *Service) holdWhole(ctx context.Context, z *Zone) (held, error) {
 // (besideRun); one on another replica is waited for (holdBeside).
 func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
-		_, err := fn()
-		return "", err
+		return "", s.mutatePlain(ctx, z, fn)
 	}
 	r, err := s.repoForChange(ctx, z)
 	if err != nil {
 		return "", err
 	}
 	defer r.Release()
-	locks, err := s.holdBeside(ctx, r, z)
+	locks, err := s.holdBeside(ctx, &r.Beside, z)
 	if err != nil {
 		return "", err
 	}

@@ -87,29 +87,35 @@ func TestTempNamesOfReplicasAreProtected(t *testing.T) {
 // while the command ran was not noted there: the command's lock guard took the saved file
 // for its own change of a locked file and put the old content back (the save was lost),
 // and the command counted the save's growth again. The write now waits for the command on
-// another replica.
+// another replica. Storage too (core/plain.go): its writes beside a command were never
+// noted, on one server either.
 func TestWriteBesideACommandOnAnotherReplica(t *testing.T) {
-	vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
-	a, b := replicaOf(t, vars), replicaOf(t, vars)
-	a.write("users/local/Documents/data/notes.txt", "old\n")
-	editor := conv("chat-editor")
-	wantOK(t, b.post("shed_lockedit_open", map[string]any{"zone": "documents", "path": "notes.txt"}, editor))
-	wantOK(t, b.post("shed_lockedit_overwrite", map[string]any{"zone": "documents", "path": "notes.txt", "content": "saved beside the command\n"}, editor))
-	done := make(chan reply, 1)
-	go func() {
-		done <- a.post("shed_exec", map[string]any{"zone": "documents", "cmd": "sleep", "args": []string{"2"}}, conv("chat-cmd"))
-	}()
-	time.Sleep(700 * time.Millisecond) // the command runs on a
-	wantOK(t, b.post("shed_lockedit_save", map[string]any{"zone": "documents", "path": "notes.txt"}, editor))
-	r := <-done
-	wantOK(t, r)
-	if reverted, _ := r.Data["reverted"].([]any); len(reverted) != 0 {
-		t.Errorf("the command put back %v", reverted)
-	}
-	if got := readFile(t, a, "users/local/Documents/data/notes.txt"); got != "saved beside the command\n" {
-		t.Fatalf("notes.txt after the command: %q (the save on the other replica was lost)", got)
-	}
-	if used, disk := usage(t, a, "local"), diskUsage(t, a, "local"); used != disk {
-		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	for _, zone := range []string{"documents", "storage"} {
+		t.Run(zone, func(t *testing.T) {
+			vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
+			a, b := replicaOf(t, vars), replicaOf(t, vars)
+			file := map[string]string{"documents": "users/local/Documents/data/", "storage": execDir}[zone] + "notes.txt"
+			a.write(file, "old\n")
+			editor := conv("chat-editor")
+			wantOK(t, b.post("shed_lockedit_open", map[string]any{"zone": zone, "path": "notes.txt"}, editor))
+			wantOK(t, b.post("shed_lockedit_overwrite", map[string]any{"zone": zone, "path": "notes.txt", "content": "saved beside the command\n"}, editor))
+			done := make(chan reply, 1)
+			go func() {
+				done <- a.post("shed_exec", map[string]any{"zone": zone, "cmd": "sleep", "args": []string{"2"}}, conv("chat-cmd"))
+			}()
+			time.Sleep(700 * time.Millisecond) // the command runs on a
+			wantOK(t, b.post("shed_lockedit_save", map[string]any{"zone": zone, "path": "notes.txt"}, editor))
+			r := <-done
+			wantOK(t, r)
+			if reverted, _ := r.Data["reverted"].([]any); len(reverted) != 0 {
+				t.Errorf("the command put back %v", reverted)
+			}
+			if got := readFile(t, a, file); got != "saved beside the command\n" {
+				t.Fatalf("notes.txt after the command: %q (the save on the other replica was lost)", got)
+			}
+			if used, disk := usage(t, a, "local"), diskUsage(t, a, "local"); used != disk {
+				t.Fatalf("recorded usage %d, disk %d", used, disk)
+			}
+		})
 	}
 }

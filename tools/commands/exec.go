@@ -121,9 +121,9 @@ func (s *Tools) cutShort(err error, p *execPlan) error {
 		WithHint("Name the files the command needs (e.g. cat a.txt: only they are decrypted), or call again with a larger timeout (max %d)", s.Config().ExecTimeoutMax)
 }
 
-// execZone is Exec in the resolved zone z; serialised says the caller (execMirrored)
-// already holds a command slot and the owner's turn.
-func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, serialised bool) (core.Result, error) {
+// execZone is Exec in the resolved zone z; mirrored says z is the decrypted copy of an
+// encrypted zone (execMirrored, which already holds a command slot and the owner's turn).
+func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, mirrored bool) (core.Result, error) {
 	if in.Cmd == "git" && !z.Versioned {
 		return core.Result{}, core.Errf(core.CommandForbidden, "git only works in versioned zones (documents, group)").With("command", "git").
 			WithHint("Run git in zone='documents' (every write there is committed); storage has no repository")
@@ -139,7 +139,7 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 	}
 	// The slot comes first: a user's commands waiting for their turn count against their
 	// share too, so one user never holds more than exec_max_per_user calls in the server.
-	if !serialised {
+	if !mirrored {
 		release, err := s.AcquireSlot(ctx, c.UserID, core.CommandSlot)
 		if err != nil {
 			return core.Result{}, err
@@ -154,7 +154,7 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 	}
 	// The owner's writing commands run one at a time (exec_quota.go); the wait for the
 	// turn is bounded by the command's timeout.
-	if !serialised {
+	if !mirrored {
 		wait, stop := context.WithTimeout(ctx, p.timeout)
 		turn, err := s.OwnerTurn(wait, z, core.CommandSlot)
 		stop()
@@ -173,7 +173,7 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 		return core.Result{}, err
 	}
 	defer q.finish()
-	return s.execWrite(ctx, c, z, in, p, guard, q)
+	return s.execWrite(ctx, c, z, in, p, guard, q, mirrored)
 }
 
 // afterCommand is the list of checks run after a writing command, before its changes are

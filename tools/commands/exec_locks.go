@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/fileshed/fileshed/core"
@@ -32,12 +33,42 @@ const guardPrefix = ".exec-guard-"
 type lockGuard struct {
 	z *core.Zone
 	// dir holds the copies, beside the zone's data (outside every command's reach).
-	dir    string
-	copies map[string]string // zone-relative path -> copy
-	// beside notes the single-file writes beside the command (core/beside.go): a locked
-	// file its holder wrote meanwhile is theirs, not the command's (when the command changed
-	// it again, the copy from before the command is what is put back).
+	dir string
+	// copies maps each protected zone-relative path to its copy: the file before the
+	// command, or as its holder last wrote it beside the command (keep); mu guards it
+	// from those writes.
+	copies map[string]string
+	mu     sync.Mutex
+	// beside notes the writes beside the command (core/beside.go): a locked file its holder
+	// wrote meanwhile is theirs, not the command's (follow).
 	beside *core.BesideRun
+}
+
+// follow watches run, the note of the writes beside the command, before the command runs:
+// a protected file its holder writes meanwhile is copied again as written, so that what is
+// put back, when the command changes it afterwards, is the holder's last save.
+func (g *lockGuard) follow(run *core.BesideRun) {
+	if g == nil || run == nil {
+		return
+	}
+	g.beside, run.Kept = run, g.keep
+}
+
+// keep copies p again as a write beside the command left it, when p is a protected file.
+func (g *lockGuard) keep(p string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old, ok := g.copies[p]
+	if !ok {
+		return
+	}
+	cp := filepath.Join(g.dir, rand.Text())
+	if copyOut(g.z, p, cp) != nil {
+		_ = os.Remove(cp)
+		return // the copy from before stays what is put back
+	}
+	g.copies[p] = cp
+	_ = os.Remove(old)
 }
 
 // othersLocks are the unexpired locks of zone z not held by c, by path.
@@ -125,6 +156,8 @@ func (g *lockGuard) restore() []string {
 	if g == nil {
 		return nil
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	var reverted []string
 	for _, p := range slices.Sorted(maps.Keys(g.copies)) {
 		cp := g.copies[p]

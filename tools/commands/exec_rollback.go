@@ -29,8 +29,8 @@ import (
 // It runs while the owner's writing commands are serialised, so no other command's changes
 // are touched. In versioned zones it runs with the zone's gate held exclusively, and a file
 // written beside the command (core/beside.go) is left as that write left it (put back so
-// when the command changed it since); a file another tool call created in Storage during
-// the command would be removed with the command's own.
+// when the command changed it since); in Storage, where nothing can be put back, a file or
+// folder written beside the command is left as it is.
 
 // ctimeSlack covers the kernel's coarse timestamp clock: a change made after start may
 // carry a ctime up to one tick earlier.
@@ -92,8 +92,8 @@ func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string
 	}
 	removedDirs := map[string]bool{}
 	for _, p := range slices.Sorted(maps.Keys(after.Entries)) {
-		if beside[p] || underAny(p, removedDirs) {
-			continue // written beside the command, or went with its folder
+		if beside[p] || underAny(p, beside) || underAny(p, removedDirs) {
+			continue // written beside the command (a folder in Storage: with its content), or went with its folder
 		}
 		now, old, existed := after.Entries[p], before.Entries[p], false
 		if e, ok := before.Entries[p]; ok && e.Dir == now.Dir && e.Other == now.Other {
@@ -119,7 +119,7 @@ func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string
 		}
 	}
 	for p, e := range before.Entries {
-		if e.Dir || e.Other || beside[p] {
+		if e.Dir || e.Other || beside[p] || underAny(p, beside) {
 			continue
 		}
 		if now, ok := after.Entries[p]; ok && !now.Dir && !now.Other {

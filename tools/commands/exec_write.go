@@ -29,8 +29,8 @@ var errOverQuota = errors.New("command over quota")
 // callers' writes of single files go on while it runs, each noted for it (core/beside.go).
 // Why: a group member's command held both for its whole run, up to exec_timeout_max, and
 // every other member's writes waited behind it (issue 24).
-func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, p *execPlan, guard *lockGuard, q *execQuota) (core.Result, error) {
-	sp, err := s.holdSpace(ctx, z)
+func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, p *execPlan, guard *lockGuard, q *execQuota, mirrored bool) (core.Result, error) {
+	sp, err := s.holdSpace(ctx, z, mirrored)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -46,9 +46,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 		}
 		run := sp.start()
 		q.beside = run
-		if guard != nil {
-			guard.beside = run
-		}
+		guard.follow(run)
 		if owned != nil {
 			owned.beside = run
 		}
@@ -128,40 +126,54 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	return execResult(data, runErr)
 }
 
-// execSpace is what a writing command holds of a versioned zone's repository: its turn
-// from the first measure to the commit (nil outside versioned zones).
+// execSpace is what a writing command holds of its zone's space: the turn from the first
+// measure to the commit, and the writers' shared state (Beside) to note the writes beside
+// it; in a versioned zone, its open repository too (r; nil in Storage).
 type execSpace struct {
 	s    *Tools
 	r    *core.OpenRepo
+	b    *core.Beside
 	z    *core.Zone
 	turn lock.Lease
+	// done gives back what holdSpace opened (the repository, or the plain space's state).
+	done func()
 	// leases are the turn and, within locked, the gate and the repository lock: checked
 	// before the commit (checked).
 	leases  []lock.Lease
 	running bool
 }
 
-// holdSpace opens z's repository and takes its turn, waiting for whole-tree operations in
-// flight (nil, nil outside versioned zones).
-func (s *Tools) holdSpace(ctx context.Context, z *core.Zone) (*execSpace, error) {
-	if !z.Versioned {
+// holdSpace takes z's space turn, waiting for whole-tree operations in flight (and, in
+// Storage, for the writes in flight: core/plain.go), after opening its repository in a
+// versioned zone. A mirror's command (mirrored: the decrypted copy of an encrypted zone)
+// holds nothing: no write of the zone reaches the copy.
+func (s *Tools) holdSpace(ctx context.Context, z *core.Zone, mirrored bool) (*execSpace, error) {
+	if mirrored {
 		return nil, nil
 	}
-	r, err := s.Repo(z)
-	if err != nil {
-		return nil, err
+	sp := &execSpace{s: s, z: z}
+	if z.Versioned {
+		r, err := s.Repo(z)
+		if err != nil {
+			return nil, err
+		}
+		sp.r, sp.b, sp.done = r, &r.Beside, r.Release
+	} else {
+		sp.b, sp.done = s.PlainSpace(z)
 	}
 	turn, err := s.HoldLease(ctx, core.SpaceKey(core.KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
 	if err != nil {
-		r.Release()
+		sp.done()
 		return nil, err
 	}
-	r.SetCommandTurn(true) // this process's writes of the zone now run beside the command
-	return &execSpace{s: s, r: r, z: z, turn: turn}, nil
+	sp.turn = turn
+	sp.b.SetCommandTurn(true) // this process's writes of the zone now run beside the command
+	return sp, nil
 }
 
-// locked runs fn with the zone's gate held exclusively and the repository lock (l nil
-// outside versioned zones): no write of the zone is between its change and its commit.
+// locked runs fn with the zone's gate held exclusively and, in a versioned zone, the
+// repository lock (l nil otherwise): no write of the zone is between its change and its
+// commit, or its note.
 func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) error {
 	if sp == nil {
 		return fn(nil)
@@ -171,13 +183,17 @@ func (sp *execSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) e
 		return err
 	}
 	defer gate.Unlock()
+	sp.leases = []lock.Lease{sp.turn, gate}
+	defer func() { sp.leases = nil }()
+	if sp.r == nil {
+		return fn(nil)
+	}
 	l, repo, unlock, err := sp.s.LockRepo(ctx, sp.r, sp.z)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	sp.leases = []lock.Lease{sp.turn, gate, repo}
-	defer func() { sp.leases = nil }()
+	sp.leases = append(sp.leases, repo)
 	return fn(l)
 }
 
@@ -203,14 +219,14 @@ func (sp *execSpace) start() *core.BesideRun {
 	if sp == nil {
 		return nil
 	}
-	sp.r.Run, sp.running = &core.BesideRun{Writes: map[string]core.BesideWrite{}}, true
-	return sp.r.Run
+	sp.b.Run, sp.running = &core.BesideRun{Writes: map[string]core.BesideWrite{}}, true
+	return sp.b.Run
 }
 
 // stop (under locked) closes the note.
 func (sp *execSpace) stop() {
 	if sp != nil {
-		sp.r.Run, sp.running = nil, false
+		sp.b.Run, sp.running = nil, false
 	}
 }
 
@@ -226,7 +242,7 @@ func (sp *execSpace) release() {
 			gate()
 		}
 	}
-	sp.r.SetCommandTurn(false)
+	sp.b.SetCommandTurn(false)
 	sp.turn.Unlock()
-	sp.r.Release()
+	sp.done()
 }
