@@ -58,8 +58,8 @@ import (
 // one's (Storage) lives while someone uses it (plain.go).
 type Beside struct {
 	// Run is the command running in the space without the gate (nil when none); set and
-	// cleared with the gate held exclusively, so a write, which holds it shared, sees the
-	// same run from its change to its commit. It is process-local: a write on another
+	// cleared with the turn and the gate held exclusively, so a write, which holds one of
+	// them shared, sees the same run from its change to its commit. It is process-local: a write on another
 	// replica waits for the command instead (holdBeside).
 	Run *BesideRun
 	// turn tells whether a command of this process holds the space's turn.
@@ -103,15 +103,16 @@ func (r *Beside) commandTurn() (bool, <-chan struct{}) {
 	return false, w.taken
 }
 
-// holdBeside takes what a write beside a command holds of z's space, whose writers share
-// r: its gate shared and, unless a command of this process holds the space's turn (its run
-// notes the write), the turn shared first, so that a command on another replica is waited
-// for. A wait for the turn that a command of this process ends by taking it starts again
-// beside that command.
+// holdBeside takes what a write holds of z's space, whose writers share r: the space's turn
+// shared, so that a command on another replica is waited for, or, while a command of this
+// process holds the turn (its run notes the write), the gate shared, so that the write is
+// never between the command's measures. The turn alone is enough: every holder of the gate
+// exclusively (a command's measures, a whole-tree change) holds the turn exclusively. A wait
+// for the turn that a command of this process ends by taking it starts again beside that
+// command.
 func (s *Service) holdBeside(ctx context.Context, r *Beside, z *Zone) (held, error) {
 	for {
 		local, taken := r.commandTurn()
-		var h held
 		if !local {
 			wait, stop := context.WithCancel(ctx)
 			go func() {
@@ -129,18 +130,16 @@ func (s *Service) holdBeside(ctx context.Context, r *Beside, z *Zone) (held, err
 			if err != nil {
 				return nil, err
 			}
-			h = held{turn}
+			return held{turn}, nil
 		}
 		gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 		if err != nil {
-			h.release()
 			return nil, err
 		}
-		h = append(h, gate)
-		if held, _ := r.commandTurn(); !local || held {
-			return h, nil
+		if still, _ := r.commandTurn(); still {
+			return held{gate}, nil
 		}
-		h.release() // the command of this process ended meanwhile: the turn is anyone's again
+		gate.Unlock() // the command of this process ended meanwhile: the turn is anyone's again
 	}
 }
 

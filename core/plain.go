@@ -12,9 +12,9 @@ import (
 // (a locked edit's save put back, the write's growth counted twice, its file removed by the
 // rollback). So the space has a turn and a gate as a versioned one has, without the
 // repository: a command holds the turn from its first measure to its last and the gate
-// exclusively around its measures; every write holds the gate shared and, beside a command
-// of this process, is noted in its run (growth and paths); on another replica it waits for
-// the command (holdBeside).
+// exclusively around its measures; a write holds the turn shared (it waits for a command on
+// another replica) or, beside a command of this process, the gate shared, and is noted in
+// the command's run (growth and paths): holdBeside.
 
 // plainSpaces are the Beside states of the unversioned spaces in use, by space directory.
 type plainSpaces struct {
@@ -53,9 +53,9 @@ func (s *Service) PlainSpace(z *Zone) (*Beside, func()) {
 	}
 }
 
-// mutatePlain runs fn, a change of the unversioned zone z, beside a command running there:
-// it holds the space's gate shared (and its turn, unless a command of this process holds
-// it) and notes in that command's run what fn added and the paths it reports.
+// mutatePlain runs fn, a change of the unversioned zone z: it holds what a write holds of
+// the space (holdBeside) and notes in the run of a command of this process running there
+// what fn added and the paths it reports.
 func (s *Service) mutatePlain(ctx context.Context, z *Zone, fn func() (Change, error)) error {
 	b, release := s.PlainSpace(z)
 	defer release()

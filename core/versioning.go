@@ -39,16 +39,16 @@ type repos struct {
 // openRepo is one open repository with its gate and the number of callers holding it.
 type OpenRepo struct {
 	*vcs.Repo
-	// The space's gate and turn are locks (locks.go): kindGate orders the writers of the
-	// space — whole-tree operations (rename, delete, restore, maintenance, and a command's
-	// measures before its run and its commit after) hold it exclusively from their change
-	// to their commit, so a full commit never sweeps a half-done change under another
-	// message; single-file writes (writeFile) hold it shared, so writes of different files
-	// write and fsync in parallel and only their commits queue on the repository lock.
-	// kindSpace orders the whole-tree operations with the writing commands of the space: a
-	// command holds it from its measures to its commit, its run included, a whole-tree
-	// operation for its change and commit. Single-file writes run beside a command of
-	// their own process, and hold the turn shared otherwise (beside.go: holdBeside).
+	// The space's turn and gate are locks (locks.go). kindSpace, the turn, orders the
+	// writers of the space: whole-tree operations (rename, delete, restore, maintenance)
+	// hold it exclusively for their change and commit, a writing command from its measures
+	// to its commit, its run included; single-file writes (writeFile) hold it shared, so
+	// writes of different files write and fsync in parallel and only their commits queue on
+	// the repository lock. kindGate is held exclusively by those holders of the turn from a
+	// change to its commit (a command: around its measures before its run and its commit
+	// after), so a full commit never sweeps a half-done change under another message; a
+	// single-file write beside a command of its own process holds the gate shared instead
+	// of the turn (beside.go: holdBeside).
 	//
 	//
 	// Beside is what the space's writers share with a command of this process running
@@ -245,9 +245,9 @@ func (s *Service) holdWhole(ctx context.Context, z *Zone) (held, error) {
 
 // mutateFile is mutate for the write of one file whose path is known in advance and that
 // fn reports in Change.Paths (writeFile, shed_sqlite; the caller holds the file's path
-// lock): the gate is held shared and the repository lock only for the commit, and a command
-// of this process running in the zone is no reason to wait: the write is noted for it
-// (besideRun); one on another replica is waited for (holdBeside).
+// lock): the turn is held shared (holdBeside) and the repository lock only for the commit,
+// and a command of this process running in the zone is no reason to wait: the write is
+// noted for it (besideRun); one on another replica is waited for.
 func (s *Service) mutateFile(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error) {
 	if !z.Versioned {
 		return "", s.mutatePlain(ctx, z, fn)
