@@ -34,6 +34,8 @@ type lockGuard struct {
 	z *core.Zone
 	// dir holds the copies, beside the zone's data (outside every command's reach).
 	dir string
+	// locked are the paths other conversations hold.
+	locked []string
 	// copies maps each protected zone-relative path to its copy: the file before the
 	// command, or as its holder last wrote it beside the command (keep); mu guards it
 	// from those writes.
@@ -87,7 +89,8 @@ func (s *Tools) othersLocks(ctx context.Context, c core.Caller, z *core.Zone) (m
 }
 
 // guardLocks refuses a command whose operands name a file locked by another conversation,
-// and copies every other such file of the zone (nil when there is none).
+// and prepares the guard of every other such file of the zone (nil when there is none): its
+// copies are taken once the command holds its space (take).
 func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, operands []string) (*lockGuard, error) {
 	if z.ReadOnly {
 		return nil, nil
@@ -109,21 +112,31 @@ func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, ope
 				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", op)
 		}
 	}
-	g := &lockGuard{z: z, dir: filepath.Join(z.Space, guardPrefix+rand.Text()), copies: map[string]string{}}
-	if err := os.Mkdir(g.dir, 0o700); err != nil {
-		return nil, core.Errf(core.InternalError, "Cannot protect the locked files").Because(err)
+	return &lockGuard{z: z, dir: filepath.Join(z.Space, guardPrefix+rand.Text()), locked: slices.Sorted(maps.Keys(locks)),
+		copies: map[string]string{}}, nil
+}
+
+// take copies the protected files, with the command's space held (execWrite): no write is in
+// flight then, and those that come beside the command refresh the copies (follow). Why not
+// in guardLocks: a locked edit saved while the command waited for its space came after the
+// copy, and was put back as the command's change.
+func (g *lockGuard) take() error {
+	if g == nil {
+		return nil
 	}
-	for _, p := range slices.Sorted(maps.Keys(locks)) {
+	if err := os.Mkdir(g.dir, 0o700); err != nil {
+		return core.Errf(core.InternalError, "Cannot protect the locked files").Because(err)
+	}
+	for _, p := range g.locked {
 		cp := filepath.Join(g.dir, rand.Text())
-		if err := copyOut(z, p, cp); errors.Is(err, fs.ErrNotExist) {
+		if err := copyOut(g.z, p, cp); errors.Is(err, fs.ErrNotExist) {
 			continue // no file yet: nothing to protect
 		} else if err != nil {
-			g.close()
-			return nil, core.Errf(core.InternalError, "Cannot protect the locked file %s", p).With("path", p).Because(err)
+			return core.Errf(core.InternalError, "Cannot protect the locked file %s", p).With("path", p).Because(err)
 		}
 		g.copies[p] = cp
 	}
-	return g, nil
+	return nil
 }
 
 // copyOut copies the regular file p of z to the host path dst.

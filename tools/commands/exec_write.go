@@ -37,6 +37,9 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	defer sp.release()
 	var owned *execGuard
 	err = sp.locked(ctx, func(*vcs.Locked) error {
+		if err := guard.take(); err != nil {
+			return err
+		}
 		if err := q.measureBefore(); err != nil {
 			return err
 		}
