@@ -72,3 +72,26 @@ func TestMaintenanceStopsOnLostLock(t *testing.T) {
 		t.Fatal("the working copy was removed after the edit's lock was lost")
 	}
 }
+
+// TestGroupCommandKeepsItsOwnerOnLostLock: a member's command in a group zone gives the
+// files it creates an owner (with group_default_mode owner) after its commit. When the commit was
+// refused because the PostgreSQL session of its locks died (LOCK_ERROR), the files stayed
+// on disk without a record: open to every member, who could delete or replace them. They
+// are now recorded before the commit, from the disk.
+func TestGroupCommandKeepsItsOwnerOnLostLock(t *testing.T) {
+	g := startGroups(t, withPostgres(t, map[string]string{"FILESHED_GROUP_DEFAULT_MODE": "owner"}))
+	g.create("alice", "seed.md", "x\n", "owner")
+	done := make(chan reply, 1)
+	go func() {
+		done <- g.as("alice", "shed_exec", in(map[string]any{"cmd": "sqlite3", "timeout": 120, "args": []string{"new.db",
+			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<15000000) SELECT count(*) FROM c;" +
+				"CREATE TABLE t(b);"}}))
+	}()
+	waitRunning(t, g.teamDir())
+	killLockSessions(t, stateDB(t, g.env))
+	wantError(t, <-done, "LOCK_ERROR")
+	if _, ok := g.file("new.db"); !ok {
+		t.Fatal("the command's file is gone")
+	}
+	wantError(t, g.as("bob", "shed_delete", in(map[string]any{"path": "new.db"})), "PERMISSION_DENIED")
+}

@@ -129,6 +129,32 @@ func (g *execGuard) recordCreated(l *vcs.Locked) {
 	}
 }
 
+// recordLeft gives an owner to the files the command created when its commit failed (a lock
+// lost with its database session: LOCK_ERROR): they stay on disk, uncommitted until
+// shed_maintenance commits them, and without a record every member could replace or delete
+// them. Created: absent from the zone before the command (before), present after it (after),
+// not written beside it by another member.
+func (g *execGuard) recordLeft(before, after core.Snapshot) {
+	if g == nil || g.s.Config().GroupDefaultMode == core.ModeGroup {
+		return
+	}
+	st, err := core.NewStatter(g.z)
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	for _, p := range slices.Sorted(maps.Keys(after.Entries)) {
+		if _, existed := before.Entries[p]; existed || after.Entries[p].Dir || slices.Contains(g.beside.Paths(), p) {
+			continue
+		}
+		if _, ok := st.Lstat(p); !ok {
+			continue // the guard removed it
+		}
+		_ = g.s.DB().AddOwnership(context.WithoutCancel(g.ctx), store.Ownership{GroupID: g.z.GroupID, Path: p,
+			Owner: g.c.UserID, Mode: g.s.Config().GroupDefaultMode})
+	}
+}
+
 // restore puts back, from HEAD (or the commit of a write beside the command), every
 // protected file the command changed and the caller was not allowed to change, and records
 // them in data.Reverted.
