@@ -24,6 +24,10 @@ const (
 	AuthUnavailable    Code = "AUTH_UNAVAILABLE"
 	BodyTooLarge       Code = "BODY_TOO_LARGE"
 	InternalError      Code = "INTERNAL_ERROR"
+	// StateUnavailable is an INTERNAL_ERROR whose cause is the state database refusing a
+	// connection (too many clients, starting or stopping, unreachable): Because turns one
+	// into the other, so the caller learns that a retry may work.
+	StateUnavailable Code = "STATE_UNAVAILABLE"
 )
 
 // hints is the catalogue: every code with its default hint. Each tool family's file adds
@@ -50,6 +54,7 @@ var hints = map[Code]string{
 	AuthUnavailable:    "Open WebUI could not verify the session: retry in a moment (administrator: check openwebui.url, FILESHED_OPENWEBUI_URL)",
 	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_info(action='parameters'))",
 	InternalError:      "Retry; if it persists, report the request id to the administrator",
+	StateUnavailable:   "The state database refuses connections now: retry in a moment (administrator: PostgreSQL max_connections and the replicas' connections, README 'Several replicas')",
 }
 
 // addHints registers a family's codes in the catalogue.

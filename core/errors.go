@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // Code is the stable wire value of an error ("FILE_NOT_FOUND"). Codes are never renamed:
@@ -47,10 +49,24 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 	return e
 }
 
-// Because records the cause and returns e.
+// Because records the cause and returns e. An INTERNAL_ERROR caused by the state database
+// refusing a connection becomes STATE_UNAVAILABLE (with its hint): not a fault to report,
+// a moment to wait.
 func (e *Error) Because(err error) *Error {
 	e.Err = err
+	if e.Code == InternalError && store.Unavailable(err) {
+		e.Code, e.Hint = StateUnavailable, defaultHint(StateUnavailable)
+	}
 	return e
+}
+
+// Unavailable is the STATE_UNAVAILABLE error of err, a bare error from the state database,
+// when it refused a connection; nil otherwise.
+func Unavailable(err error) *Error {
+	if !store.Unavailable(err) {
+		return nil
+	}
+	return Errf(InternalError, "The state database refused a connection").Because(err)
 }
 
 // AsError returns err as an *Error when it is one.

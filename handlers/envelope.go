@@ -73,6 +73,9 @@ func statusFor(c core.Code) int {
 // INTERNAL_ERROR with the request id, logged once here.
 func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 	e, ok := core.AsError(err)
+	if u := core.Unavailable(err); !ok && u != nil {
+		e, ok = u, true
+	}
 	if !ok || e.Code == core.InternalError {
 		log.Error("internal error", "request_id", reqID, "err", err)
 		e = core.Errf(core.InternalError, "Internal error (request id %s)", reqID).With("request_id", reqID)
@@ -80,6 +83,8 @@ func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 		// Every caller is refused while Open WebUI cannot be reached: the operator must see
 		// why at the default level (the cause names the URL path and status, never a token).
 		log.Warn("Open WebUI could not verify the caller", "request_id", reqID, "code", e.Code, "cause", e.Err)
+	} else if e.Code == core.StateUnavailable {
+		log.Warn("the state database refused a connection", "request_id", reqID, "cause", e.Err)
 	} else if e.Err != nil {
 		log.Debug("operation failed", "request_id", reqID, "code", e.Code, "cause", e.Err)
 	}

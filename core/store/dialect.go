@@ -180,6 +180,19 @@ func fromPGText(s string) string {
 	return b.String()
 }
 
+// Unavailable reports whether err is PostgreSQL refusing a connection or ending one: too many
+// clients (53300, for the server, a database or a role), a connection failure (class 08),
+// the server shutting down or starting (57P01-57P03), or a connection that could not be
+// made at all. A caller may retry later; nothing about the request was wrong.
+func Unavailable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "53300" || strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce)
+}
+
 // retryable reports whether a transaction that failed with err may simply run again:
 // PostgreSQL's serialization failure (40001) and deadlock (40P01), where the server chose
 // this transaction as the one to roll back. SQLite has no such case: busy_timeout already

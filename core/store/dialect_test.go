@@ -2,13 +2,18 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fileshed/fileshed/internal/pgtest"
 )
 
 // awkward are strings PostgreSQL text cannot hold as they are (NUL, invalid UTF-8, a
@@ -244,5 +249,40 @@ func TestStatementDeadlineWithoutCallerDeadline(t *testing.T) {
 	defer cancel2()
 	if dl, _ := ctx.Deadline(); time.Until(dl) > time.Second {
 		t.Errorf("the caller's earlier deadline was not kept: %v", dl)
+	}
+}
+
+// TestUnavailable tells a refused or failed connection (retry later) from a request
+// PostgreSQL rejected (a fault): a server nobody listens on, a role out of connections, a
+// bad statement and a serialization failure, each from a real connection.
+func TestUnavailable(t *testing.T) {
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nobody listens there now
+	closed, err := sql.Open("pgx", fmt.Sprintf("postgres://u@127.0.0.1:%d/x?sslmode=disable&connect_timeout=5", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Close()
+	if err := closed.PingContext(ctx); err == nil || !Unavailable(err) {
+		t.Errorf("connection refused: Unavailable(%v) is false", err)
+	}
+	admin, err := sql.Open("pgx", pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(ctx, "SELEC 1"); err == nil || Unavailable(err) {
+		t.Errorf("a syntax error: Unavailable(%v) is true", err)
+	}
+	if _, err := admin.ExecContext(ctx, "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '40001'; END $$"); err == nil || Unavailable(err) {
+		t.Errorf("a serialization failure: Unavailable(%v) is true", err)
+	}
+	if _, err := admin.ExecContext(ctx, "DO $$ BEGIN RAISE EXCEPTION 'x' USING ERRCODE = '53300'; END $$"); err == nil || !Unavailable(err) {
+		t.Errorf("too many connections: Unavailable(%v) is false", err)
 	}
 }
