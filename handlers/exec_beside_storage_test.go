@@ -41,9 +41,9 @@ func TestStorageCommandOverQuotaLeavesWritesBeside(t *testing.T) {
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
 	done := make(chan reply, 1)
 	go func() {
-		done <- execAs(e, "chat-a", execCall{"zone": "storage", "cmd": "sqlite3", "timeout": 120, "args": []string{"q.db",
-			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<8000000) SELECT count(*) FROM c;" +
-				"CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));"}})
+		call := slowSQLite("q.db", 8_000_000, "CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));")
+		call["zone"] = "storage"
+		done <- execAs(e, "chat-a", call)
 	}()
 	waitRunning(t, filepath.Join(e.base, execDir))
 	content := strings.Repeat("b", 400_000)

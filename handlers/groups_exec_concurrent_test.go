@@ -29,6 +29,13 @@ func waitRunning(t testing.TB, dir string) {
 	t.Fatal("the command did not start")
 }
 
+// slowSQLite is the shed_exec arguments of sqlite3 on db counting to n first (about a second
+// per 5 million here), then running then: a command that writes only after a while.
+func slowSQLite(db string, n int, then string) map[string]any {
+	return map[string]any{"cmd": "sqlite3", "timeout": 120, "args": []string{db,
+		fmt.Sprintf("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<%d) SELECT count(*) FROM c;", n) + then}}
+}
+
 // teamDir is the team's data directory.
 func (g *groupEnv) teamDir() string { return filepath.Join(g.base, "groups", "team", "data") }
 
@@ -174,9 +181,7 @@ func TestGroupCommandOverQuotaBesideWrites(t *testing.T) {
 	g := startGroups(t, map[string]string{"FILESHED_QUOTA_PER_GROUP_MB": "1"})
 	done := make(chan reply, 1)
 	go func() {
-		done <- g.as("alice", "shed_exec", in(map[string]any{"cmd": "sqlite3", "timeout": 120, "args": []string{"q.db",
-			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<8000000) SELECT count(*) FROM c;" +
-				"CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));"}}))
+		done <- g.as("alice", "shed_exec", in(slowSQLite("q.db", 8_000_000, "CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));")))
 	}()
 	waitRunning(t, g.teamDir())
 	wantOK(t, g.as("bob", "shed_create_file", in(map[string]any{"path": "bob.txt", "content": strings.Repeat("b", 400_000)})))

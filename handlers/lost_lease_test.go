@@ -83,9 +83,7 @@ func TestGroupCommandKeepsItsOwnerOnLostLock(t *testing.T) {
 	g.create("alice", "seed.md", "x\n", "owner")
 	done := make(chan reply, 1)
 	go func() {
-		done <- g.as("alice", "shed_exec", in(map[string]any{"cmd": "sqlite3", "timeout": 120, "args": []string{"new.db",
-			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<15000000) SELECT count(*) FROM c;" +
-				"CREATE TABLE t(b);"}}))
+		done <- g.as("alice", "shed_exec", in(slowSQLite("new.db", 15_000_000, "CREATE TABLE t(b);")))
 	}()
 	waitRunning(t, g.teamDir())
 	killLockSessions(t, stateDB(t, g.env))
