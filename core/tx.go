@@ -293,6 +293,12 @@ func (tx *Tx) Reserve(z *Zone, size int64, growth Amount) error {
 // none).
 func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 	s, ctx, c := tx.s, tx.ctx, tx.c
+	z, single := tx.changed()
+	ends, err := tx.holdEnds(z)
+	if err != nil {
+		return "", err
+	}
+	defer ends.release()
 	var created []int
 	for i, st := range tx.e.Steps {
 		if st.Op == OpWrite && !tx.targets[i].Exists {
@@ -321,7 +327,6 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 			moves, movedFrom = append(moves, done), append(movedFrom, tx.e.Steps[i-1])
 		}
 	}
-	z, single := tx.changed()
 	mut := s.Mutate
 	if single {
 		mut = s.mutateFile
@@ -353,6 +358,33 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		}
 	}
 	return hash, err
+}
+
+// holdEnds holds, shared, the turn of each unversioned space the change touches besides z,
+// where it runs (a bridge's Storage end): a writing command running there, on any replica,
+// is waited for, as whole-tree changes wait for one in a versioned zone, so that its
+// measure never takes the bridge's file for its own. These turns come before z's own locks
+// (an exception to the order of keys within a kind: nobody holding a versioned space's turn
+// waits for an unversioned one's).
+func (tx *Tx) holdEnds(z *Zone) (held, error) {
+	var h held
+	seen := map[string]bool{}
+	if z != nil {
+		seen[z.Space] = true
+	}
+	for _, st := range tx.e.Steps {
+		if st.Op == OpCopyFrom || st.Zone.Versioned || seen[st.Zone.Space] {
+			continue
+		}
+		seen[st.Zone.Space] = true
+		le, err := tx.s.hold(tx.ctx, SpaceKey(KindSpace, st.Zone), lock.Shared, "a command in the "+st.Zone.Label+" zone")
+		if err != nil {
+			h.release()
+			return nil, err
+		}
+		h = append(h, le)
+	}
+	return h, nil
 }
 
 // changed is the zone whose versioning the change runs in (the versioned one it changes,

@@ -92,3 +92,29 @@ func TestStorageSaveBesideACommandIsKept(t *testing.T) {
 		t.Fatalf("recorded usage %d, disk %d", used, disk)
 	}
 }
+
+// TestStorageBridgeWaitsForACommand: a bridge's Storage end (documents_to_storage moves a
+// file in, storage_to_documents copies one out) changed Storage while a Storage command ran,
+// unnoted: the command's measure counted the moved file as its own growth (and its rollback
+// over the quota would have removed it). A bridge now waits for a Storage command, as
+// whole-tree changes wait for a command in Documents; the usage equals the disk.
+func TestStorageBridgeWaitsForACommand(t *testing.T) {
+	t.Parallel()
+	e := start(t, nil)
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "d.md", "content": strings.Repeat("d", 7000)}, nil))
+	done := make(chan reply, 1)
+	go func() {
+		done <- execAs(e, "chat-cmd", execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
+	}()
+	waitRunning(t, filepath.Join(e.base, execDir))
+	wantOK(t, e.post("shed_transfer", map[string]any{"action": "documents_to_storage", "src": "d.md", "dest": "d.md"}, conv("other")))
+	select {
+	case r := <-done:
+		wantOK(t, r)
+	default:
+		t.Fatal("the bridge ran beside the Storage command")
+	}
+	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+}
