@@ -11,6 +11,24 @@ import (
 // Writes beside a command in Storage (core/plain.go): Storage has no repository, and the
 // writes of other conversations during a command were taken for the command's own.
 
+// commandRunning starts the Storage command call of conversation chat-cmd and returns, once
+// it runs, where its answer will come.
+func commandRunning(t *testing.T, e *env, call execCall) <-chan reply {
+	t.Helper()
+	done := make(chan reply, 1)
+	go func() { done <- execAs(e, "chat-cmd", call) }()
+	waitRunning(t, filepath.Join(e.base, execDir))
+	return done
+}
+
+// usageIsDisk fails t unless the local user's recorded usage equals the bytes on disk.
+func usageIsDisk(t *testing.T, e *env) {
+	t.Helper()
+	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
+		t.Fatalf("recorded usage %d, disk %d", used, disk)
+	}
+}
+
 // TestStorageWriteBesideACommandCountsOnce: a file created, and another deleted, in Storage
 // while a command ran were counted by the command's measure too (recorded usage 10,000
 // bytes for 5,000 on disk). The usage now equals the disk.
@@ -18,11 +36,7 @@ func TestStorageWriteBesideACommandCountsOnce(t *testing.T) {
 	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "old/gone.txt", "content": strings.Repeat("o", 3000)}, nil))
-	done := make(chan reply, 1)
-	go func() {
-		done <- execAs(e, "chat-cmd", execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
-	}()
-	waitRunning(t, filepath.Join(e.base, execDir))
+	done := commandRunning(t, e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "new.txt", "content": strings.Repeat("x", 5000)}, conv("other")))
 	wantOK(t, e.post("shed_delete", map[string]any{"zone": "storage", "path": "old"}, conv("other")))
 	wantOK(t, <-done)
@@ -39,13 +53,9 @@ func TestStorageWriteBesideACommandCountsOnce(t *testing.T) {
 func TestStorageCommandOverQuotaLeavesWritesBeside(t *testing.T) {
 	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1"})
-	done := make(chan reply, 1)
-	go func() {
-		call := slowSQLite("q.db", 8_000_000, "CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));")
-		call["zone"] = "storage"
-		done <- execAs(e, "chat-a", call)
-	}()
-	waitRunning(t, filepath.Join(e.base, execDir))
+	call := slowSQLite("q.db", 8_000_000, "CREATE TABLE t(b); INSERT INTO t VALUES (zeroblob(700000));")
+	call["zone"] = "storage"
+	done := commandRunning(t, e, call)
 	content := strings.Repeat("b", 400_000)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "b/beside.txt", "content": content}, conv("chat-b")))
 	r := <-done
@@ -56,9 +66,7 @@ func TestStorageCommandOverQuotaLeavesWritesBeside(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.base, execDir, "q.db")); !os.IsNotExist(err) {
 		t.Fatalf("the command's database survived its rollback: %v", err)
 	}
-	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
-		t.Fatalf("recorded usage %d, disk %d", used, disk)
-	}
+	usageIsDisk(t, e)
 }
 
 // TestStorageSaveBesideACommandIsKept: a locked edit saved in Storage while another
@@ -73,11 +81,7 @@ func TestStorageSaveBesideACommandIsKept(t *testing.T) {
 	wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": "storage", "path": "notes.txt"}, editor))
 	saved := strings.Repeat("saved beside the command\n", 400)
 	wantOK(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "notes.txt", "content": saved}, editor))
-	done := make(chan reply, 1)
-	go func() {
-		done <- execAs(e, "chat-cmd", execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
-	}()
-	waitRunning(t, filepath.Join(e.base, execDir))
+	done := commandRunning(t, e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
 	time.Sleep(100 * time.Millisecond) // past the command's first measure
 	wantOK(t, e.post("shed_lockedit_save", map[string]any{"zone": "storage", "path": "notes.txt"}, editor))
 	r := <-done
@@ -88,9 +92,7 @@ func TestStorageSaveBesideACommandIsKept(t *testing.T) {
 	if got := readFile(t, e, execDir+"notes.txt"); got != saved {
 		t.Fatalf("notes.txt after the command: %.40q (the save was lost)", got)
 	}
-	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
-		t.Fatalf("recorded usage %d, disk %d", used, disk)
-	}
+	usageIsDisk(t, e)
 }
 
 // TestStorageBridgeWaitsForACommand: a bridge's Storage end (documents_to_storage moves a
@@ -102,11 +104,7 @@ func TestStorageBridgeWaitsForACommand(t *testing.T) {
 	t.Parallel()
 	e := start(t, nil)
 	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "d.md", "content": strings.Repeat("d", 7000)}, nil))
-	done := make(chan reply, 1)
-	go func() {
-		done <- execAs(e, "chat-cmd", execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
-	}()
-	waitRunning(t, filepath.Join(e.base, execDir))
+	done := commandRunning(t, e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"2"}})
 	wantOK(t, e.post("shed_transfer", map[string]any{"action": "documents_to_storage", "src": "d.md", "dest": "d.md"}, conv("other")))
 	select {
 	case r := <-done:
@@ -114,7 +112,5 @@ func TestStorageBridgeWaitsForACommand(t *testing.T) {
 	default:
 		t.Fatal("the bridge ran beside the Storage command")
 	}
-	if used, disk := usage(t, e, "local"), diskUsage(t, e, "local"); used != disk {
-		t.Fatalf("recorded usage %d, disk %d", used, disk)
-	}
+	usageIsDisk(t, e)
 }
