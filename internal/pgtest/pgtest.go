@@ -118,6 +118,11 @@ func binDir() string {
 	return ""
 }
 
+// Installed reports whether PostgreSQL is installed here (URL skips its test otherwise): a
+// check over the whole suite (the handlers' error catalogue) leaves out what only
+// PostgreSQL can provoke when it is not.
+func Installed() bool { return binDir() != "" }
+
 // start creates and starts the private server. It returns a skip message when PostgreSQL
 // is not installed.
 func start() (*server, string, error) {
