@@ -31,7 +31,8 @@ func TestMain(m *testing.M) {
 	if code == 0 && os.Getenv("FILESHED_SKIP_CATALOGUE") == "" && !testing.Short() {
 		var missing []string
 		seen.Store(string(core.InternalError), true) // provoked by TestPanicBecomesInternalError
-		if !pgtest.Installed() {                     // TestStateDatabaseRefusingConnections skipped (CI installs it, and skips nothing)
+		// Without PostgreSQL TestStateDatabaseRefusingConnections skips (CI installs it and skips nothing).
+		if !pgtest.Installed() {
 			seen.Store(string(core.StateUnavailable), true)
 		}
 		for _, c := range core.Codes() {
