@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // Sizes of the on-disk format (core/crypt): a 48-byte header, then segments of 64 KiB of
@@ -234,7 +236,7 @@ func TestEncryptionWrongMasterKey(t *testing.T) {
 	if r.Data["content"] != "uploaded\n" {
 		t.Fatalf("upload after the right key came back: %s", r.raw)
 	}
-	for _, l := range []*lockedBuffer{e.logs, g.logs} {
+	for _, l := range []*testtool.Buffer{e.logs, g.logs} {
 		if strings.Contains(l.String(), masterKey) {
 			t.Fatal("the log holds the master key")
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // seen records every error code answered during the package's tests, for the catalogue test.
@@ -64,7 +65,7 @@ type env struct {
 	srv  *httptest.Server
 	base string
 	cfg  *valves.Config
-	logs *lockedBuffer
+	logs *testtool.Buffer
 	// stop closes the HTTP server and the service (once): a restart on the same storage
 	// must stop the first server, which holds the storage lock.
 	stop func()
@@ -156,7 +157,7 @@ func start(t testing.TB, vars map[string]string) *env {
 // storage a test may prepare first).
 func serve(t testing.TB, cfg *valves.Config) *env {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &testtool.Buffer{}
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
@@ -178,24 +179,6 @@ func (e *env) spec(doc any) {
 	if err := json.NewDecoder(resp.Body).Decode(doc); err != nil {
 		e.t.Fatal(err)
 	}
-}
-
-// lockedBuffer collects a test server's logs (at debug level) for the no-secrets checks.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // reply is a decoded envelope plus the HTTP status.

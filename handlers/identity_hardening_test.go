@@ -1,19 +1,18 @@
 package handlers_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/owui/owuitest"
 	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // TestJWTClaimsChecked: Open WebUI's forwarded JWT (backend/open_webui/utils/headers.py,
@@ -137,29 +136,11 @@ func TestIDsStartWithLetterOrDigit(t *testing.T) {
 	}
 }
 
-// logBuffer is a goroutine-safe log sink for tests that read the server's log.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startLogged is start with the server's JSON log (level debug) kept in a buffer.
-func startLogged(t *testing.T, vars map[string]string) (*env, *logBuffer) {
+func startLogged(t *testing.T, vars map[string]string) (*env, *testtool.Buffer) {
 	t.Helper()
 	cfg := config(t, vars)
-	logs := &logBuffer{}
+	logs := &testtool.Buffer{}
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)

@@ -7,17 +7,17 @@
 package replicatest
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // Build builds the server into dir/fileshed and its launcher into dir/fileshed-sandbox,
@@ -43,7 +43,7 @@ type Replica struct {
 	Bin, Addr string
 	Env       []string
 	cmd       *exec.Cmd
-	logs      *syncBuffer
+	logs      *testtool.Buffer
 	exited    chan struct{}
 }
 
@@ -63,7 +63,7 @@ func (r *Replica) Start(t testing.TB) {
 	t.Helper()
 	r.cmd = exec.Command(r.Bin)
 	r.cmd.Env = append(os.Environ(), append(r.Env, "FILESHED_LISTEN="+r.Addr)...)
-	r.logs, r.exited = &syncBuffer{}, make(chan struct{})
+	r.logs, r.exited = &testtool.Buffer{}, make(chan struct{})
 	r.cmd.Stderr = r.logs
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -102,22 +102,4 @@ func FreeAddr(t testing.TB) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writer and the test's reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,10 +1,13 @@
-// Package testtool lets a test that needs an optional system program skip where it is not
-// installed, naming the Debian package to install. CI installs every package and fails on
-// any skip (.ci/run), so a skip never hides a failure there.
+// Package testtool holds what the tests of several packages share: a skip, naming the Debian
+// package, for a test that needs an optional system program where it is not installed (CI
+// installs every package and fails on any skip, .ci/run, so a skip never hides a failure
+// there), and a log buffer safe for concurrent use.
 package testtool
 
 import (
+	"bytes"
 	"os/exec"
+	"sync"
 	"testing"
 )
 
@@ -34,4 +37,25 @@ func Require(t testing.TB, program string) {
 	if _, err := exec.LookPath(p.bin); err != nil {
 		t.Skipf("%s is not installed: apt-get install %s (CI installs it)", p.bin, p.pkg)
 	}
+}
+
+// Buffer is a bytes.Buffer that a server's or a process's writer and the test's reader may
+// use at once (a log sink read while the server runs).
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
