@@ -172,9 +172,6 @@ type Change struct {
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
-	// AfterCommit, with All in versioned zones, runs under the repository lock after a
-	// successful commit (the guard records the files a command created there).
-	AfterCommit func(l *vcs.Locked)
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the space's turn (it waits
@@ -328,7 +325,7 @@ func repoErr(z *Zone, err error) *Error {
 }
 
 // commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
-// the author: ch.Paths, or every change with ch.All (then ch.AfterCommit); message defaults
+// the author: ch.Paths, or every change with ch.All; message defaults
 // to "tool: path". It returns the commit hash ("" when nothing changed).
 func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
 	if ch.BeforeCommit != nil {
@@ -356,9 +353,6 @@ func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string,
 	var err error
 	if ch.All {
 		err = s.timed("git_commit_all", func() (err error) { hash, err = l.CommitAll(author, message); return err })
-		if err == nil && ch.AfterCommit != nil {
-			ch.AfterCommit(l)
-		}
 	} else {
 		err = s.timed("git_commit", func() (err error) { hash, err = l.CommitPaths(ch.Paths, author, message); return err })
 	}

@@ -118,9 +118,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 		}
 		ch.BeforeCommit = sp.checked(ch.BeforeCommit)
 		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
-		if err != nil {
-			owned.recordLeft(q.before, after)
-		}
+		owned.recordCreated(q.before, after)
 		return err
 	})
 	if rb != nil {

@@ -41,9 +41,6 @@ type execGuard struct {
 	c     core.Caller
 	z     *core.Zone
 	files []guarded
-	// tracked are the paths of HEAD before the commit, when the files the command
-	// creates are to be recorded (group_default_mode other than 'group').
-	tracked []string
 	// beside notes the writes of other members during the command.
 	beside *core.BesideRun
 	// companions are the SQLite companions of the databases the caller may not write
@@ -97,44 +94,19 @@ func (g *execGuard) change(ch core.Change, data *ExecData) core.Change {
 	if g == nil {
 		return ch
 	}
-	record := g.s.Config().GroupDefaultMode != core.ModeGroup
-	ch.BeforeCommit = func(l *vcs.Locked) error {
-		if record {
-			g.tracked, _ = l.Tracked() // nil on error: nothing is recorded
-		}
-		return g.restore(l, data)
-	}
-	if record {
-		ch.AfterCommit = g.recordCreated
-	}
+	ch.BeforeCommit = func(l *vcs.Locked) error { return g.restore(l, data) }
 	return ch
 }
 
-// recordCreated gives the files the command created (in HEAD now, not before) an owner,
-// the caller, with group_default_mode, so that a command creates files like the tools do.
-// Errors leave files without a record (open to every member), as before groups existed.
-func (g *execGuard) recordCreated(l *vcs.Locked) {
-	if g.tracked == nil {
-		return
-	}
-	after, err := l.Tracked()
-	if err != nil {
-		return
-	}
-	for _, p := range after {
-		if _, found := slices.BinarySearch(g.tracked, p); !found {
-			_ = g.s.DB().AddOwnership(context.WithoutCancel(g.ctx), store.Ownership{GroupID: g.z.GroupID, Path: p,
-				Owner: g.c.UserID, Mode: g.s.Config().GroupDefaultMode})
-		}
-	}
-}
-
-// recordLeft gives an owner to the files the command created when its commit failed (a lock
-// lost with its database session: LOCK_ERROR): they stay on disk, uncommitted until
+// recordCreated gives the files the command created an owner, the caller, with
+// group_default_mode (nothing to record with 'group'), so that a command creates files like
+// the tools do; after its commit, and also when the commit failed (a lock lost with its
+// database session: LOCK_ERROR), since the files then stay on disk, uncommitted until
 // shed_maintenance commits them, and without a record every member could replace or delete
-// them. Created: absent from the zone before the command (before), present after it (after),
-// not written beside it by another member.
-func (g *execGuard) recordLeft(before, after core.Snapshot) {
+// them. Created: absent from the zone before the command (before), present after it (after)
+// and still now (the guard may have removed it), not written beside it by another member.
+// Errors leave files without a record (open to every member), as before groups existed.
+func (g *execGuard) recordCreated(before, after core.Snapshot) {
 	if g == nil || g.s.Config().GroupDefaultMode == core.ModeGroup {
 		return
 	}
@@ -143,8 +115,9 @@ func (g *execGuard) recordLeft(before, after core.Snapshot) {
 		return
 	}
 	defer st.Close()
+	beside := g.beside.Paths()
 	for _, p := range slices.Sorted(maps.Keys(after.Entries)) {
-		if _, existed := before.Entries[p]; existed || after.Entries[p].Dir || slices.Contains(g.beside.Paths(), p) {
+		if _, existed := before.Entries[p]; existed || after.Entries[p].Dir || slices.Contains(beside, p) {
 			continue
 		}
 		if _, ok := st.Lstat(p); !ok {
