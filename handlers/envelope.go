@@ -73,8 +73,10 @@ func statusFor(c core.Code) int {
 // INTERNAL_ERROR with the request id, logged once here.
 func failure(log *slog.Logger, reqID string, err error) (int, Envelope) {
 	e, ok := core.AsError(err)
-	if u := core.Unavailable(err); !ok && u != nil {
-		e, ok = u, true
+	if !ok {
+		if u := core.Unavailable(err); u != nil {
+			e, ok = u, true
+		}
 	}
 	if !ok || e.Code == core.InternalError {
 		log.Error("internal error", "request_id", reqID, "err", err)
