@@ -53,6 +53,8 @@ const (
 	// ownerCleanTimeout bounds the leader's cleaning of one dead replica's owner (its
 	// reconcile waits for the owner's writers); what runs out is tried again next beat.
 	ownerCleanTimeout = 30 * time.Second
+	// beatCallTimeout bounds one beat's calls to the state database; a stop waits for them.
+	beatCallTimeout = 10 * time.Second
 )
 
 // cluster is this server's place among the replicas of its storage.
@@ -69,15 +71,41 @@ type cluster struct {
 	// beat and quiet are replicaBeat and replicaQuiet when the replica started.
 	beat, quiet time.Duration
 	stop        func()
+	// database names the state database in the process's count of servers (serving); left
+	// is set by the first leave.
+	database string
+	left     atomic.Bool
+}
+
+// serving counts this process's servers per state database: they share the process's
+// replica id, so its row is theirs together (tests start several). Why a count in the
+// process and not the database's view of the liveness lock: a session whose connection
+// broke cannot unlock, and the database frees its lock only once it has ended the backend,
+// a moment after the stop; asked then, the lock said "another server" and the row stayed.
+var serving = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// join counts one more server of this process on database and returns how many there are.
+func join(database string, delta int) int {
+	serving.Lock()
+	defer serving.Unlock()
+	serving.n[database] += delta
+	n := serving.n[database]
+	if n == 0 {
+		delete(serving.n, database)
+	}
+	return n
 }
 
 // startReplica joins the replicas of the storage before the server serves: the liveness lock
 // and the row come first, so that no temporary name of this replica exists before a sweep
 // elsewhere can tell it is alive.
-func (s *Service) startReplica() error {
+func (s *Service) startReplica(database string) error {
 	host, _ := os.Hostname()
 	c := &cluster{self: store.Replica{ID: confine.Replica(), Host: host, PID: int64(os.Getpid())},
-		beat: replicaBeat, quiet: replicaQuiet}
+		beat: replicaBeat, quiet: replicaQuiet, database: database}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	session, err := s.db.OpenSession(ctx, c.self.ID)
@@ -89,6 +117,7 @@ func (s *Service) startReplica() error {
 		return fmt.Errorf("state database: %w", err)
 	}
 	c.tryLead(ctx, session) // a lone server leads from its start
+	join(database, 1)
 	now := time.Now()
 	c.healthy.Store(&now)
 	s.cluster = c
@@ -102,7 +131,10 @@ func (s *Service) startReplica() error {
 
 // live keeps the replica alive every beat: its heartbeat, its session (opened again when its
 // connection died) and, when free, the leader's lock. It closes the session when ctx ends.
-func (c *cluster) live(ctx context.Context, db *store.DB, session *store.Session) {
+// Why each beat's calls run to their end, bounded, rather than with ctx: a call cut short
+// breaks its connection while the database may still run it — a heartbeat could then land
+// after the stop forgot the row, and a session call leave the liveness lock held.
+func (c *cluster) live(stop context.Context, db *store.DB, session *store.Session) {
 	defer func() {
 		if session != nil {
 			session.Close()
@@ -112,36 +144,44 @@ func (c *cluster) live(ctx context.Context, db *store.DB, session *store.Session
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-stop.Done():
 			return
 		case <-t.C:
 		}
-		added, err := db.Heartbeat(ctx, c.self)
-		switch {
-		case err != nil:
-			c.healthy.Store(nil)
-		case c.healthy.Load() == nil:
-			now := time.Now()
-			c.healthy.Store(&now)
-		}
-		if added {
-			c.noted.Clear() // a leader took this replica for dead and forgot its journal
-		}
-		if session != nil && session.Ping(ctx) != nil {
-			session.Close() // its locks are gone with its connection: liveness and leadership
-			session = nil
-			c.leading.Store(false)
-		}
-		if session == nil {
-			if session, err = db.OpenSession(ctx, c.self.ID); err != nil {
-				session = nil
-				continue
-			}
-		}
-		if !c.leading.Load() {
-			c.tryLead(ctx, session)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(stop), beatCallTimeout)
+		session = c.beatOnce(ctx, db, session)
+		cancel()
+	}
+}
+
+// beatOnce is one beat of live; it returns the session as it is after the beat (nil when it
+// could not be opened again).
+func (c *cluster) beatOnce(ctx context.Context, db *store.DB, session *store.Session) *store.Session {
+	added, err := db.Heartbeat(ctx, c.self)
+	switch {
+	case err != nil:
+		c.healthy.Store(nil)
+	case c.healthy.Load() == nil:
+		now := time.Now()
+		c.healthy.Store(&now)
+	}
+	if added {
+		c.noted.Clear() // a leader took this replica for dead and forgot its journal
+	}
+	if session != nil && session.Ping(ctx) != nil {
+		session.Close() // its locks are gone with its connection: liveness and leadership
+		session = nil
+		c.leading.Store(false)
+	}
+	if session == nil {
+		if session, err = db.OpenSession(ctx, c.self.ID); err != nil {
+			return nil
 		}
 	}
+	if !c.leading.Load() {
+		c.tryLead(ctx, session)
+	}
+	return session
 }
 
 // tryLead takes the leader's lock on session if it is free.
@@ -154,18 +194,20 @@ func (c *cluster) tryLead(ctx context.Context, session *store.Session) {
 
 // leaveReplicas stops the replica's heartbeat and housekeeping (its session closes) and, the
 // server being stopped cleanly (no call in flight), forgets its row and journal: nothing of
-// it needs cleaning. Not while another server of the process holds the id (tests).
+// it needs cleaning. Not while another server of this process on the same database is
+// running (tests): the row is theirs too.
 func (s *Service) leaveReplicas() {
 	c := s.cluster
-	if c == nil {
+	if c == nil || c.left.Swap(true) {
 		return
 	}
 	c.stop()
+	if join(c.database, -1) > 0 {
+		return // another server of this process on the database keeps the row alive
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if alive, err := s.db.Alive(ctx, c.self.ID); err == nil && !alive { // no other server of this process
-		_ = s.db.ForgetReplica(ctx, c.self.ID) // if it fails, the leader buries it
-	}
+	_ = s.db.ForgetReplica(ctx, c.self.ID) // if it fails, the leader buries it
 }
 
 // judging reports whether the leader may take a silent replica for dead: its own heartbeats

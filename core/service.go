@@ -107,7 +107,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	case opt.Admin:
 	case cfg.State.Driver == store.Postgres:
 		// Among replicas: the leader sweeps, and only what dead replicas left (replicas.go).
-		if err := s.startReplica(); err != nil {
+		if err := s.startReplica(cfg.State.URL); err != nil {
 			s.Close()
 			return nil, err
 		}
