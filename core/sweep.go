@@ -65,9 +65,12 @@ type stale func(replica string, mod time.Time) bool
 // leader's, shed_maintenance): a name of this process is a leftover when no write of it
 // holds the name (confine.Held: an error path left it), one of another process when stale
 // says so.
+// Why a name of this process never goes by its file time: file times come from the kernel's
+// coarse clock, a tick behind time.Now, so a write made just after the start looks older
+// than the server.
 func leftover(stale stale, name, replica string, mod time.Time) bool {
-	if replica == confine.Replica() && !confine.Held(name) {
-		return true
+	if replica == confine.Replica() {
+		return !confine.Held(name)
 	}
 	return stale(replica, mod)
 }

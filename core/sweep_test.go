@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -69,5 +70,39 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 	dead()
 	if used := usageAfterRestart(true); used != 100 {
 		t.Fatalf("after an unclean stop the dead reservation stays: usage %d, want 100", used)
+	}
+}
+
+// TestSweepSparesAHeldNameWrittenAsTheServerStarted (issue 34: TestGuardPutsBackContestedWrites
+// failed with "no such file or directory" at its first write): a temporary name this process
+// holds is a live write, whatever its file time. File times come from the kernel's coarse
+// clock, a tick behind time.Now, so a write made just after the start can look older than
+// the server; the start-up sweep running beside it removed its temporary file before the
+// rename.
+func TestSweepSparesAHeldNameWrittenAsTheServerStarted(t *testing.T) {
+	s, base := testService(t, nil)
+	dir := filepath.Join(base, "users", "ann", "Storage", "data")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	name, release := confine.HoldTemp()
+	defer release()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("in flight"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tick := s.started.Add(-4 * time.Millisecond) // the coarse clock's lag at the start
+	if err := os.Chtimes(p, tick, tick); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.sweepLeftovers(t.Context(), dir, s.staleTemp(t.Context())); n != 0 {
+		t.Fatalf("the sweep removed %d names", n)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("a held temporary name was swept: %v", err)
+	}
+	release()
+	if n := s.sweepLeftovers(t.Context(), dir, s.staleTemp(t.Context())); n != 1 {
+		t.Fatalf("released (an error path left it), it is a leftover: removed %d", n)
 	}
 }
