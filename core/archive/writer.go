@@ -32,6 +32,7 @@ type Writer struct {
 	file    *fileWriter   // the entry being written
 	deflate *flate.Writer // reset for each file: a new one allocates about a megabyte
 	rec     []byte        // scratch for one record
+	copyBuf []byte        // fileWriter.ReadFrom's buffer, one for every entry
 }
 
 // NewWriter starts an archive written to w.
@@ -86,7 +87,10 @@ func (w *Writer) File(name string, modified time.Time, perm fs.FileMode) (io.Wri
 	} else {
 		w.deflate.Reset(compressed)
 	}
-	w.file = &fileWriter{e: e, deflate: w.deflate, compressed: compressed, crc: crc32.NewIEEE()}
+	if w.copyBuf == nil {
+		w.copyBuf = make([]byte, 32<<10)
+	}
+	w.file = &fileWriter{e: e, deflate: w.deflate, compressed: compressed, crc: crc32.NewIEEE(), buf: w.copyBuf}
 	return w.file, nil
 }
 
@@ -264,12 +268,20 @@ type fileWriter struct {
 	compressed *counter
 	crc        hash.Hash32
 	size       int64
+	buf        []byte // the Writer's copy buffer
 }
 
 func (f *fileWriter) Write(p []byte) (int, error) {
 	f.crc.Write(p)
 	f.size += int64(len(p))
 	return f.deflate.Write(p)
+}
+
+// ReadFrom copies r into the entry through the Writer's buffer. Why: io.Copy would allocate
+// 32 KiB for every file (an os.File's WriteTo falls back to it), 640 MiB of garbage for a
+// folder of 20,000 files.
+func (f *fileWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.CopyBuffer(struct{ io.Writer }{f}, struct{ io.Reader }{r}, f.buf)
 }
 
 // external is the external attributes of an entry of Unix type typ: the Unix mode, and
