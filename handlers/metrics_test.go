@@ -71,6 +71,22 @@ func TestMetricsTokenRequired(t *testing.T) {
 	}
 }
 
+// waitMetric waits (up to 30 s) until /metrics, scraped with the bearer token key (""
+// for none), shows line: the event a test waits for, such as a number of running commands.
+func (e *env) waitMetric(key, line string) {
+	e.t.Helper()
+	t := e.t.(*testing.T)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, body := scrape(t, e, key); strings.Contains(body, line) {
+			return
+		}
+		if time.Now().After(deadline) {
+			_, body := scrape(t, e, key)
+			t.Fatalf("/metrics never showed %q: %s", line, body)
+		}
+	}
+}
+
 // TestMetricsShowRunningCommands: a command that runs shows in fileshed_commands_running.
 func TestMetricsShowRunningCommands(t *testing.T) {
 	e := start(t, nil)

@@ -39,11 +39,12 @@ func (s *Server) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[r.URL.Path]++
-		down, delay := s.down, s.delay
+		down, delay, changed := s.down, s.delay, s.delayChanged
 		s.mu.Unlock()
 		if delay > 0 {
 			select {
 			case <-time.After(delay):
+			case <-changed:
 			case <-r.Context().Done():
 				return
 			}

@@ -23,6 +23,8 @@ type Server struct {
 	chats  map[string]chat
 	down   bool
 	delay  time.Duration
+	// delayChanged is closed (and replaced) by SetDelay: held answers go on at once.
+	delayChanged chan struct{}
 	// noMemberLists makes the group list omit user_ids, as recent Open WebUI versions do.
 	noMemberLists bool
 	calls         map[string]int
@@ -131,11 +133,17 @@ func (s *Server) SetDown(down bool) {
 	s.down = down
 }
 
-// SetDelay holds every answer for d (0 for none), or until the client gives up.
+// SetDelay holds every answer for d (0 for none), or until the client gives up, or until the
+// next SetDelay releases the answers held so far (a test holds them with a long delay and
+// lets them go when it has seen what it waits for).
 func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delay = d
+	if s.delayChanged != nil {
+		close(s.delayChanged)
+	}
+	s.delayChanged = make(chan struct{})
 }
 
 // Calls returns how many requests reached the exact (unescaped) URL path,
