@@ -222,10 +222,20 @@ func TestExecParallelCopiesStayUnderQuota(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	copied := 0
 	for _, r := range replies {
-		if !r.Success && r.Error != "QUOTA_EXCEEDED" {
+		// Why TIMEOUT is an answer here: the ten queue on the owner's Storage turn, each
+		// within its own timeout, and a loaded machine (CI) can make the last wait past it
+		// (issue 34). The quota must hold whatever the answer.
+		switch {
+		case r.Success:
+			copied++
+		case r.Error != "QUOTA_EXCEEDED" && r.Error != "TIMEOUT":
 			t.Errorf("unexpected: %s", r.raw)
 		}
+	}
+	if copied == 0 {
+		t.Fatal("no copy ran")
 	}
 	if got := diskUsage(t, e, "local"); got > 10<<20 {
 		t.Fatalf("zone holds %.1f MB after the calls, quota 10 MB", float64(got)/(1<<20))
