@@ -28,9 +28,10 @@ func init() {
 	})
 }
 
-// Codes of shed_sqlite. DB_ERROR, TABLE_EXISTS and the CSV codes are the original's;
-// SQL_FORBIDDEN is ours (FUNCTIONS.md: an authorizer refusal). An SQL statement that fails
-// is EXEC_ERROR, as in the original; DB_ERROR says the file is not a usable database.
+// Codes of shed_sqlite. TABLE_EXISTS and the CSV codes are the original's; SQL_FORBIDDEN
+// is ours (FUNCTIONS.md: an authorizer refusal). An SQL statement that fails, and a file
+// that is not a database, is EXEC_ERROR, as in the original. DB_ERROR is the original's
+// too, for what it meant there: Open WebUI did not store a file (links.mode openwebui).
 const (
 	DBError       Code = "DB_ERROR"
 	TableExists   Code = "TABLE_EXISTS"
@@ -42,7 +43,7 @@ const (
 
 func init() {
 	addHints(map[Code]string{
-		DBError:       "The file is not a usable SQLite database: check it with shed_file_type; to load a CSV use import_csv",
+		DBError:       "Open WebUI could not store the file: retry later, or ask the administrator to check Open WebUI's storage",
 		TableExists:   "Use if_exists='replace' or if_exists='append'",
 		CSVEmpty:      "The CSV has no data rows: check the file with shed_read, or skip_rows/has_header",
 		CSVParseError: "Give delimiter=, encoding= or skip_rows= explicitly (guide: shed_help(howto='csv_to_sqlite'))",

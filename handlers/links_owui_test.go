@@ -32,6 +32,9 @@ func TestLinkOpenWebUIMode(t *testing.T) {
 		t.Fatalf("Open WebUI holds %q (%v)", got, ok)
 	}
 	wantError(t, e.post("shed_link_create", map[string]any{"zone": "storage", "path": "out"}, alice), "NOT_A_FILE")
+	fake.SetRefuseUploads(true) // Open WebUI's file table did not take the entry: the original's DB_ERROR
+	wantError(t, e.post("shed_link_create", map[string]any{"zone": "storage", "path": "out/report [final].csv"}, alice), "DB_ERROR")
+	fake.SetRefuseUploads(false)
 	l := e.post("shed_link_list", nil, alice)
 	if l.Data["count"].(float64) != 1 || !strings.Contains(l.raw, want) {
 		t.Errorf("list: %s", l.raw)

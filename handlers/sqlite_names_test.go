@@ -9,7 +9,7 @@ import (
 // (reference §5.26, issue 28): a write answers last_row_id; a truncated SELECT answers
 // total_rows (counted while the rest is discarded, up to sqlite_rows_max, and
 // total_rows_capped says when the count stopped there); an SQL error is EXEC_ERROR (a file
-// that is not a database stays DB_ERROR); rows stay columns + arrays.
+// that is not a database is EXEC_ERROR too, as in the original); rows stay columns + arrays.
 func TestSQLiteKeepsTheOriginalNames(t *testing.T) {
 	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_SQLITE_ROWS_MAX": "100"})
@@ -54,7 +54,7 @@ func TestSQLiteKeepsTheOriginalNames(t *testing.T) {
 		t.Fatalf("SQL error: %s", r.raw)
 	}
 	e.write(zoneDir+"notes.txt", "this is not a database, just text\n")
-	wantError(t, sq(e, "notes.txt", map[string]any{"query": "SELECT 1"}), "DB_ERROR")
+	wantError(t, sq(e, "notes.txt", map[string]any{"query": "SELECT 1"}), "EXEC_ERROR")
 }
 
 // TestSQLiteImportKeepsTheOriginalNames: a CSV with a header and no rows creates the empty

@@ -124,7 +124,7 @@ func TestSQLiteErrors(t *testing.T) {
 	// Trailing semicolons and comments are one statement; semicolons in strings do not count.
 	wantOK(t, sq(e, "app.db", map[string]any{"query": "SELECT 'a;b' AS x; -- done\n ;"}))
 	e.write(zoneDir+"notes.txt", "this is not a database, just text\n")
-	wantError(t, sq(e, "notes.txt", map[string]any{"query": "SELECT 1"}), "DB_ERROR")
+	wantError(t, sq(e, "notes.txt", map[string]any{"query": "SELECT 1"}), "EXEC_ERROR")
 	wantError(t, sq(e, "storage/app.db", map[string]any{"query": "SELECT 1"}), "PATH_STARTS_WITH_ZONE")
 	wantError(t, sq(e, ".", map[string]any{"query": "SELECT 1"}), "NOT_A_FILE")
 	// The database cannot be its own CSV.

@@ -25,6 +25,9 @@ var (
 	// ErrInvalidID means a file or chat id is not a safe URL path segment; no
 	// request was made.
 	ErrInvalidID = errors.New("owui: invalid id")
+	// ErrRefused means Open WebUI answered but could not do what was asked (400, or an
+	// upload answered without a usable file id: its file table did not take the entry).
+	ErrRefused = errors.New("owui: refused by Open WebUI")
 )
 
 const (
@@ -161,6 +164,8 @@ func statusError(resp *http.Response, path string, resource bool) error {
 		return fmt.Errorf("%w: GET %s", ErrNotFound, path)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("%w: GET %s: status %d", ErrUnauthorized, path, code)
+	case code == http.StatusBadRequest:
+		return fmt.Errorf("%w: %s: status %d", ErrRefused, path, code)
 	default:
 		return fmt.Errorf("%w: GET %s: status %d", ErrUnavailable, path, code)
 	}

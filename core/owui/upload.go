@@ -52,7 +52,7 @@ func (c *Client) Upload(ctx context.Context, token, name string, content io.Read
 		return FileInfo{}, err
 	}
 	if f.ID == "" || checkID(f.ID) != nil {
-		return FileInfo{}, fmt.Errorf("%w: POST %s: answer without a usable file id", ErrUnavailable, path)
+		return FileInfo{}, fmt.Errorf("%w: POST %s: answer without a usable file id", ErrRefused, path)
 	}
 	return f.info(), nil
 }

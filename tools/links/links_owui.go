@@ -40,6 +40,11 @@ func (s *Tools) linkUpload(ctx context.Context, c core.Caller, z *core.Zone, rel
 	}
 	defer f.Close()
 	up, err := s.OpenWebUI().Upload(ctx, c.Token(), name, f)
+	if errors.Is(err, owui.ErrRefused) { // the original's DB_ERROR: Files.insert_new_file returned None
+		return core.Result{}, core.Errf(core.DBError, "Failed to create file entry in database: Open WebUI did not store %s", name).
+			With("path", rel).With("zone", z.Label).Because(err).
+			WithHint("Open WebUI could not store the file: retry later, or ask the administrator to check Open WebUI's storage")
+	}
 	if err != nil {
 		return core.Result{}, owuiError(err, "uploading the file")
 	}

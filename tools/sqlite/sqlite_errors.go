@@ -47,8 +47,12 @@ func (s *Tools) sqlError(err error, d *dbFile) error {
 	return core.Errf(core.ExecError, "SQLite error: %s", s.scrub(err.Error(), d)).With("path", shown).Because(err).WithHint(sqlHint)
 }
 
+// notADatabaseHint is the hint of a file that is not a usable database (EXEC_ERROR, as
+// every SQLite failure in the original).
+const notADatabaseHint = "The file is not a usable SQLite database: check it with shed_file_type; to load a CSV use import_csv"
+
 // sqlHint is the hint of an SQL error (EXEC_ERROR, the original's code for every SQLite
-// failure; DB_ERROR is kept for a file that is not a usable database).
+// failure).
 const sqlHint = "Check your SQL syntax and the table names: query=\"SELECT name FROM sqlite_master\" lists them, PRAGMA table_info(t) the columns"
 
 // sqliteCodeError maps SQLite's result codes.
@@ -78,7 +82,7 @@ func (s *Tools) sqliteCodeError(se *sqlite.Error, d *dbFile) error {
 			return &c
 		}
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-		return core.Errf(core.DBError, "Not a usable SQLite database: %s", msg).With("path", d.shown).Because(se)
+		return e.WithHint(notADatabaseHint)
 	case sqlite3.SQLITE_TOOBIG:
 		return e.WithHint("Values are limited to %d MB (half of sqlite_memory_mb): select a part with substr() or length()", sqlq.MaxValue()>>20)
 	case sqlite3.SQLITE_NOMEM:

@@ -116,8 +116,8 @@ func (d *dbFile) check() error {
 		n, _ := io.ReadFull(f, head)
 		_ = f.Close()
 		if string(head[:n]) != core.SqliteMagic {
-			return core.Errf(core.DBError, "Not an SQLite database: %s", shown).With("path", shown).With("zone", z.Label).
-				WithHint("Check the file with shed_file_type; to load a CSV use import_csv")
+			return core.Errf(core.ExecError, "SQLite query failed: file is not a database: %s", shown).With("path", shown).With("zone", z.Label).
+				WithHint(notADatabaseHint)
 		}
 	}
 	return nil

@@ -23,6 +23,9 @@ type Server struct {
 	chats  map[string]chat
 	down   bool
 	delay  time.Duration
+	// refuseUploads makes every upload answer 400, as Open WebUI does when its file table
+	// does not take the entry.
+	refuseUploads bool
 	// delayChanged is closed (and replaced) by SetDelay: held answers go on at once.
 	delayChanged chan struct{}
 	// noMemberLists makes the group list omit user_ids, as recent Open WebUI versions do.
@@ -124,6 +127,14 @@ func (s *Server) RemoveUser(id string) {
 	for i := range s.groups {
 		s.groups[i].UserIDs = slices.DeleteFunc(s.groups[i].UserIDs, func(u string) bool { return u == id })
 	}
+}
+
+// SetRefuseUploads makes every upload answer 400 {"detail": "Error uploading file"} while
+// refuse is true: Open WebUI's answer when it cannot store the file's entry.
+func (s *Server) SetRefuseUploads(refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseUploads = refuse
 }
 
 // SetDown makes every request answer 503 while down is true.

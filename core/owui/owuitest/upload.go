@@ -14,6 +14,13 @@ import (
 // upload is POST /api/v1/files/: a multipart "file" becomes the user's file
 // (Open WebUI's upload_file; the name kept as sent, the type from its extension).
 func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ string, u owui.User) {
+	s.mu.Lock()
+	refuse := s.refuseUploads
+	s.mu.Unlock()
+	if refuse {
+		writeJSON(w, http.StatusBadRequest, object{"detail": "Error uploading file"})
+		return
+	}
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, object{"detail": "No file"})
