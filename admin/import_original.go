@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/valves"
 )
@@ -41,14 +39,31 @@ const stagingName = ".import-original"
 // importer is one run of import-original.
 type importer struct {
 	cfg     *valves.Config
+	opt     importOptions
 	src     *os.Root // the original storage directory; every read goes through it
 	staging string   // host path of the staging storage directory
 	rep     *report
 }
 
-// importOriginal runs `fileshed admin import-original src [--force]` into the storage of cfg
-// and prints what it did per user and group.
-func importOriginal(ctx context.Context, cfg *valves.Config, src string, force bool, out io.Writer) error {
+// importOptions are the flags of import-original.
+type importOptions struct {
+	force        bool // replace a storage that holds data
+	finish       bool // complete an interrupted swap
+	rollback     bool // undo an interrupted swap
+	noOwnership  bool // import without access_auth.sqlite: every group file writable by every member
+	allowDamaged bool // import a repository whose history is damaged as one new version
+}
+
+// importOriginal runs `fileshed admin import-original src` into the storage of cfg and
+// prints what it did per user and group; with finish or rollback it ends an interrupted
+// swap instead.
+func importOriginal(ctx context.Context, cfg *valves.Config, src string, opt importOptions, out io.Writer) error {
+	if opt.finish || opt.rollback {
+		return endInterrupted(cfg, opt, out)
+	}
+	if src == "" {
+		return errors.New("the original storage directory is missing (import-original DIR)")
+	}
 	srcAbs, err := realDir(src)
 	if err != nil {
 		return fmt.Errorf("original storage: %w", err)
@@ -67,15 +82,27 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, force b
 	if within(base, srcAbs) || within(srcAbs, base) {
 		return fmt.Errorf("the storage directory %s and the original %s must not contain one another", base, srcAbs)
 	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return err
-	}
-	lock, err := core.LockForOperator(base)
+	made, err := makeBase(base)
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if !force && core.HoldsData(base) {
+	im := &importer{cfg: cfg, opt: opt, staging: filepath.Join(base, stagingName), rep: &report{}}
+	lock, err := core.LockForOperator(base)
+	if err != nil {
+		made.undo()
+		return err
+	}
+	swapped := false
+	defer func() {
+		if !swapped {
+			made.undo() // a refused or failed import leaves no folder or lock file it made
+		}
+		lock.Close()
+	}()
+	if err := core.ImportInterrupted(base); err != nil {
+		return err // its staging directory is the way back: never removed here
+	}
+	if !opt.force && core.HoldsData(base) {
 		return fmt.Errorf("%s already holds data: import with --force to replace it (its zones and state database)", base)
 	}
 	root, err := os.OpenRoot(srcAbs)
@@ -83,19 +110,94 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, force b
 		return err
 	}
 	defer root.Close()
-	im := &importer{cfg: cfg, src: root, staging: filepath.Join(base, stagingName), rep: &report{}}
-	if err := os.RemoveAll(im.staging); err != nil { // an interrupted run's leftover
+	im.src = root
+	if err := os.RemoveAll(im.staging); err != nil { // an interrupted build's leftover, or a finished swap's
 		return err
 	}
-	defer os.RemoveAll(im.staging) // after a failure; empty after success
+	defer os.RemoveAll(im.staging) // after a failure; gone after success
 	if err := im.build(ctx); err != nil {
 		return fmt.Errorf("nothing was changed in %s: %w", base, err)
 	}
-	if err := im.install(base, force); err != nil {
-		return fmt.Errorf("moving the import into %s: %w (run again with --force)", base, err)
+	swapped = true
+	if err := im.install(base); err != nil {
+		cmd := "fileshed admin --storage-base-path " + base + " import-original"
+		return fmt.Errorf("moving the import into %s: %w (run `%s --finish` to complete it, or `%s --rollback`)", base, err, cmd, cmd)
 	}
 	im.rep.print(out, srcAbs, base)
 	return nil
+}
+
+// endInterrupted finishes or rolls back the swap an interrupted import left in the storage.
+func endInterrupted(cfg *valves.Config, opt importOptions, out io.Writer) error {
+	if opt.finish && opt.rollback {
+		return errors.New("--finish and --rollback exclude each other")
+	}
+	base, err := resolvePath(cfg.StorageBasePath)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(base); err != nil {
+		return fmt.Errorf("the storage directory: %w", err)
+	}
+	lock, err := core.LockForOperator(base)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	m, ok, err := readMarker(base)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no interrupted import in %s: nothing to finish or roll back", base)
+	}
+	if opt.rollback {
+		if err := rollbackSwap(base, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "rolled back: %s is the storage it was before the import\n", base)
+		return nil
+	}
+	if err := finishSwap(base, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "finished: %s holds the import (its report was printed by the interrupted run)\n", base)
+	return nil
+}
+
+// madeBase is what makeBase created: the folders (deepest first) and whether the lock file
+// is new.
+type madeBase struct {
+	dirs []string
+	lock string // the lock file's path when the import creates it
+}
+
+// makeBase creates base (and its missing parents) and remembers what it created.
+func makeBase(base string) (madeBase, error) {
+	var m madeBase
+	for d := base; !exists(d); d = filepath.Dir(d) {
+		m.dirs = append(m.dirs, d)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if lock := filepath.Join(base, "fileshed.lock"); !exists(lock) {
+		m.lock = lock
+	}
+	return m, os.MkdirAll(base, 0o700)
+}
+
+// undo removes what makeBase created, when nothing else was put there since: the lock file,
+// then each folder it made while it is empty.
+func (m madeBase) undo() {
+	if m.lock != "" {
+		_ = os.Remove(m.lock)
+	}
+	for _, d := range m.dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // build fills the staging directory: every user, every group, their ownership records,
@@ -188,47 +290,6 @@ func (im *importer) usage(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// install moves the staged storage into base: the state database first, then the zones.
-// With force, base's zones and state database are removed first (as restore --force).
-// Why one syncfs first instead of an fsync per file: the renames must publish only what is
-// on the disk, and one flush of the file system costs a fraction of thousands of fsyncs.
-func (im *importer) install(base string, force bool) error {
-	staged, err := os.Open(im.staging)
-	if err != nil {
-		return err
-	}
-	err = unix.Syncfs(int(staged.Fd()))
-	staged.Close()
-	if err != nil {
-		return err
-	}
-	for _, name := range []string{"users", "groups", "fileshed.sqlite", "fileshed.sqlite-wal", "fileshed.sqlite-shm"} {
-		p := filepath.Join(base, name)
-		if force {
-			if err := os.RemoveAll(p); err != nil {
-				return err
-			}
-		} else if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err // only the empty users/ and groups/ of a fresh storage are removed
-		}
-	}
-	for _, name := range []string{"fileshed.sqlite-wal", "fileshed.sqlite-shm", "fileshed.sqlite", "groups", "users"} {
-		from := filepath.Join(im.staging, name)
-		if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err := os.Rename(from, filepath.Join(base, name)); err != nil {
-			return err
-		}
-	}
-	d, err := os.Open(base)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // readDir lists a folder of the original (relative to its root), sorted by name so that
