@@ -230,7 +230,10 @@ func (im *importer) build(ctx context.Context) error {
 	if err := im.ownership(ctx); err != nil {
 		return err
 	}
-	return im.usage(ctx)
+	if err := im.usage(ctx); err != nil {
+		return err
+	}
+	return im.audit(ctx)
 }
 
 // owners imports every user (dir "users") or group (dir "groups") of the original.

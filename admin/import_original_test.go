@@ -129,7 +129,7 @@ func TestImportOriginal(t *testing.T) {
 		t.Fatal("the original storage changed during the import")
 	}
 	for _, want := range []string{
-		"; Storage 3 file(s), 1048598 bytes; Uploads 2 file(s), 20 bytes;",
+		"; Storage 3 file(s), 1.00 MB; Uploads 2 file(s), 20 B;",
 		"Documents 4 commit(s) on master", // 3 commits + the uncommitted draft
 		"user " + bob + ":",
 		"HEAD was detached at",
