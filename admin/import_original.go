@@ -43,6 +43,7 @@ type importer struct {
 	src     *os.Root // the original storage directory; every read goes through it
 	staging string   // host path of the staging storage directory
 	rep     *report
+	damaged []string // the repositories whose history cannot be imported, and why
 }
 
 // importOptions are the flags of import-original.
@@ -226,6 +227,11 @@ func (im *importer) build(ctx context.Context) error {
 		default:
 			im.rep.note("%s: not part of the original's layout: not imported", name)
 		}
+	}
+	if len(im.damaged) > 0 && !im.opt.allowDamaged {
+		return fmt.Errorf("%d repositor(ies) of the original cannot be imported with their history: %s; "+
+			"import with --allow-damaged-history to import their files as one new version each (their history is lost)",
+			len(im.damaged), printable(strings.Join(im.damaged, "; ")))
 	}
 	if err := im.ownership(ctx); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,7 +113,7 @@ func (im *importer) ownership(ctx context.Context) error {
 				return err
 			}
 		}
-		key, why := recordKey(zones[r.group], r)
+		key, why := recordKey(zones[r.group], o, r)
 		if why != "" {
 			dropped[r.group] = append(dropped[r.group], fmt.Sprintf("%q (%s)", shortText(r.path), why))
 			continue
@@ -158,9 +159,13 @@ func (im *importer) members(ctx context.Context, db *store.DB, memberOf map[stri
 }
 
 // recordKey checks one record against its staged group zone and returns its key (the path
-// as fileshed's tools name it), or why it is dropped.
-func recordKey(zone *confine.Fs, r originalRecord) (key, why string) {
-	key, err := confine.Clean(r.path)
+// as fileshed's tools name it: the record follows its file through the names rule), or
+// why it is dropped.
+func recordKey(zone *confine.Fs, o *ownerReport, r originalRecord) (key, why string) {
+	if slices.Contains(o.collided, path.Clean(r.path)) {
+		return "", "its file was not imported: its name as the tools can reach it was taken"
+	}
+	key, err := confine.Clean(reachablePath(r.path))
 	switch {
 	case err != nil || key == "":
 		return "", "not a valid path"

@@ -31,6 +31,7 @@ type ownerReport struct {
 	used      int64    // usage recorded after the import, in bytes
 	limit     int64
 	notes     []string // what was left out, dropped or changed, by path in the original
+	collided  []string // zone-relative paths left out: their reachable name was taken
 }
 
 // zoneReport counts what was copied into one zone.
