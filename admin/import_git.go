@@ -102,6 +102,9 @@ func (im *importer) history(o *ownerReport, srcGit, gitDir, data string) (why, b
 			}
 		}
 	}
+	if why, err = checkRefs(gitDir); why != "" || err != nil {
+		return why, "", err
+	}
 	if why, branch, err = im.head(o, srcGit, gitDir); why != "" || err != nil {
 		return why, "", err
 	}

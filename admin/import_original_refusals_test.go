@@ -127,9 +127,21 @@ func TestImportOriginalUnreadableHistory(t *testing.T) {
 	if err := os.Remove(filepath.Join(o.dir, oldBlob, ".git/objects", blob[:2], blob[2:])); err != nil {
 		t.Fatal(err) // HEAD, its tree and every commit read; shed_version restore of the first would not
 	}
+	// Issue 32 #12: references naming paths outside the git directory were copied as is.
+	const frank, gina = "0b0e8a42-5d1c-4c8e-9a57-1f00000000f0", "0b0e8a42-5d1c-4c8e-9a57-1f00000000f1"
+	looseOut, packedOut := "users/"+frank+"/Documents/data", "users/"+gina+"/Documents/data"
+	for _, d := range []string{looseOut, packedOut} {
+		o.initRepo(d, "storage@openwebui.local", true)
+		o.write(d+"/f.md", "f\n")
+		o.commit(d, "", "Patch f.md: end")
+	}
+	o.write(looseOut+"/.git/refs/heads/evil", "ref: refs/../../../../etc/passwd\n")
+	o.write(packedOut+"/.git/packed-refs", "# pack-refs with: peeled\n"+o.git(packedOut, "rev-parse", "HEAD")+" /etc/passwd\n")
 	base := filepath.Join(t.TempDir(), "storage")
 	code, out, errOut := run(t, base, "import-original", o.dir)
-	if code != 1 || !strings.Contains(errOut, "5 repositor(ies) of the original cannot be imported with their history") ||
+	if code != 1 || !strings.Contains(errOut, "7 repositor(ies) of the original cannot be imported with their history") ||
+		!strings.Contains(errOut, looseOut+`/.git: refs/heads/evil names "ref: refs/../../../../etc/passwd", not a commit or a reference inside the git directory`) ||
+		!strings.Contains(errOut, packedOut+`/.git: packed-refs line 2 names`) ||
 		!strings.Contains(errOut, oldBlob+"/.git: repository corrupted: blob "+blob+" (e.md in commit "+firstE+")") ||
 		!strings.Contains(errOut, "--allow-damaged-history") {
 		t.Fatalf("damaged histories: want a refusal naming them, got %d %q %q", code, out, errOut)
@@ -152,7 +164,7 @@ func TestImportOriginalUnreadableHistory(t *testing.T) {
 		}
 	}
 	s := serveHeaders(t, config(t, base))
-	for user, p := range map[string]string{alice: "a.md", bob: "b.md", carol: "c.md", dave: "d.md", eve: "e.md"} {
+	for user, p := range map[string]string{alice: "a.md", bob: "b.md", carol: "c.md", dave: "d.md", eve: "e.md", frank: "f.md", gina: "f.md"} {
 		h := s.ok(t, user, "", "shed_history", map[string]any{"zone": "documents", "path": p})
 		if h["count"] != float64(1) {
 			t.Errorf("%s's %s: want the one import commit, got %v", user, p, h)

@@ -195,7 +195,7 @@ func (z *zoneCopy) dir(srcRel, dstRel string) error {
 	to, collided := folderNames(names)
 	for _, n := range collided {
 		z.o.collided = append(z.o.collided, path.Join(srcRel, n))
-		z.o.note("%s: its name as the tools can reach it, %q, is taken in its folder: not imported", path.Join(z.src, srcRel, n), reachableName(n))
+		z.o.note("%s (%+q): its name as the tools can reach it, %+q, is taken in its folder: not imported", path.Join(z.src, srcRel, n), n, reachableName(n))
 	}
 	for _, e := range entries {
 		name, ok := to[e.Name()]
@@ -208,7 +208,7 @@ func (z *zoneCopy) dir(srcRel, dstRel string) error {
 			continue
 		}
 		if name != e.Name() {
-			z.renamed = append(z.renamed, fmt.Sprintf("%q -> %q", sr, dr))
+			z.renamed = append(z.renamed, fmt.Sprintf("%+q -> %+q", sr, dr)) // ASCII: NFD and NFC differ visibly
 		}
 		dst := filepath.Join(z.dst, filepath.FromSlash(dr))
 		switch t := e.Type(); {
