@@ -120,6 +120,15 @@ func Run(cfg *valves.Config, args []string, stdout, stderr io.Writer) int {
 
 // run dispatches one command.
 func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Writer) error {
+	if !strings.HasPrefix(cmd, "import-original") { // restore and migrate open no core.Service first
+		base, err := filepath.Abs(cfg.StorageBasePath)
+		if err != nil {
+			return err
+		}
+		if err := core.ImportInterrupted(base); err != nil {
+			return err
+		}
+	}
 	if strings.HasPrefix(cmd, "restore") {
 		rep, err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force)
 		if err != nil {

@@ -109,8 +109,10 @@ func TestImportForceKilledMidSwap(t *testing.T) {
 				!strings.Contains(err.Error(), "import-original --rollback") {
 				t.Fatalf("the refusal does not name the ways out: %v", err)
 			}
-			if code, _, errOut := run(t, base, "quota", "show"); code != 1 || !strings.Contains(errOut, "interrupted") {
-				t.Fatalf("an admin command ran on a half-replaced storage: %d %s", code, errOut)
+			for _, cmd := range [][]string{{"quota", "show"}, {"restore", t.TempDir(), "--force"}, {"migrate"}} {
+				if code, _, errOut := run(t, base, cmd...); code != 1 || !strings.Contains(errOut, "interrupted") {
+					t.Fatalf("%v ran on a half-replaced storage: %d %s", cmd, code, errOut)
+				}
 			}
 			if code, _, errOut := run(t, base, "import-original", o.dir, "--force"); code != 1 || !strings.Contains(errOut, "--rollback") {
 				t.Fatalf("a new import over an interrupted one: %d %s", code, errOut)
@@ -150,5 +152,19 @@ func TestImportForceKilledMidSwap(t *testing.T) {
 	}
 	if code, _, errOut := run(t, base, "import-original", "--rollback"); code != 1 || !strings.Contains(errOut, "no interrupted import") {
 		t.Errorf("--rollback with nothing to roll back: %d %s", code, errOut)
+	}
+}
+
+// TestImportOriginalHelp: `fileshed admin import-original --help` shows every flag.
+func TestImportOriginalHelp(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := run(t, t.TempDir(), "import-original", "--help")
+	if code != 0 {
+		t.Fatalf("--help: %d %s %s", code, out, errOut)
+	}
+	for _, flag := range []string{"--force", "--finish", "--rollback", "--no-ownership", "--allow-damaged-history"} {
+		if !strings.Contains(out, flag) {
+			t.Errorf("--help lacks %s:\n%s", flag, out)
+		}
 	}
 }
