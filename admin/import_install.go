@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/valves"
 )
 
 // The swap: how a built import replaces the storage's zones and state database so that a
@@ -138,6 +140,79 @@ func endSwap(base string) error {
 		return err
 	}
 	return os.RemoveAll(staging)
+}
+
+// endInterrupted finishes or rolls back the swap an interrupted import left in the storage.
+func endInterrupted(cfg *valves.Config, opt importOptions, out io.Writer) error {
+	if opt.finish && opt.rollback {
+		return errors.New("--finish and --rollback exclude each other")
+	}
+	base, err := resolvePath(cfg.StorageBasePath)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(base); err != nil {
+		return fmt.Errorf("the storage directory: %w", err)
+	}
+	lock, err := core.LockForOperator(base)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	m, ok, err := readMarker(base)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no interrupted import in %s: nothing to finish or roll back", base)
+	}
+	if opt.rollback {
+		if err := rollbackSwap(base, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "rolled back: %s is the storage it was before the import\n", base)
+		return nil
+	}
+	if err := finishSwap(base, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "finished: %s holds the import (its report was printed by the interrupted run)\n", base)
+	return nil
+}
+
+// madeBase is what makeBase created: the folders (deepest first) and whether the lock file
+// is new.
+type madeBase struct {
+	dirs []string
+	lock string // the lock file's path when the import creates it
+}
+
+// makeBase creates base (and its missing parents) and remembers what it created.
+func makeBase(base string) (madeBase, error) {
+	var m madeBase
+	for d := base; !exists(d); d = filepath.Dir(d) {
+		m.dirs = append(m.dirs, d)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if lock := filepath.Join(base, "fileshed.lock"); !exists(lock) {
+		m.lock = lock
+	}
+	return m, os.MkdirAll(base, 0o700)
+}
+
+// undo removes what makeBase created, when nothing else was put there since: the lock file,
+// then each folder it made while it is empty.
+func (m madeBase) undo() {
+	if m.lock != "" {
+		_ = os.Remove(m.lock)
+	}
+	for _, d := range m.dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // readMarker reads the marker of an interrupted swap in base; ok is false when there is

@@ -28,12 +28,13 @@ import (
 // The original is only read, through an os.Root: nothing is written there, and no symlink
 // is followed out of it. All or nothing: everything is built in a staging directory inside
 // the storage (a complete storage directory of its own: zones, repositories, state
-// database with ownership and usage), then moved into place by a few renames. An
-// interrupted import leaves the storage as it was (the staging directory is removed by the
-// next run), or, interrupted during those renames, a storage the next run replaces with
-// --force.
+// database with ownership, members, usage and the audit entry), then swapped into place
+// name by name (import_install.go). An import interrupted before the swap leaves the
+// storage as it was (the staging directory is removed by the next run); one interrupted
+// during the swap leaves a marker that refuses the storage until --finish or --rollback.
 
-// stagingName is the staging directory inside the storage; no other fileshed code reads it.
+// stagingName is the staging directory inside the storage; no other fileshed code reads it
+// (core knows only the swap marker inside it, core.ImportSwapMarker).
 const stagingName = ".import-original"
 
 // importer is one run of import-original.
@@ -126,79 +127,6 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, opt imp
 	}
 	im.rep.print(out, srcAbs, base)
 	return nil
-}
-
-// endInterrupted finishes or rolls back the swap an interrupted import left in the storage.
-func endInterrupted(cfg *valves.Config, opt importOptions, out io.Writer) error {
-	if opt.finish && opt.rollback {
-		return errors.New("--finish and --rollback exclude each other")
-	}
-	base, err := resolvePath(cfg.StorageBasePath)
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(base); err != nil {
-		return fmt.Errorf("the storage directory: %w", err)
-	}
-	lock, err := core.LockForOperator(base)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	m, ok, err := readMarker(base)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no interrupted import in %s: nothing to finish or roll back", base)
-	}
-	if opt.rollback {
-		if err := rollbackSwap(base, m); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "rolled back: %s is the storage it was before the import\n", base)
-		return nil
-	}
-	if err := finishSwap(base, m); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "finished: %s holds the import (its report was printed by the interrupted run)\n", base)
-	return nil
-}
-
-// madeBase is what makeBase created: the folders (deepest first) and whether the lock file
-// is new.
-type madeBase struct {
-	dirs []string
-	lock string // the lock file's path when the import creates it
-}
-
-// makeBase creates base (and its missing parents) and remembers what it created.
-func makeBase(base string) (madeBase, error) {
-	var m madeBase
-	for d := base; !exists(d); d = filepath.Dir(d) {
-		m.dirs = append(m.dirs, d)
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	if lock := filepath.Join(base, "fileshed.lock"); !exists(lock) {
-		m.lock = lock
-	}
-	return m, os.MkdirAll(base, 0o700)
-}
-
-// undo removes what makeBase created, when nothing else was put there since: the lock file,
-// then each folder it made while it is empty.
-func (m madeBase) undo() {
-	if m.lock != "" {
-		_ = os.Remove(m.lock)
-	}
-	for _, d := range m.dirs {
-		if os.Remove(d) != nil {
-			return
-		}
-	}
 }
 
 // build fills the staging directory: every user, every group, their ownership records,
