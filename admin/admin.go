@@ -64,8 +64,12 @@ type cli struct {
 		Force bool   `help:"Replace a storage directory that holds data."`
 	} `cmd:"" help:"Restore a backup (refused while a server runs on the storage)."`
 	ImportOriginal struct {
-		Dir   string `arg:"" help:"The original Fileshed's storage directory (its storage_base_path), read only."`
-		Force bool   `help:"Replace a storage directory that holds data."`
+		Dir                 string `arg:"" optional:"" help:"The original Fileshed's storage directory (its storage_base_path), read only."`
+		Force               bool   `help:"Replace a storage directory that holds data (the old one is kept until the new one is in place)."`
+		Finish              bool   `help:"Complete an import that was interrupted while it replaced the storage (no DIR)."`
+		Rollback            bool   `help:"Undo an import that was interrupted while it replaced the storage: the storage it replaced comes back (no DIR)."`
+		NoOwnership         bool   `name:"no-ownership" help:"Import without the original's access_auth.sqlite: every group file becomes writable by every member."`
+		AllowDamagedHistory bool   `name:"allow-damaged-history" help:"Import a repository whose history cannot be read in full as one new version (the report names what is lost) instead of refusing."`
 	} `cmd:"" name:"import-original" help:"Copy an original Fileshed storage (zones, git history, group ownership) into this storage, all or nothing (refused while a server runs on it)."`
 	Verify     struct{} `cmd:"" help:"Check the state database, every repository and quotas against the disk."`
 	Migrate    struct{} `cmd:"" help:"Apply the state database's migrations and exit (a migration job before the servers start); prints the schema version before and after."`
@@ -116,6 +120,15 @@ func Run(cfg *valves.Config, args []string, stdout, stderr io.Writer) int {
 
 // run dispatches one command.
 func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Writer) error {
+	if !strings.HasPrefix(cmd, "import-original") { // restore and migrate open no core.Service first
+		base, err := filepath.Abs(cfg.StorageBasePath)
+		if err != nil {
+			return err
+		}
+		if err := core.ImportInterrupted(base); err != nil {
+			return err
+		}
+	}
 	if strings.HasPrefix(cmd, "restore") {
 		rep, err := core.Restore(ctx, cfg, c.Restore.Dir, c.Restore.Force)
 		if err != nil {
@@ -131,7 +144,9 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		return nil
 	}
 	if strings.HasPrefix(cmd, "import-original") {
-		return importOriginal(ctx, cfg, c.ImportOriginal.Dir, c.ImportOriginal.Force, out)
+		o := c.ImportOriginal
+		return importOriginal(ctx, cfg, o.Dir, importOptions{force: o.Force, finish: o.Finish, rollback: o.Rollback,
+			noOwnership: o.NoOwnership, allowDamaged: o.AllowDamagedHistory}, out)
 	}
 	// Every other command reads a storage that exists: opening one creates what is missing,
 	// so a mistyped path would become a fresh, empty store that "verifies". Migrating a

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // commands re-execute the test binary
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == crashArg { // an import that kills itself midway
+		os.Exit(crashingImport(os.Args[2:]))
+	}
 	os.Exit(pgtest.Run(m)) // the tests, then the private PostgreSQL they started is stopped
 }
 

@@ -44,6 +44,14 @@ func (z *zoneCopy) file(rel, dst string) error {
 	}
 	z.files++
 	z.bytes += written
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 { // settled when the zone is copied
+		h := z.links[st.Ino]
+		if h == nil {
+			h = &hardlink{nlink: uint64(st.Nlink), bytes: written}
+			z.links[st.Ino] = h
+		}
+		h.copies, h.dsts = append(h.copies, rel), append(h.dsts, dst)
+	}
 	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }
 
@@ -89,18 +97,24 @@ func writeNew(dst string, r io.Reader, perm os.FileMode) (int64, error) {
 	return n, err
 }
 
-// link recreates the symlink rel when its target stays inside the zone by its very text (a
-// relative target that does not climb out of the zone from where the link is). Any other
-// link is reported and left out: it is never followed, and fileshed's confinement would
-// refuse it anyway.
-func (z *zoneCopy) link(rel, dst string) error {
+// link recreates the symlink rel (named dstRel in fileshed) when its target stays inside
+// the zone by its very text (a relative target that does not climb out of the zone from
+// where the link is) and names no protected path. Any other link is reported and left
+// out: it is never followed, and fileshed's confinement would refuse it anyway. The
+// target follows the names rule, so a link to a renamed file still reaches it.
+func (z *zoneCopy) link(rel, dstRel, dst string) error {
 	src := path.Join(z.src, rel)
 	target, err := z.im.src.Readlink(src)
 	if err != nil {
 		return err
 	}
-	if path.IsAbs(target) || !filepath.IsLocal(path.Join(path.Dir(rel), target)) {
+	if path.IsAbs(target) || !filepath.IsLocal(path.Join(path.Dir(dstRel), target)) {
 		z.o.note("%s -> %s: a symlink leaving its zone: not imported (never followed)", src, target)
+		return nil
+	}
+	target = reachablePath(target)
+	if why := z.protectedLink(dstRel, target); why != "" {
+		z.o.note("%s -> %s: a symlink to a protected name (%s): not imported", src, target, why)
 		return nil
 	}
 	return os.Symlink(target, dst)

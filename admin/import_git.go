@@ -36,9 +36,14 @@ func (im *importer) repo(o *ownerReport, label, srcData, gitDir, data string) er
 		return err
 	case !fi.IsDir():
 		why = ".git is not a folder (a symlink or a gitdir file is never followed)"
+		im.damaged = append(im.damaged, fmt.Sprintf("%s: %s", srcGit, why))
 	default:
 		if why, branch, err = im.history(o, srcGit, gitDir, data); err != nil {
 			return fmt.Errorf("%s: %w", srcGit, err)
+		}
+		if why != "" {
+			im.damaged = append(im.damaged, fmt.Sprintf("%s: %s", srcGit, why))
+			why += " (every earlier version of these files is lost)"
 		}
 	}
 	if why != "" {
@@ -97,6 +102,9 @@ func (im *importer) history(o *ownerReport, srcGit, gitDir, data string) (why, b
 			}
 		}
 	}
+	if why, err = checkRefs(gitDir); why != "" || err != nil {
+		return why, "", err
+	}
 	if why, branch, err = im.head(o, srcGit, gitDir); why != "" || err != nil {
 		return why, "", err
 	}
@@ -113,7 +121,9 @@ func (im *importer) history(o *ownerReport, srcGit, gitDir, data string) (why, b
 	if err := r.Verify(); err != nil {
 		return err.Error(), "", nil
 	}
-	if _, err := r.Log("", 0); err != nil { // every commit shed_version lists must be there
+	// Every object shed_version may read must be there: each commit, tree and blob
+	// reachable from a branch or tag, read to its end.
+	if _, err := r.CheckReachable(); err != nil {
 		return err.Error(), "", nil
 	}
 	return "", branch, nil

@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/valves"
 )
@@ -30,25 +28,44 @@ import (
 // The original is only read, through an os.Root: nothing is written there, and no symlink
 // is followed out of it. All or nothing: everything is built in a staging directory inside
 // the storage (a complete storage directory of its own: zones, repositories, state
-// database with ownership and usage), then moved into place by a few renames. An
-// interrupted import leaves the storage as it was (the staging directory is removed by the
-// next run), or, interrupted during those renames, a storage the next run replaces with
-// --force.
+// database with ownership, members, usage and the audit entry), then swapped into place
+// name by name (import_install.go). An import interrupted before the swap leaves the
+// storage as it was (the staging directory is removed by the next run); one interrupted
+// during the swap leaves a marker that refuses the storage until --finish or --rollback.
 
-// stagingName is the staging directory inside the storage; no other fileshed code reads it.
+// stagingName is the staging directory inside the storage; no other fileshed code reads it
+// (core knows only the swap marker inside it, core.ImportSwapMarker).
 const stagingName = ".import-original"
 
 // importer is one run of import-original.
 type importer struct {
 	cfg     *valves.Config
+	opt     importOptions
 	src     *os.Root // the original storage directory; every read goes through it
 	staging string   // host path of the staging storage directory
 	rep     *report
+	damaged []string // the repositories whose history cannot be imported, and why
 }
 
-// importOriginal runs `fileshed admin import-original src [--force]` into the storage of cfg
-// and prints what it did per user and group.
-func importOriginal(ctx context.Context, cfg *valves.Config, src string, force bool, out io.Writer) error {
+// importOptions are the flags of import-original.
+type importOptions struct {
+	force        bool // replace a storage that holds data
+	finish       bool // complete an interrupted swap
+	rollback     bool // undo an interrupted swap
+	noOwnership  bool // import without access_auth.sqlite: every group file writable by every member
+	allowDamaged bool // import a repository whose history is damaged as one new version
+}
+
+// importOriginal runs `fileshed admin import-original src` into the storage of cfg and
+// prints what it did per user and group; with finish or rollback it ends an interrupted
+// swap instead.
+func importOriginal(ctx context.Context, cfg *valves.Config, src string, opt importOptions, out io.Writer) error {
+	if opt.finish || opt.rollback {
+		return endInterrupted(cfg, opt, out)
+	}
+	if src == "" {
+		return errors.New("the original storage directory is missing (import-original DIR)")
+	}
 	srcAbs, err := realDir(src)
 	if err != nil {
 		return fmt.Errorf("original storage: %w", err)
@@ -67,15 +84,27 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, force b
 	if within(base, srcAbs) || within(srcAbs, base) {
 		return fmt.Errorf("the storage directory %s and the original %s must not contain one another", base, srcAbs)
 	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return err
-	}
-	lock, err := core.LockForOperator(base)
+	made, err := makeBase(base)
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if !force && core.HoldsData(base) {
+	im := &importer{cfg: cfg, opt: opt, staging: filepath.Join(base, stagingName), rep: &report{}}
+	lock, err := core.LockForOperator(base)
+	if err != nil {
+		made.undo()
+		return err
+	}
+	swapped := false
+	defer func() {
+		if !swapped {
+			made.undo() // a refused or failed import leaves no folder or lock file it made
+		}
+		lock.Close()
+	}()
+	if err := core.ImportInterrupted(base); err != nil {
+		return err // its staging directory is the way back: never removed here
+	}
+	if !opt.force && core.HoldsData(base) {
 		return fmt.Errorf("%s already holds data: import with --force to replace it (its zones and state database)", base)
 	}
 	root, err := os.OpenRoot(srcAbs)
@@ -83,16 +112,18 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, force b
 		return err
 	}
 	defer root.Close()
-	im := &importer{cfg: cfg, src: root, staging: filepath.Join(base, stagingName), rep: &report{}}
-	if err := os.RemoveAll(im.staging); err != nil { // an interrupted run's leftover
+	im.src = root
+	if err := os.RemoveAll(im.staging); err != nil { // an interrupted build's leftover, or a finished swap's
 		return err
 	}
-	defer os.RemoveAll(im.staging) // after a failure; empty after success
+	defer os.RemoveAll(im.staging) // after a failure; gone after success
 	if err := im.build(ctx); err != nil {
 		return fmt.Errorf("nothing was changed in %s: %w", base, err)
 	}
-	if err := im.install(base, force); err != nil {
-		return fmt.Errorf("moving the import into %s: %w (run again with --force)", base, err)
+	swapped = true
+	if err := im.install(base); err != nil {
+		cmd := "fileshed admin --storage-base-path " + base + " import-original"
+		return fmt.Errorf("moving the import into %s: %w (run `%s --finish` to complete it, or `%s --rollback`)", base, err, cmd, cmd)
 	}
 	im.rep.print(out, srcAbs, base)
 	return nil
@@ -125,10 +156,18 @@ func (im *importer) build(ctx context.Context) error {
 			im.rep.note("%s: not part of the original's layout: not imported", name)
 		}
 	}
+	if len(im.damaged) > 0 && !im.opt.allowDamaged {
+		return fmt.Errorf("%d repositor(ies) of the original cannot be imported with their history: %s; "+
+			"import with --allow-damaged-history to import their files as one new version each (their history is lost)",
+			len(im.damaged), printable(strings.Join(im.damaged, "; ")))
+	}
 	if err := im.ownership(ctx); err != nil {
 		return err
 	}
-	return im.usage(ctx)
+	if err := im.usage(ctx); err != nil {
+		return err
+	}
+	return im.audit(ctx)
 }
 
 // owners imports every user (dir "users") or group (dir "groups") of the original.
@@ -188,47 +227,6 @@ func (im *importer) usage(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// install moves the staged storage into base: the state database first, then the zones.
-// With force, base's zones and state database are removed first (as restore --force).
-// Why one syncfs first instead of an fsync per file: the renames must publish only what is
-// on the disk, and one flush of the file system costs a fraction of thousands of fsyncs.
-func (im *importer) install(base string, force bool) error {
-	staged, err := os.Open(im.staging)
-	if err != nil {
-		return err
-	}
-	err = unix.Syncfs(int(staged.Fd()))
-	staged.Close()
-	if err != nil {
-		return err
-	}
-	for _, name := range []string{"users", "groups", "fileshed.sqlite", "fileshed.sqlite-wal", "fileshed.sqlite-shm"} {
-		p := filepath.Join(base, name)
-		if force {
-			if err := os.RemoveAll(p); err != nil {
-				return err
-			}
-		} else if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err // only the empty users/ and groups/ of a fresh storage are removed
-		}
-	}
-	for _, name := range []string{"fileshed.sqlite-wal", "fileshed.sqlite-shm", "fileshed.sqlite", "groups", "users"} {
-		from := filepath.Join(im.staging, name)
-		if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err := os.Rename(from, filepath.Join(base, name)); err != nil {
-			return err
-		}
-	}
-	d, err := os.Open(base)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // readDir lists a folder of the original (relative to its root), sorted by name so that

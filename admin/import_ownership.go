@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,14 +36,22 @@ type originalRecord struct {
 // dropped, and reported, when its group was not imported, its path is not a valid path,
 // its file does not exist (the original never cleaned those up after commands), or its
 // owner or mode is not one fileshed can hold.
+//
+// Why a database that is missing or cannot be read stops the import (unless --no-ownership):
+// without its records every group file becomes writable by every member, a change no
+// report line at the end of a long listing undoes.
 func (im *importer) ownership(ctx context.Context) error {
+	groups := slices.ContainsFunc(im.rep.owners, func(o *ownerReport) bool { return o.kind == "group" })
+	if im.opt.noOwnership {
+		if groups {
+			im.rep.note("--no-ownership: %s not read: the group files have no owner (every member may write them)", ownershipDB)
+		}
+		return nil
+	}
 	fi, err := im.src.Lstat(ownershipDB)
 	if errors.Is(err, fs.ErrNotExist) {
-		for _, o := range im.rep.owners {
-			if o.kind == "group" {
-				im.rep.note("no %s: group files have no owner (every member may write them)", ownershipDB)
-				break
-			}
+		if groups {
+			return fmt.Errorf("no %s: the group files' owners cannot be imported%s", ownershipDB, noOwnershipHint)
 		}
 		return nil
 	}
@@ -49,8 +59,7 @@ func (im *importer) ownership(ctx context.Context) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		// Why fail: without the table every group file becomes writable by every member.
-		return fmt.Errorf("%s is not a regular file (a symlink is never followed): the group files' owners cannot be imported", ownershipDB)
+		return fmt.Errorf("%s is not a regular file (a symlink is never followed): the group files' owners cannot be imported%s", ownershipDB, noOwnershipHint)
 	}
 	// The database is read from a copy with its journal: opening the original, even
 	// read-only, may write its -shm file or roll back a journal, and it must stay untouched.
@@ -75,7 +84,7 @@ func (im *importer) ownership(ctx context.Context) error {
 	}
 	records, keys, err := readOriginal(ctx, filepath.Join(dir, ownershipDB))
 	if err != nil {
-		return fmt.Errorf("%s: %w", ownershipDB, err)
+		return fmt.Errorf("%s: %w%s", ownershipDB, err, noOwnershipHint)
 	}
 	if keys > 0 {
 		im.rep.note("%s: %d user(s) had set up the original's encryption: keys are not imported (fileshed's encryption is its own: shed_encryption)", ownershipDB, keys)
@@ -86,6 +95,7 @@ func (im *importer) ownership(ctx context.Context) error {
 	}
 	defer db.Close()
 	dropped := map[string][]string{}
+	memberOf := map[string][]string{} // the groups each owner owns a file in
 	zones := map[string]*confine.Fs{}
 	defer func() {
 		for _, z := range zones {
@@ -103,7 +113,7 @@ func (im *importer) ownership(ctx context.Context) error {
 				return err
 			}
 		}
-		key, why := recordKey(zones[r.group], r)
+		key, why := recordKey(zones[r.group], o, r)
 		if why != "" {
 			dropped[r.group] = append(dropped[r.group], fmt.Sprintf("%q (%s)", shortText(r.path), why))
 			continue
@@ -112,6 +122,12 @@ func (im *importer) ownership(ctx context.Context) error {
 			return err
 		}
 		o.ownership++
+		if !slices.Contains(memberOf[r.owner], r.group) {
+			memberOf[r.owner] = append(memberOf[r.owner], r.group)
+		}
+	}
+	if err := im.members(ctx, db, memberOf); err != nil {
+		return err
 	}
 	for _, o := range im.rep.owners {
 		if d := dropped[o.id]; o.kind == "group" && len(d) > 0 {
@@ -121,10 +137,35 @@ func (im *importer) ownership(ctx context.Context) error {
 	return nil
 }
 
+// noOwnershipHint ends a refusal about the ownership database with the way past it.
+const noOwnershipHint = "; import with --no-ownership to go without them (every group file then becomes writable by every member)"
+
+// members records every owner of an imported record as a member of the groups it owns files
+// in, seen at the import (as if a request of theirs had listed those groups): a file can be
+// given to them (shed_group chown) and shed_group info lists them before they make a call.
+// They count as members for groups.member_seen_days, or until a request of theirs no longer
+// lists the group.
+func (im *importer) members(ctx context.Context, db *store.DB, memberOf map[string][]string) error {
+	now := time.Now()
+	for user, groups := range memberOf {
+		if err := db.SeeMembers(ctx, user, "", groups, now); err != nil {
+			return err
+		}
+		for _, g := range groups {
+			im.rep.group(g).members++
+		}
+	}
+	return nil
+}
+
 // recordKey checks one record against its staged group zone and returns its key (the path
-// as fileshed's tools name it), or why it is dropped.
-func recordKey(zone *confine.Fs, r originalRecord) (key, why string) {
-	key, err := confine.Clean(r.path)
+// as fileshed's tools name it: the record follows its file through the names rule), or
+// why it is dropped.
+func recordKey(zone *confine.Fs, o *ownerReport, r originalRecord) (key, why string) {
+	if slices.Contains(o.collided, path.Clean(r.path)) {
+		return "", "its file was not imported: its name as the tools can reach it was taken"
+	}
+	key, err := confine.Clean(reachablePath(r.path))
 	switch {
 	case err != nil || key == "":
 		return "", "not a valid path"
@@ -153,44 +194,52 @@ func readOriginal(ctx context.Context, file string) ([]originalRecord, int, erro
 		return nil, 0, err
 	}
 	defer db.Close()
-	tables := map[string]bool{}
-	names, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	kinds := map[string]string{} // name -> table, view, ...
+	names, err := db.QueryContext(ctx, `SELECT name, type FROM sqlite_master`)
 	if err != nil {
 		return nil, 0, err // not a database, or a damaged one: never "no records"
 	}
 	for names.Next() {
-		var name string
-		if err := names.Scan(&name); err != nil {
+		var name, kind string
+		if err := names.Scan(&name, &kind); err != nil {
 			names.Close()
 			return nil, 0, err
 		}
-		tables[name] = true
+		kinds[name] = kind
 	}
 	names.Close()
 	if err := names.Err(); err != nil {
 		return nil, 0, err
 	}
+	// Why refuse rather than import no record: the original creates the table when it
+	// starts, so a database without it (or with something else under its name) is not the
+	// original's, and "0 ownership records" would make every group file everyone's.
+	switch kinds["file_ownership"] {
+	case "table":
+	case "":
+		return nil, 0, errors.New("no file_ownership table: not the original's ownership database")
+	default:
+		return nil, 0, fmt.Errorf("file_ownership is a %s, not the original's table", kinds["file_ownership"])
+	}
 	var records []originalRecord
-	if tables["file_ownership"] {
-		rows, err := db.QueryContext(ctx, `SELECT group_id, file_path, owner_id, write_access, created_at FROM file_ownership ORDER BY id`)
-		if err != nil {
+	rows, err := db.QueryContext(ctx, `SELECT group_id, file_path, owner_id, write_access, created_at FROM file_ownership ORDER BY id`)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g, p, o, m, c sql.NullString
+		if err := rows.Scan(&g, &p, &o, &m, &c); err != nil {
 			return nil, 0, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var g, p, o, m, c sql.NullString
-			if err := rows.Scan(&g, &p, &o, &m, &c); err != nil {
-				return nil, 0, err
-			}
-			created, _ := time.Parse(time.DateTime, c.String) // SQLite's CURRENT_TIMESTAMP, UTC
-			records = append(records, originalRecord{group: g.String, path: p.String, owner: o.String, mode: m.String, created: created})
-		}
-		if err := rows.Err(); err != nil {
-			return nil, 0, err
-		}
+		created, _ := time.Parse(time.DateTime, c.String) // SQLite's CURRENT_TIMESTAMP, UTC
+		records = append(records, originalRecord{group: g.String, path: p.String, owner: o.String, mode: m.String, created: created})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
 	}
 	keys := 0
-	if tables["user_encryption"] {
+	if kinds["user_encryption"] == "table" {
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM user_encryption`).Scan(&keys); err != nil {
 			return nil, 0, err
 		}

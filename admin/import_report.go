@@ -1,12 +1,16 @@
 package admin
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/store"
 )
 
@@ -23,9 +27,11 @@ type ownerReport struct {
 	zones     []zoneReport
 	history   []string // per versioned zone: "Documents: 2 commits on master"
 	ownership int      // ownership records imported (groups)
+	members   int      // owners recorded as members (groups)
 	used      int64    // usage recorded after the import, in bytes
 	limit     int64
 	notes     []string // what was left out, dropped or changed, by path in the original
+	collided  []string // zone-relative paths left out: their reachable name was taken
 }
 
 // zoneReport counts what was copied into one zone.
@@ -68,17 +74,10 @@ func (o *ownerReport) store() store.Owner { return store.Owner{Kind: o.kind, ID:
 // print writes the report: one line per owner, its notes indented below, then the notes
 // about the original and a summary.
 func (r *report) print(w io.Writer, src, base string) {
-	users, groups, files := 0, 0, 0
 	for _, o := range r.owners {
-		if o.kind == "user" {
-			users++
-		} else {
-			groups++
-		}
 		parts := make([]string, 0, len(o.zones))
 		for _, z := range o.zones {
-			files += z.files
-			parts = append(parts, fmt.Sprintf("%s %d file(s), %d bytes", z.name, z.files, z.bytes))
+			parts = append(parts, fmt.Sprintf("%s %d file(s), %s", z.name, z.files, core.HumanSize(z.bytes)))
 		}
 		if len(parts) == 0 {
 			parts = append(parts, "no files")
@@ -88,9 +87,9 @@ func (r *report) print(w io.Writer, src, base string) {
 			line += "; history: " + strings.Join(o.history, ", ")
 		}
 		if o.kind == "group" {
-			line += fmt.Sprintf("; %d ownership record(s)", o.ownership)
+			line += fmt.Sprintf("; %d ownership record(s), %d member(s) recorded", o.ownership, o.members)
 		}
-		fmt.Fprintf(w, "%s; usage %d of %d bytes\n", line, o.used, o.limit)
+		fmt.Fprintf(w, "%s; usage %s of %s\n", line, core.HumanSize(o.used), core.HumanSize(o.limit))
 		if o.used > o.limit {
 			fmt.Fprintf(w, "  - over its quota: writes that add bytes are refused until files are deleted\n")
 		}
@@ -101,7 +100,49 @@ func (r *report) print(w io.Writer, src, base string) {
 	for _, n := range r.notes {
 		fmt.Fprintf(w, "- %s\n", printable(n))
 	}
-	fmt.Fprintf(w, "imported %d user(s), %d group(s), %d file(s) from %s into %s\n", users, groups, files, src, base)
+	t := r.totals()
+	fmt.Fprintf(w, "imported %d user(s), %d group(s), %d file(s) (%s) from %s into %s\n", t.users, t.groups, t.files, core.HumanSize(t.bytes), src, base)
+}
+
+// totals are the counts of a whole import.
+type totals struct {
+	users, groups, files, ownership, members, notes int
+	bytes                                           int64
+}
+
+// totals counts the report.
+func (r *report) totals() totals {
+	t := totals{notes: len(r.notes)}
+	for _, o := range r.owners {
+		if o.kind == "user" {
+			t.users++
+		} else {
+			t.groups++
+		}
+		for _, z := range o.zones {
+			t.files += z.files
+			t.bytes += z.bytes
+		}
+		t.ownership += o.ownership
+		t.members += o.members
+		t.notes += len(o.notes)
+	}
+	return t
+}
+
+// audit appends the import's one entry to the staged state database's audit trail (tool
+// "admin_import_original", no user: the operator), its counts in the outcome; it moves in
+// with the rest, or not at all.
+func (im *importer) audit(ctx context.Context) error {
+	db, err := store.Open(filepath.Join(im.staging, "fileshed.sqlite"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	t := im.rep.totals()
+	return db.Audit(ctx, store.AuditEntry{At: time.Now(), Tool: "admin_import_original", Outcome: fmt.Sprintf(
+		"OK users=%d groups=%d files=%d bytes=%d ownership=%d members=%d notes=%d force=%t no_ownership=%t allow_damaged_history=%t",
+		t.users, t.groups, t.files, t.bytes, t.ownership, t.members, t.notes, im.opt.force, im.opt.noOwnership, im.opt.allowDamaged)})
 }
 
 // printable escapes what a terminal would act on: notes quote names and link targets from

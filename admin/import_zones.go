@@ -59,7 +59,7 @@ func (im *importer) space(o *ownerReport, label, rel, dst string, versioned bool
 		switch e.Name() {
 		case "data":
 			data := filepath.Join(dst, "data")
-			z := &zoneCopy{im: im, o: o, src: sub, dst: data, skipGit: versioned}
+			z := &zoneCopy{im: im, o: o, src: sub, dst: data, versioned: versioned}
 			if err := z.copy(); err != nil {
 				return err
 			}
@@ -147,54 +147,88 @@ func (im *importer) dropped(o *ownerReport, rel, kind string) error {
 
 // zoneCopy copies one zone's folder of the original into the staging storage.
 type zoneCopy struct {
-	im      *importer
-	o       *ownerReport
-	src     string // the zone's folder in the original, relative to its root
-	dst     string // host path of the zone's folder in the staging storage
-	skipGit bool   // the top-level .git is the zone's repository, imported apart
-	files   int
-	bytes   int64
+	im        *importer
+	o         *ownerReport
+	src       string // the zone's folder in the original, relative to its root
+	dst       string // host path of the zone's folder in the staging storage
+	versioned bool   // Documents or group: the top-level .git is the repository, imported apart
+	files     int
+	bytes     int64
+	links     map[uint64]*hardlink // files with several names, by inode
+	renamed   []string             // "old -> new", zone-relative
 }
 
-// copy copies the whole zone.
+// copy copies the whole zone, then settles its hard links and reports its renames.
 func (z *zoneCopy) copy() error {
 	if err := os.MkdirAll(z.dst, 0o700); err != nil {
 		return err
 	}
-	return z.dir("")
+	z.links = map[uint64]*hardlink{}
+	if err := z.dir("", ""); err != nil {
+		return err
+	}
+	if len(z.renamed) > 0 {
+		z.o.note("%s: %d name(s) renamed to what the tools can reach (NFC, control characters and invalid bytes replaced by '_'): %s",
+			z.src, len(z.renamed), listNames(z.renamed))
+	}
+	return z.settleHardlinks()
 }
 
-// dir copies the folder rel of the zone (zone-relative, "" the root), entry by entry, by
-// the type the folder lists (never a stat that follows a link).
-func (z *zoneCopy) dir(rel string) error {
-	entries, err := z.im.readDir(path.Join(z.src, rel))
+// protected is why name may not be imported into this zone (core.ProtectedReason: a .git
+// in any spelling in a versioned zone, fileshed's temporary names anywhere), "" when it may.
+func (z *zoneCopy) protected(name string) string {
+	return core.ProtectedReason(&core.Zone{Versioned: z.versioned}, name)
+}
+
+// dir copies the folder srcRel of the zone (zone-relative, "" the root) to dstRel (its
+// name in fileshed: the names rule, import_names.go), entry by entry, by the type the
+// folder lists (never a stat that follows a link).
+func (z *zoneCopy) dir(srcRel, dstRel string) error {
+	entries, err := z.im.readDir(path.Join(z.src, srcRel))
 	if err != nil {
 		return err
 	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	to, collided := folderNames(names)
+	for _, n := range collided {
+		z.o.collided = append(z.o.collided, path.Join(srcRel, n))
+		z.o.note("%s (%+q): its name as the tools can reach it, %+q, is taken in its folder: not imported", path.Join(z.src, srcRel, n), n, reachableName(n))
+	}
 	for _, e := range entries {
-		r := path.Join(rel, e.Name())
-		if rel == "" && z.skipGit && e.Name() == ".git" {
+		name, ok := to[e.Name()]
+		if !ok || srcRel == "" && z.versioned && e.Name() == ".git" {
 			continue
 		}
-		dst := filepath.Join(z.dst, filepath.FromSlash(r))
+		sr, dr := path.Join(srcRel, e.Name()), path.Join(dstRel, name)
+		if why := z.protected(name); why != "" {
+			z.o.note("%s: a protected name (%s): not imported", path.Join(z.src, sr), why)
+			continue
+		}
+		if name != e.Name() {
+			z.renamed = append(z.renamed, fmt.Sprintf("%+q -> %+q", sr, dr)) // ASCII: NFD and NFC differ visibly
+		}
+		dst := filepath.Join(z.dst, filepath.FromSlash(dr))
 		switch t := e.Type(); {
 		case t.IsDir():
 			if err := os.Mkdir(dst, 0o700); err != nil {
 				return err
 			}
-			if err := z.dir(r); err != nil {
+			if err := z.dir(sr, dr); err != nil {
 				return err
 			}
 		case t.IsRegular():
-			if err := z.file(r, dst); err != nil {
-				return fmt.Errorf("%s: %w", path.Join(z.src, r), err)
+			if err := z.file(sr, dst); err != nil {
+				return fmt.Errorf("%s: %w", path.Join(z.src, sr), err)
 			}
 		case t&fs.ModeSymlink != 0:
-			if err := z.link(r, dst); err != nil {
+			if err := z.link(sr, dr, dst); err != nil {
 				return err
 			}
 		default:
-			z.o.note("%s: not a file, folder or symlink (%v): not imported", path.Join(z.src, r), t)
+			z.o.note("%s: not a file, folder or symlink (%v): not imported", path.Join(z.src, sr), t)
 		}
 	}
 	return nil

@@ -292,7 +292,10 @@ type VerifyReport struct {
 	// EncryptionKeys counts the users whose data key the configured master key cannot
 	// unwrap (encryption.master_key missing or not the original).
 	EncryptionKeys int `json:"encryption_keys_not_unwrappable"`
-	Problems       int `json:"problems"`
+	// Protected lists, per versioned zone, the protected names it holds (a .git in any
+	// spelling): no tool can delete them, and every download of their folder carries them.
+	Protected map[string][]string `json:"protected_paths,omitempty"`
+	Problems  int                 `json:"problems"`
 }
 
 // AdminVerify checks the state database's integrity, every repository, and every owner's
@@ -322,6 +325,16 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 				rep.Problems++
 			}
 		}
+		found, err := protectedIn(ctx, space, z)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(found) > 0 {
+			if rep.Protected == nil {
+				rep.Protected = map[string][]string{}
+			}
+			rep.Protected[name], rep.Problems = found, rep.Problems+1
+		}
 		used, err := s.db.Usage(ctx, o)
 		if err != nil {
 			return rep, err
@@ -341,7 +354,7 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 }
 
 // verifyRepo verifies one repository, that of z in space, without keeping it open: "ok"
-// or the problem. What a writer that died left (lock files, an index behind HEAD) is
+// or the problem (every object reachable from a branch or tag is read). What a writer that died left (lock files, an index behind HEAD) is
 // recovered first, under the repository's key as every writer holds it (vcs.Locked.Recover).
 func (s *Service) verifyRepo(ctx context.Context, space string, z *Zone) string {
 	r, err := vcs.Open(filepath.Join(space, "repo.git"), filepath.Join(space, "data"))
@@ -362,6 +375,9 @@ func (s *Service) verifyRepo(ctx context.Context, space string, z *Zone) string 
 	l.Unlock()
 	if err == nil {
 		err = r.Verify()
+	}
+	if err == nil { // every version shed_version may read, not only HEAD's
+		_, err = r.CheckReachable()
 	}
 	if err != nil {
 		return err.Error()

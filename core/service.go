@@ -94,7 +94,10 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 			return nil, fmt.Errorf("storage_base_path: %w", err)
 		}
 	}
-	s, err := open(cfg, opt, base)
+	var s *Service
+	if err = ImportInterrupted(base); err == nil { // before open creates anything
+		s, err = open(cfg, opt, base)
+	}
 	if err != nil {
 		if lock != nil {
 			lock.Close()

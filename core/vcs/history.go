@@ -16,7 +16,7 @@ import (
 type Entry struct {
 	Hash    string
 	Author  string // the author's name only: group zones must not leak e-mails
-	Message string
+	Message string // without the trailing newlines the git CLI ends a message with (imported commits)
 	When    time.Time
 }
 
@@ -59,7 +59,7 @@ func (r *Repo) Log(p string, limit int) ([]Entry, error) {
 			}
 		}
 		if p == "" || cur != prev {
-			out = append(out, Entry{Hash: h.String(), Author: c.Author.Name, Message: c.Message, When: c.Author.When})
+			out = append(out, Entry{Hash: h.String(), Author: c.Author.Name, Message: strings.TrimRight(c.Message, "\n"), When: c.Author.When})
 		}
 		h = next
 	}
