@@ -136,7 +136,7 @@ func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []st
 			return Amount{}, nil, err
 		}
 		total.Bytes += u.SizeBytes
-		total.Files += u.Files
+		total.Files += u.Entries
 		for _, p := range u.Unmeasured {
 			unmeasured = append(unmeasured, d.zone+"/"+p)
 		}

@@ -18,7 +18,11 @@ import (
 type ZoneUsage struct {
 	SizeBytes int64  `json:"size_bytes"`
 	SizeHuman string `json:"size_human"`
-	Files     int64  `json:"files"`
+	// Entries is the quota's unit: files and folders (and links, special files).
+	Entries int64 `json:"entries"`
+	// Files and Folders split Entries: what is not a folder, and the folders.
+	Files   int64 `json:"files"`
+	Folders int64 `json:"folders"`
 	// Unmeasured are the first folders or files the walk could not read (path: cause);
 	// what they hold is not counted.
 	Unmeasured []string `json:"unmeasured,omitempty"`
@@ -93,8 +97,13 @@ func walkUsage(ctx context.Context, dir string, sealed, roots bool) (ZoneUsage, 
 				}
 				u.SizeBytes += size
 			}
-			if !roots || rel != e.name || e.typ&fs.ModeDir == 0 {
+			switch dir := e.typ&fs.ModeDir != 0; {
+			case !dir:
+				u.Entries++
 				u.Files++
+			case !roots || rel != e.name:
+				u.Entries++
+				u.Folders++
 			}
 			return e.typ&fs.ModeDir != 0, nil
 		},

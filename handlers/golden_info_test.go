@@ -16,8 +16,14 @@ func TestGoldenInfo(t *testing.T) {
 	pinGolden(t, "info_help_topic", e.post("shed_help", map[string]any{"howto": "Edit"}, nil), nil, "help")
 	pinGolden(t, "info_help_full", e.post("shed_help", map[string]any{"howto": "full"}, nil), nil, "help")
 	e.write(zoneDir+"a.txt", "hello")
+	e.write(zoneDir+"d/b.txt", "b")
 	e.write("users/local/Documents/data/d.txt", "doc")
-	pinGolden(t, "info_stats", e.post("shed_stats", nil, nil), nil)
+	stats := e.post("shed_stats", nil, nil)
+	pinGolden(t, "info_stats", stats, nil)
+	// files means files (issue 33 item 7: a.txt + d/b.txt counted 3); the quota counts both.
+	if st := stats.Data["storage"].(map[string]any); st["files"] != 2.0 || st["folders"] != 1.0 {
+		t.Errorf("storage: %v files, %v folders; want 2 and 1", st["files"], st["folders"])
+	}
 
 	g := startGroups(t, nil)
 	g.create("alice", "plan.md", "plan", "group")

@@ -25,13 +25,18 @@ func registerLockedit(api huma.API, d Deps) {
 		description: "Discard the working copy of a file opened with shed_lockedit_open and release the lock; the original is unchanged."}, s.Lockedit.LockeditCancel)
 	tool(api, d, toolSpec{name: "shed_force_unlock", hints: destructive | idempotent, summary: "Break a lock left by another conversation",
 		description: "Release the lock on a file whoever holds it (crash recovery): zone='storage'|'documents', or group. The holder's working copy is kept but can no longer be saved."}, s.Lockedit.ForceUnlock)
-	tool(api, d, toolSpec{name: "shed_maintenance", hints: destructive | idempotent, summary: "Clean expired locks, orphan working copies, repair",
+	// Not destructive (MCP's sense: nothing can be lost): it removes only what has expired or
+	// is orphaned — expired locks and their working copies, which any conversation may take
+	// over already, and temporary leftovers — never a file or a live lock (issue 33 item 8).
+	tool(api, d, toolSpec{name: "shed_maintenance", hints: additive | idempotent, summary: "Clean expired locks, orphan working copies, repair",
 		description: "Release stale locks, reconcile quota, repair repositories."},
 		func(ctx context.Context, c core.Caller, _ noArgs) (core.Result, error) {
 			return s.Info.Maintenance(ctx, c)
 		})
 	tool(api, d, toolSpec{name: "shed_history", hints: readOnly, summary: "Versions of a file or folder",
 		description: "Commits that changed a path (documents, group)."}, s.Versions.History)
-	tool(api, d, toolSpec{name: "shed_restore", hints: destructive, summary: "Restore an earlier version of a file",
+	// Additive: the content it replaces stays in the history (a new commit); the same restore
+	// again changes nothing more.
+	tool(api, d, toolSpec{name: "shed_restore", hints: additive | idempotent, summary: "Restore an earlier version of a file",
 		description: "Restore a file's earlier version (hash or HEAD~N) as a new commit."}, s.Versions.Restore)
 }

@@ -70,9 +70,10 @@ func TestMCPListsTheSpecTools(t *testing.T) {
 		"shed_delete":      {destructive: true, idempotent: true},
 		"shed_create_file": {destructive: true, idempotent: true},
 		"shed_patch_text":  {destructive: true},
-		"shed_lockedit":    {destructive: true},                   // open, overwrite, exec, save, cancel, force_unlock
-		"shed_info":        {destructive: true, idempotent: true}, // maintenance cleans up; the rest reads
-		"shed_group":       {idempotent: true},                    // list, info read; set_mode, chown change, destroy nothing
+		"shed_lockedit":    {destructive: true}, // open, overwrite, exec, save, cancel, force_unlock
+		"shed_info":        {idempotent: true},  // maintenance removes only what expired; the rest reads (issue 33 item 8)
+		"shed_version":     {idempotent: true},  // history reads; restore makes a new commit, the old content stays
+		"shed_group":       {idempotent: true},  // list, info read; set_mode, chown change, destroy nothing
 	} {
 		a := byName[name].Annotations
 		if a == nil || a.DestructiveHint == nil {

@@ -63,7 +63,7 @@ func (s *Tools) Stats(ctx context.Context, c core.Caller) (core.Result, error) {
 		return core.Result{}, err
 	}
 	line := func(u core.ZoneUsage) zoneLine {
-		return zoneLine{SizeBytes: u.SizeBytes, SizeHuman: u.SizeHuman, Files: u.Files,
+		return zoneLine{SizeBytes: u.SizeBytes, SizeHuman: u.SizeHuman, Files: u.Files, Folders: u.Folders,
 			PercentOfQuota: core.Percent(u.SizeBytes, limit.Bytes), Unmeasured: u.Unmeasured}
 	}
 	data := stats{Uploads: line(usage["uploads"]), Storage: line(usage["storage"]), Documents: line(usage["documents"]),

@@ -58,6 +58,7 @@ type stats struct {
 // could not read.
 type zoneLine struct {
 	Files          int64    `json:"files"`
+	Folders        int64    `json:"folders"`
 	PercentOfQuota string   `json:"percent_of_quota"`
 	SizeBytes      int64    `json:"size_bytes"`
 	SizeHuman      string   `json:"size_human"`
