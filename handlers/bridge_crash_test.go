@@ -6,23 +6,43 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
 )
 
-// buildBinary builds the fileshed binary into dir.
-func buildBinary(t testing.TB, dir string) string {
+// buildBinary returns the fileshed binary, built once for the whole test process (issue 34:
+// a build per test linked the server again, 3 to 5 s each, thirteen times), in a folder of
+// its own that TestMain removes.
+func buildBinary(t testing.TB) string {
 	t.Helper()
+	bin, err := sharedBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// sharedBinary builds the binary at its first call; later calls wait for it and share it.
+var sharedBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fileshed-test-bin-")
+	if err != nil {
+		return "", err
+	}
+	binDir = dir
 	bin := filepath.Join(dir, "fileshed")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+		return "", fmt.Errorf("build: %v\n%s", err, out)
 	}
-	return bin
-}
+	return bin, nil
+})
+
+// binDir is the folder of the shared binary ("" until built).
+var binDir string
 
 // usedBytes is shed_stats' accounted usage from a running binary.
 func usedBytes(t *testing.T, srv *server) int64 {
@@ -43,7 +63,7 @@ func TestKill9DuringBridgeMoves(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	base := filepath.Join(dir, "data")
 	up, docs := filepath.Join(base, uploadsDir), filepath.Join(base, documentsDir)
 	const n = 400
@@ -126,7 +146,7 @@ func TestKill9DuringBridgeCopy(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	base := filepath.Join(dir, "data")
 	src, docs := filepath.Join(base, storageDir, "big"), filepath.Join(base, documentsDir)
 	must(t, os.MkdirAll(src, 0o700))

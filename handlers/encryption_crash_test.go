@@ -22,7 +22,7 @@ func sealedBinary(t *testing.T, prepare func(base string)) (bin, base string, sr
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin, base = buildBinary(t, dir), filepath.Join(dir, "data")
+	bin, base = buildBinary(t), filepath.Join(dir, "data")
 	if prepare != nil {
 		prepare(base)
 	}

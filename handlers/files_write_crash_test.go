@@ -85,12 +85,7 @@ func TestKill9DuringLargeWrite(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fileshed")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	base := filepath.Join(dir, "data")
 	zone := filepath.Join(base, storageDir)
 	srv := startBinary(t, bin, base)

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
 	code := pgtest.Run(m) // the tests, then the private PostgreSQL the replica tests started is stopped
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 	if code == 0 && os.Getenv("FILESHED_SKIP_CATALOGUE") == "" && !testing.Short() {
 		var missing []string
 		seen.Store(string(core.InternalError), true) // provoked by TestPanicBecomesInternalError

@@ -30,7 +30,7 @@ func BenchmarkImport200MB(b *testing.B) {
 	fake.AddUser("tok", owui.User{ID: "u1", Name: "U", Role: "user"})
 	fake.AddGeneratedFile("u1", owui.FileInfo{ID: "f-big", Filename: "big.bin", Size: size}, size)
 	dir := b.TempDir()
-	bin := buildBinary(b, dir)
+	bin := buildBinary(b)
 	base := filepath.Join(dir, "data")
 	srv := startBinary(b, bin, base, "FILESHED_AUTH_MODE=session", "FILESHED_OPENWEBUI_URL="+fake.URL,
 		"FILESHED_MAX_FILE_SIZE_MB=1000", "FILESHED_QUOTA_PER_USER_MB=10000")

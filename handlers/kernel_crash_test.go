@@ -22,7 +22,7 @@ func TestKill9BetweenWriteAndCommit(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t, dir)
+	bin := buildBinary(t)
 	base := filepath.Join(dir, "data")
 	srv := startBinary(t, bin, base)
 	// Four writers, so that some write is always inside its transaction at the kill.

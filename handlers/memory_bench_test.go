@@ -69,7 +69,7 @@ func textOf(size int) string {
 // (where the file is committed too). Reported: the server's peak RSS growth and its ratio
 // to the body (target <= 2.5).
 func BenchmarkCreateFileRSS(b *testing.B) {
-	bin := buildBinary(b, b.TempDir())
+	bin := buildBinary(b)
 	text := textOf(100 << 20)
 	for _, zone := range []string{"storage", "documents"} {
 		b.Run(zone, func(b *testing.B) {
@@ -91,7 +91,7 @@ func BenchmarkCreateFileRSS(b *testing.B) {
 // shed_convert_eol). Reported: the server's peak RSS growth per edit, as a multiple of the
 // file.
 func BenchmarkPatchTextRSS(b *testing.B) {
-	bin := buildBinary(b, b.TempDir())
+	bin := buildBinary(b)
 	text := textOf(100 << 20)
 	edits := []struct{ name, tool, args string }{
 		{"replace-pattern", "shed_patch_text", `"position":"replace","pattern":"fox (\\w+)","content":"cat \\1","match_all":true`},
@@ -126,7 +126,7 @@ func BenchmarkPatchTextRSS(b *testing.B) {
 // shed_zip and streamed through a folder link's ?zip, each by a fresh server process on the
 // same storage. Reported: the server's peak RSS growth for each.
 func BenchmarkZipRSS(b *testing.B) {
-	bin := buildBinary(b, b.TempDir())
+	bin := buildBinary(b)
 	base := filepath.Join(b.TempDir(), "data")
 	dir := filepath.Join(base, "users/local/Storage/data/many")
 	for i := range 100_000 {
