@@ -25,6 +25,7 @@ func holdSlot(t *testing.T, e *env, user string) (wait func()) {
 // with exec_max_per_user 1 and a command of alice's running, her zip is TOO_MANY_COMMANDS
 // after the slot wait, while bob's zip runs.
 func TestZipTakesACommandSlot(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	e := startLinks(t, map[string]string{"FILESHED_EXEC_MAX_PER_USER": "1"})
 	for _, u := range []string{"alice", "bob"} {
 		e.write("users/"+u+"/Storage/data/proj/a.txt", "a")
@@ -46,6 +47,7 @@ func TestZipTakesACommandSlot(t *testing.T) {
 // answers 503 with Retry-After and a short page, and the download is not counted; once a
 // slot is free it streams.
 func TestLinkZipTakesTheCreatorsSlot(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	for _, c := range []struct{ name, valve, holder string }{
 		{"per user", "FILESHED_EXEC_MAX_PER_USER", "alice"},
 		{"in total", "FILESHED_EXEC_MAX_TOTAL", "bob"},

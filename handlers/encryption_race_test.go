@@ -16,6 +16,7 @@ import (
 // (so a command reads plaintext); a migrate that comes after the disable answers
 // ENCRYPTION_NOT_ENABLED instead of sealing every file of a disabled account.
 func TestEncryptionDisableAndMigrateAtOnce(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	e := startSealed(t, nil)
 	const files = 30
 	for i := range files {

@@ -16,6 +16,7 @@ func asUser(key, user string) map[string]string {
 // bob's shed_tree and his own command answer at once: both before any of alice's running
 // commands ends (events, not a clock: issue 34).
 func TestExecFairShare(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	const key = "k-0123456789abcdef0123456789abcdef"
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key, "FILESHED_EXEC_MAX_PER_USER": "2"})
 	alice, bob := asUser(key, "alice"), asUser(key, "bob")
@@ -63,6 +64,7 @@ func TestExecFairShare(t *testing.T) {
 // TestExecMemoryBoundsTotal: exec_memory_total_mb 1024 with 512 MB per command lets two
 // commands run at once on the whole server, whoever runs them; a third user is refused.
 func TestExecMemoryBoundsTotal(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	const key = "k-0123456789abcdef0123456789abcdef"
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key,
 		"FILESHED_EXEC_MEMORY_LIMIT_MB": "512", "FILESHED_EXEC_MEMORY_TOTAL_MB": "1024"})

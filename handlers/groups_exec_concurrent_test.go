@@ -134,6 +134,7 @@ func TestGroupCommandDoesNotFreezeTheGroup(t *testing.T) {
 // rewritten; the two it overwrites at its end (its stdout_file and stderr_file) are put back
 // as bob last wrote them — the new one included, which did not exist when the command started.
 func TestGroupGuardSeesWritesDuringCommand(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	g := startGroups(t, nil)
 	g.create("bob", "b.md", "v1\n", "owner")
 	g.create("bob", "keep.md", "k1\n", "owner")
@@ -178,6 +179,7 @@ func TestGroupGuardSeesWritesDuringCommand(t *testing.T) {
 // (QUOTA_EXCEEDED) and the rollback leaves bob's file, which stays committed under his
 // name, and the usage equals the disk.
 func TestGroupCommandOverQuotaBesideWrites(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	g := startGroups(t, map[string]string{"FILESHED_QUOTA_PER_GROUP_MB": "1"})
 	done := make(chan reply, 1)
 	go func() {

@@ -414,6 +414,7 @@ func TestLinkMergedTool(t *testing.T) {
 // A download outlives the server's write timeout (sized for tool answers): a large file read
 // by a slow client arrives whole.
 func TestLinkDownloadOutlivesWriteTimeout(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	e := startLinksOn(t, nil, func(s *http.Server) { s.WriteTimeout = 200 * time.Millisecond })
 	e.write("users/alice/Storage/data/big.bin", strings.Repeat("x", 16<<20))
 	url := e.link("alice", map[string]any{"zone": "storage", "path": "big.bin"})["url"].(string)

@@ -89,6 +89,7 @@ func (e *env) waitMetric(key, line string) {
 
 // TestMetricsShowRunningCommands: a command that runs shows in fileshed_commands_running.
 func TestMetricsShowRunningCommands(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	e := start(t, nil)
 	done := make(chan reply, 1)
 	go func() {

@@ -188,6 +188,7 @@ func TestSQLiteImportHostile(t *testing.T) {
 // TestSQLiteImportTimeout: an import longer than the timeout is stopped (TIMEOUT) and
 // rolled back: no table, the server still serves.
 func TestSQLiteImportTimeout(t *testing.T) {
+	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	if testing.Short() {
 		t.Skip("writes a 70 MB CSV")
 	}
