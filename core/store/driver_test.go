@@ -18,7 +18,12 @@ var drivers = []string{SQLite, Postgres}
 func onBoth(t *testing.T, f func(t *testing.T, drv string)) {
 	t.Helper()
 	for _, drv := range drivers {
-		t.Run(drv, func(t *testing.T) { f(t, drv) })
+		t.Run(drv, func(t *testing.T) {
+			// Each driver's run opens databases of its own (a file, a new PostgreSQL
+			// database): the two run side by side, and beside other tests' (issue 34).
+			t.Parallel()
+			f(t, drv)
+		})
 	}
 }
 
