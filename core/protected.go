@@ -13,9 +13,10 @@ import (
 // copies, archive entries, what a command leaves behind).
 //
 //   - In a versioned zone (Documents, group), a path with a .git component: ".git" in any
-//     letter case, its NTFS aliases (".git.", ".git ", "git~1") and its HFS+ spellings with
-//     zero-width characters (".g\u200cit"), which git itself refuses on checkout
-//     (CVE-2014-9390). The zone's history lives outside the zone; a .git folder inside it
+//     letter case, its NTFS aliases (".git.", ".git ", "git~1", the alternate data streams
+//     ".git::$INDEX_ALLOCATION", "git~1:x") and its HFS+ spellings with zero-width
+//     characters (".g\u200cit"), which git itself refuses on checkout (CVE-2014-9390,
+//     CVE-2019-1353): one rule, vcs.Ignored, also what a commit leaves out. The zone's history lives outside the zone; a .git folder inside it
 //     would never be committed, and one planted in a group — a .git/config with
 //     core.fsmonitor, a hook — runs code on every member who downloads the folder and opens
 //     it with git. Storage and Uploads keep a user's own clones as they are.
@@ -26,11 +27,6 @@ import (
 // The editzone, the repository and the locks are outside every zone's data folder: no path
 // a tool confines can reach them.
 
-// hfsIgnorable are the code points HFS+ drops when it compares names (git's is_hfs_dotgit).
-var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
-	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
-	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
-
 // protectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
 func ProtectedReason(z *Zone, rel string) string {
 	for c := range strings.SplitSeq(rel, "/") {
@@ -38,7 +34,7 @@ func ProtectedReason(z *Zone, rel string) string {
 			return "the name is reserved for fileshed's temporary files"
 		}
 	}
-	if z.Versioned && rel != "" && vcs.Ignored(hfsIgnorable.Replace(rel)) {
+	if z.Versioned && rel != "" && vcs.Ignored(rel) {
 		return ".git folders are never written in a versioned zone: its history is kept by fileshed (shed_version)"
 	}
 	return ""
