@@ -272,6 +272,24 @@ func walkNames(z *Zone, dir string, fn func(rel string) error) error {
 	return nil
 }
 
+// CheckReplace checks, inside Apply, a file the change is about to replace when it may
+// not be a step of Begin's or may have changed since: an archive's file replaced at its
+// own rename, after a long extraction during which another conversation may have created
+// it, or opened a locked edit of it (lockedit's open does not take the path lock). It is
+// FILE_LOCKED when another conversation holds rel in a locked edit now (unless
+// Edit.Unsafe), then the group ownership rule of a replacement and PROTECTED_PATH.
+func (tx *Tx) CheckReplace(z *Zone, rel string) error {
+	if err := CheckProtectedTarget(z, z.Fs, rel, rel, false); err != nil {
+		return err
+	}
+	if !tx.e.Unsafe {
+		if err := tx.s.checkUnlocked(tx.ctx, tx.c, z, rel); err != nil {
+			return err
+		}
+	}
+	return tx.s.CheckGroupWrite(tx.ctx, tx.c, z, writeReplace, rel)
+}
+
 // Reservation is what Reserve reserved (nil before): a change that makes folders counts
 // them with its mkdirAll, and a download of unknown size grows it as the bytes come.
 func (tx *Tx) Reservation() *Reservation { return tx.r }
