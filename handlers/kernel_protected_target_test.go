@@ -81,6 +81,7 @@ func TestWritesThroughALinkToGitAreRefused(t *testing.T) {
 				{"shed_patch_bytes", map[string]any{"path": "proj/lnk", "content": "41"}},
 				{"shed_save_page", map[string]any{"title": "t", "content": "x", "path": "proj/page.md"}},
 				{"shed_restore", map[string]any{"path": "proj/r.txt", "version": v1}},
+				{"shed_rename", map[string]any{"old_path": "proj/ok.txt", "new_path": "proj/gd/config"}},
 				{"shed_exec", map[string]any{"cmd": "cp", "args": []string{"proj/ok.txt", "proj/lnk"}}},
 				{"shed_exec", map[string]any{"cmd": "cp", "args": []string{"proj/ok.txt", "proj/gd/config"}}},
 				{"shed_exec", map[string]any{"cmd": "echo", "args": []string{"gitdir: evil"}, "stdout_file": "proj/lnk"}},
