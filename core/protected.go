@@ -1,6 +1,7 @@
 package core
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -13,9 +14,10 @@ import (
 // copies, archive entries, what a command leaves behind).
 //
 //   - In a versioned zone (Documents, group), a path with a .git component: ".git" in any
-//     letter case, its NTFS aliases (".git.", ".git ", "git~1") and its HFS+ spellings with
-//     zero-width characters (".g\u200cit"), which git itself refuses on checkout
-//     (CVE-2014-9390). The zone's history lives outside the zone; a .git folder inside it
+//     letter case, its NTFS aliases (".git.", ".git ", "git~1", the alternate data streams
+//     ".git::$INDEX_ALLOCATION", "git~1:x") and its HFS+ spellings with zero-width
+//     characters (".g\u200cit"), which git itself refuses on checkout (CVE-2014-9390,
+//     CVE-2019-1353): one rule, vcs.Ignored, also what a commit leaves out. The zone's history lives outside the zone; a .git folder inside it
 //     would never be committed, and one planted in a group — a .git/config with
 //     core.fsmonitor, a hook — runs code on every member who downloads the folder and opens
 //     it with git. Storage and Uploads keep a user's own clones as they are.
@@ -26,11 +28,6 @@ import (
 // The editzone, the repository and the locks are outside every zone's data folder: no path
 // a tool confines can reach them.
 
-// hfsIgnorable are the code points HFS+ drops when it compares names (git's is_hfs_dotgit).
-var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
-	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
-	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
-
 // protectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
 func ProtectedReason(z *Zone, rel string) string {
 	for c := range strings.SplitSeq(rel, "/") {
@@ -38,7 +35,7 @@ func ProtectedReason(z *Zone, rel string) string {
 			return "the name is reserved for fileshed's temporary files"
 		}
 	}
-	if z.Versioned && rel != "" && vcs.Ignored(hfsIgnorable.Replace(rel)) {
+	if z.Versioned && rel != "" && vcs.Ignored(rel) {
 		return ".git folders are never written in a versioned zone: its history is kept by fileshed (shed_version)"
 	}
 	return ""
@@ -55,33 +52,70 @@ func CheckProtected(z *Zone, rel, shown string) error {
 		WithHint("Choose another name; .git folders and fileshed's .fileshed-tmp- names cannot be created, changed or moved here")
 }
 
+// CheckProtectedTarget is CheckProtected for rel and for the place a change of rel reaches
+// in fsys (z's file system, or the folder a command runs in): every symlink on the way
+// resolved through the confinement layer, the final one too when follow (a write goes to a
+// link's target; a delete or a rename acts on the link itself). Why: a link a command left
+// (proj/lnk -> .git) is no protected name, but a write through it creates one (issue 32).
+func CheckProtectedTarget(z *Zone, fsys *confine.Fs, rel, shown string, follow bool) error {
+	if err := CheckProtected(z, rel, shown); err != nil {
+		return err
+	}
+	to, ok := reached(fsys, rel, follow)
+	if !ok || to == rel {
+		return nil
+	}
+	why := ProtectedReason(z, to)
+	if why == "" {
+		return nil
+	}
+	return Errf(ProtectedPath, "Protected path: %s leads to %s through a symbolic link (%s)", Shorten(shown), Shorten(to), why).
+		With("path", Shorten(shown)).With("target", Shorten(to)).With("zone", z.Label).
+		WithHint("A symbolic link on the way points to a protected name: delete the link with shed_delete (the link goes, never its target), then write a plain file")
+}
+
+// reached is the zone-relative path a change of rel lands on in fsys (see
+// CheckProtectedTarget); false when that cannot be told (the path leaves the zone, a link
+// loop), which the change itself then refuses.
+func reached(fsys *confine.Fs, rel string, follow bool) (string, bool) {
+	if follow {
+		to, err := fsys.Resolve(rel)
+		return to, err == nil
+	}
+	dir := path.Dir(rel)
+	if dir == "." {
+		return rel, true
+	}
+	to, err := fsys.Resolve(dir)
+	return path.Join(to, path.Base(rel)), err == nil
+}
+
 // SweepProtected removes what a command made at a protected path of the versioned zone z —
 // the topmost protected name of each new entry of after (an entry of before, which
-// pre-dates the rule or the command, is left alone) — and returns one data.reverted entry
-// per name it removed. Only versioned zones: there the command measures with the zone's
-// gate held exclusively, so no other write's temporary file is in flight (in Storage one
-// would be, and fileshed's temporary names are swept at start anyway).
+// pre-dates the rule or the command, is left alone), and each new or retargeted symlink
+// (same name, new target) that leads to a protected path (proj/lnk -> .git: a later write
+// through it would create one) — and returns one data.reverted entry per name it removed.
+// Only versioned zones: there the command measures with the zone's gate held exclusively,
+// so no other write's temporary file is in flight (in Storage one would be, and
+// fileshed's temporary names are swept at start anyway).
 func SweepProtected(z *Zone, before, after Snapshot) []RevertedFile {
 	if !z.Versioned {
 		return nil
 	}
 	var tops []string
-	for rel := range after.Entries {
-		if _, old := before.Entries[rel]; old {
+	for rel, e := range after.Entries {
+		old, existed := before.Entries[rel]
+		if existed && old.Link == e.Link {
 			continue
 		}
-		// The rule is per name, so each name is looked at once (a tree thousands of
-		// folders deep would make a check of every prefix quadratic in its depth).
-		end := 0
-		for c := range strings.SplitSeq(rel, "/") {
-			end += len(c)
-			if ProtectedReason(z, c) != "" {
-				if top := rel[:end]; !isOld(before, top) {
-					tops = append(tops, top)
-				}
-				break
+		if top := protectedTop(z, rel); top != "" {
+			if !isOld(before, top) {
+				tops = append(tops, top)
 			}
-			end++ // the slash
+			continue
+		}
+		if e.Link != "" && linksToProtected(z, rel) {
+			tops = append(tops, rel)
 		}
 	}
 	slices.Sort(tops)
@@ -93,6 +127,29 @@ func SweepProtected(z *Zone, before, after Snapshot) []RevertedFile {
 		}
 	}
 	return removed
+}
+
+// protectedTop is the topmost protected prefix of rel in z ("" when none). The rule is per
+// name, so each name is looked at once (a tree thousands of folders deep would make a
+// check of every prefix quadratic in its depth).
+func protectedTop(z *Zone, rel string) string {
+	end := 0
+	for c := range strings.SplitSeq(rel, "/") {
+		end += len(c)
+		if ProtectedReason(z, c) != "" {
+			return rel[:end]
+		}
+		end++ // the slash
+	}
+	return ""
+}
+
+// linksToProtected tells whether the symlink rel of z leads to a protected path, its
+// target resolved relative to the link's folder, in the zone, every link on the way
+// followed.
+func linksToProtected(z *Zone, rel string) bool {
+	to, ok := reached(z.Fs, rel, true)
+	return ok && ProtectedReason(z, to) != ""
 }
 
 // isOld tells whether the snapshot before holds rel.

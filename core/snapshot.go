@@ -15,6 +15,9 @@ type entry struct {
 	Dir   bool
 	Other bool // neither a regular file nor a directory (symlink, FIFO, ...)
 	Ctime time.Time
+	// Link is a symlink's target as stored, so that a link a command retargets (same
+	// name, new target) is a change (SweepProtected).
+	Link string
 }
 
 // snapshot is a zone's names and the total size of its regular files.
@@ -47,6 +50,9 @@ func TakeSnapshot(root string) (Snapshot, error) {
 			}
 			s.Entries[rel] = entry{Size: st.Size, Ctime: time.Unix(st.Ctim.Unix())}
 			s.total += st.Size
+		case e.typ&fs.ModeSymlink != 0:
+			target, _ := readlinkAt(dirfd, e.name) // "" when it vanished meanwhile
+			s.Entries[rel] = entry{Other: true, Link: target}
 		default:
 			s.Entries[rel] = entry{Other: true}
 		}

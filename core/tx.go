@@ -97,15 +97,12 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 	if _, err := s.GroupMode(e.Mode); err != nil {
 		return nil, err
 	}
+	if err := checkProtected(e.Steps); err != nil {
+		return nil, err
+	}
 	var keys []lock.Key
 	for _, st := range e.Steps {
-		if st.Op == OpCopyFrom {
-			continue
-		}
-		if err := CheckProtected(st.Zone, st.Path, shownOf(st)); err != nil {
-			return nil, err
-		}
-		if st.Op != OpAdd {
+		if st.Op != OpCopyFrom && st.Op != OpAdd {
 			keys = append(keys, fileKey(st.Zone, st.Path))
 		}
 	}
@@ -120,6 +117,22 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 		return nil, err
 	}
 	return tx, nil
+}
+
+// checkProtected refuses a step whose path, or the place it reaches through symlinks, is
+// protected (protected.go): a write and an addition follow a final link, a remove or a
+// move acts on the link itself. What a copy reads is not changed, so not checked.
+func checkProtected(steps []Step) error {
+	for _, st := range steps {
+		if st.Op == OpCopyFrom {
+			continue
+		}
+		follow := st.Op == OpWrite || st.Op == OpAdd
+		if err := CheckProtectedTarget(st.Zone, st.Zone.Fs, st.Path, shownOf(st), follow); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shownOf is how a step's path is shown to the model.
@@ -259,6 +272,24 @@ func walkNames(z *Zone, dir string, fn func(rel string) error) error {
 	return nil
 }
 
+// CheckReplace checks, inside Apply, a file the change is about to replace when it may
+// not be a step of Begin's or may have changed since: an archive's file replaced at its
+// own rename, after a long extraction during which another conversation may have created
+// it, or opened a locked edit of it (lockedit's open does not take the path lock). It is
+// FILE_LOCKED when another conversation holds rel in a locked edit now (unless
+// Edit.Unsafe), then the group ownership rule of a replacement and PROTECTED_PATH.
+func (tx *Tx) CheckReplace(z *Zone, rel string) error {
+	if err := CheckProtectedTarget(z, z.Fs, rel, rel, false); err != nil {
+		return err
+	}
+	if !tx.e.Unsafe {
+		if err := tx.s.checkUnlocked(tx.ctx, tx.c, z, rel); err != nil {
+			return err
+		}
+	}
+	return tx.s.CheckGroupWrite(tx.ctx, tx.c, z, writeReplace, rel)
+}
+
 // Reservation is what Reserve reserved (nil before): a change that makes folders counts
 // them with its mkdirAll, and a download of unknown size grows it as the bytes come.
 func (tx *Tx) Reservation() *Reservation { return tx.r }
@@ -336,6 +367,12 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		// Why here: with a database-backed Locker a lock is lost when its session ends, and
 		// another replica may then hold the key; the change must not run, nor be committed.
 		if err := tx.locks.check(false); err != nil {
+			return Change{}, err
+		}
+		// Again, now that no command runs in a versioned zone: one may have retargeted a
+		// link since Begin (its sweep removes a link to a protected name, but not before
+		// it ends).
+		if err := checkProtected(tx.e.Steps); err != nil {
 			return Change{}, err
 		}
 		var err error

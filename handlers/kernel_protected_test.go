@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fileshed/fileshed/core/archive/ziptest"
+	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // gitSpellings are the names of a .git path, as a model, a careless user or an attacker
@@ -24,6 +25,12 @@ var gitSpellings = []string{
 	".git /config",      // and the trailing space
 	"git~1/config",      // NTFS short name
 	".g\u200cit/config", // HFS+ ignores zero-width characters
+	// NTFS alternate data streams and short names (issue 32): git fsck's hasDotgit.
+	".git::$INDEX_ALLOCATION/config",
+	".git:x",
+	"GIT~1:x",
+	".git.::$DATA",
+	"sub/git~1 :$DATA/x",
 }
 
 // TestGitPathsAreProtectedInVersionedZones (issue 23): no tool writes a .git path in
@@ -159,6 +166,27 @@ func TestCommandsCannotCreateGitPaths(t *testing.T) {
 	}
 }
 
+// TestGitSpellingsAreNeverCommitted (issue 32): names that pre-date the rule (put there
+// by hand) in each of git's spellings of .git — NTFS streams and short names, HFS+
+// ignorables — are left out of the commit a command makes, so git fsck finds no
+// hasDotgit in the history a member clones.
+func TestGitSpellingsAreNeverCommitted(t *testing.T) {
+	t.Parallel()
+	g := startGroups(t, nil)
+	for _, p := range gitSpellings {
+		g.write("users/alice/Documents/data/"+p, "[core]\n\tfsmonitor = evil\n")
+	}
+	wantOK(t, g.as("alice", "shed_exec", map[string]any{"zone": "documents", "cmd": "touch", "args": []string{"new.txt"}}))
+	gitDir := filepath.Join(g.base, "users/alice/Documents/repo.git")
+	out, err := exec.Command("git", "--git-dir="+gitDir, "ls-tree", "-r", "--name-only", "HEAD").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "new.txt" {
+		t.Fatalf("committed: %q %v", out, err)
+	}
+	if out, err := exec.Command("git", "--git-dir="+gitDir, "fsck", "--strict", "--no-progress").CombinedOutput(); err != nil {
+		t.Fatalf("git fsck: %v\n%s", err, out)
+	}
+}
+
 // wantNoGit fails when any .git-like folder exists under dir.
 func wantNoGit(t *testing.T, dir string) {
 	t.Helper()
@@ -172,7 +200,7 @@ func wantNoGitBelow(t *testing.T, dir, except string) {
 		if except != "" && p == filepath.Join(dir, except) {
 			return filepath.SkipDir
 		}
-		if err == nil && strings.EqualFold(strings.TrimRight(fi.Name(), ". "), ".git") {
+		if err == nil && vcs.IgnoredName(fi.Name()) {
 			t.Fatalf("%s exists", strings.TrimPrefix(p, dir))
 		}
 		return nil

@@ -20,7 +20,8 @@ func TestTreeLists(t *testing.T) {
 	e.write("users/local/Storage/data/.hidden", "x")
 	r = e.post("shed_tree", map[string]any{"zone": "Storage", "depth": "2"}, nil)
 	wantOK(t, r)
-	want := "Storage/\n├── notes/\n│   └── a.txt (5B)\n└── b.txt (2.0K)"
+	// Dotfiles are shown (issue 32): a download ships them, so nothing shipped is hidden.
+	want := "Storage/\n├── notes/\n│   └── a.txt (5B)\n├── .hidden (1B)\n└── b.txt (2.0K)"
 	if r.Data["tree"] != want {
 		t.Fatalf("tree:\n%s\nwant:\n%s", r.Data["tree"], want)
 	}

@@ -126,6 +126,23 @@ func (f *Fs) Confined(name string) (string, error) {
 	return c, nil
 }
 
+// Resolve returns the zone-relative path that name reaches: every symlink on the way
+// followed the way the kernel would (the final one too), a missing tail kept as written
+// ("" is the zone root). It is where a write of name lands, for the rules that apply to
+// that place rather than to the name given (core's protected paths). ErrEscape when the
+// path leaves the zone.
+func (f *Fs) Resolve(name string) (string, error) {
+	c, err := f.path("resolve", name)
+	if err != nil {
+		return "", err
+	}
+	phys, err := f.walk(splitClean(c))
+	if err != nil {
+		return "", fail("resolve", name, err)
+	}
+	return strings.Join(phys, "/"), nil
+}
+
 // splitClean splits a clean path ("" and "." are the root) into components.
 func splitClean(c string) []string {
 	if c == "" || c == "." {

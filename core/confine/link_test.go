@@ -67,6 +67,8 @@ func TestRejectsSymlinkOut(t *testing.T) {
 			z.expect(err, ErrEscape)
 			_, err = z.fs.Confined(p)
 			z.expect(err, ErrEscape)
+			_, err = z.fs.Resolve(p)
+			z.expect(err, ErrEscape)
 			z.expect(z.fs.Chmod(p, 0o777), ErrEscape)
 			if p == l.name {
 				fi, _, err := z.fs.LstatIfPossible(p)
@@ -219,6 +221,47 @@ func TestConfined(t *testing.T) {
 			z.expect(err, tt.err)
 			if got != tt.want {
 				t.Fatalf("Confined(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResolve: the path a write of a name reaches, each symlink followed, for the rules
+// that apply to the place (core's protected paths: proj/lnk -> .git writes proj/.git).
+func TestResolve(t *testing.T) {
+	z, _ := userZones(t)
+	z.link("sub", "in_dir")
+	z.link(".git", "sub/lnk")
+	z.link("../sub/.GIT/hooks", "sub/up")
+	z.link("lnk", "sub/hop")
+	z.link("../../../outside/new", "dangling_out")
+	z.link("loop2", "loop1")
+	z.link("loop1", "loop2")
+	tests := []struct {
+		name, in, want string
+		err            error
+	}{
+		{"root", "", "", nil},
+		{"file", "sub/file", "sub/file", nil},
+		{"cleaned", `./sub\.\file`, "sub/file", nil},
+		{"missing tail", "new/dir/file", "new/dir/file", nil},
+		{"folder link", "in_dir/file", "sub/file", nil},
+		{"dangling link", "sub/lnk", "sub/.git", nil},
+		{"below a dangling link", "sub/lnk/config", "sub/.git/config", nil},
+		{"through a folder link", "in_dir/lnk", "sub/.git", nil},
+		{"dotdot in the target", "sub/up/x", "sub/.GIT/hooks/x", nil},
+		{"chain", "sub/hop", "sub/.git", nil},
+		{"dangling out", "dangling_out", "", ErrEscape},
+		{"lexical escape", "../x", "", ErrEscape},
+		{"invalid", "a\x00", "", ErrInvalid},
+		{"loop", "loop1", "", syscall.ELOOP},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := z.fs.Resolve(tt.in)
+			z.expect(err, tt.err)
+			if got != tt.want {
+				t.Fatalf("Resolve(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -7,3 +7,7 @@ func Ignored(p string) bool {
 	c, err := cleanPath(p)
 	return err != nil || ignoredPath(c)
 }
+
+// IgnoredName reports whether one path component is a spelling of ".git" (git's
+// is_ntfs_dotgit and is_hfs_dotgit, see ignoredName): the name itself, not a path.
+func IgnoredName(name string) bool { return ignoredName(name) }

@@ -23,14 +23,52 @@ func cleanPath(p string) (string, error) {
 	return c, nil
 }
 
-// ignoredName reports whether a path component is one git must never store:
-// ".git" in any letter case and its NTFS aliases (".git." , ".git ",
-// "git~1"). git itself refuses them (CVE-2014-9390) and git fsck flags trees
-// holding them; for us they are user-writable files that must never reach
-// the repository.
+// ignoredName reports whether a path component is one git must never store: a
+// spelling of ".git" that git itself refuses on checkout and that git fsck flags
+// (hasDotgit, CVE-2014-9390, CVE-2019-1353). The one rule here is a superset of git's
+// two (is_ntfs_dotgit in path.c, is_hfs_dotgit in utf8.c):
+//
+//   - the backslash separates names (fsck reads tree entries that way);
+//   - the code points HFS+ ignores when it compares names (zero-width joiners,
+//     direction marks, the byte order mark: hfsIgnorable) are dropped;
+//   - what remains is ".git" or its NTFS short name "git~1", in any letter case,
+//     followed by nothing but dots and spaces (NTFS drops them) up to the end or to
+//     a ":" (an NTFS alternate data stream: ".git::$INDEX_ALLOCATION" is the folder
+//     itself, and git refuses every stream of it).
+//
+// For us they are user-writable names that must never reach the repository, nor be
+// created where history is kept (core's protected paths).
 func ignoredName(name string) bool {
-	return strings.EqualFold(strings.TrimRight(name, ". "), ".git") || strings.EqualFold(name, "git~1")
+	for part := range strings.SplitSeq(name, `\`) {
+		if dotGit(hfsIgnorable.Replace(part)) {
+			return true
+		}
+	}
+	return false
 }
+
+// dotGit is the NTFS rule of ignoredName on one name without HFS+ ignorables.
+func dotGit(name string) bool {
+	var rest string
+	switch {
+	case len(name) >= 4 && strings.EqualFold(name[:4], ".git"):
+		rest = name[4:]
+	case len(name) >= 5 && strings.EqualFold(name[:5], "git~1"):
+		rest = name[5:]
+	default:
+		return false
+	}
+	if i := strings.IndexByte(rest, ':'); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.Trim(rest, ". ") == ""
+}
+
+// hfsIgnorable removes the code points HFS+ drops when it compares names (git's
+// next_hfs_char): U+200C-U+200F, U+202A-U+202E, U+206A-U+206F and U+FEFF.
+var hfsIgnorable = strings.NewReplacer("\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "", "\ufeff", "")
 
 // ignoredPath reports whether any component of a cleaned path is ignored.
 func ignoredPath(p string) bool {

@@ -80,38 +80,51 @@ func (s *Tools) Unzip(ctx context.Context, c core.Caller, in UnzipInput) (core.R
 	if o.Z.Label != z.Label {
 		message = fmt.Sprintf("Extracted %s:%s to %s", o.Z.Name, o.Rel, shownDest)
 	}
-	// The folder gains the archive's entries; the files overwrite replaces are written.
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Unzip", Message: message, Steps: unzipSteps(z, a, destRel, shownDest, replacing)})
+	if err != nil {
+		return core.Result{}, err
+	}
+	defer tx.Close()
+	u, hash, err := s.extract(ctx, c, tx, z, a, destRel, in.Overwrite)
+	if err != nil {
+		return core.Result{}, archiveError(err, o.Z, o.Rel, z)
+	}
+	return core.Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.Z, z)}, nil
+}
+
+// unzipSteps are the steps of an extraction's transaction: the folder gains the archive's
+// entries; the files overwrite replaces (as they were when checked) are written, and so is
+// the database of a new SQLite companion (sqlite_companions.go).
+func unzipSteps(z *core.Zone, a *archive.Archive, destRel, shownDest string, replacing []string) []core.Step {
 	steps := []core.Step{{Zone: z, Path: destRel, Shown: shownDest, Op: core.OpAdd}}
 	written := map[string]bool{}
 	for _, p := range replacing {
 		steps, written[p] = append(steps, core.Step{Zone: z, Path: p, Op: core.OpWrite}), true
 	}
-	for _, e := range a.Entries { // a new SQLite companion writes its database (sqlite_companions.go)
+	for _, e := range a.Entries {
 		if p := path.Join(destRel, e.Path); e.Path != "" && e.Skip == "" && !e.Dir && !written[p] {
 			if _, ok := core.CompanionOf(p); ok {
 				steps, written[p] = append(steps, core.Step{Zone: z, Path: p, Op: core.OpWrite}), true
 			}
 		}
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Unzip", Message: message, Steps: steps})
-	if err != nil {
-		return core.Result{}, err
-	}
-	defer tx.Close()
+	return steps
+}
+
+// extract runs the extraction in its transaction tx (unzipSteps): the reservation, then
+// unzipInto in Apply. It returns what it did and the commit id.
+func (s *Tools) extract(ctx context.Context, c core.Caller, tx *core.Tx, z *core.Zone, a *archive.Archive, destRel string, overwrite bool) (*unzipped, string, error) {
 	// The names: the archive's, and the staging folder while it exists.
 	if err := tx.Reserve(z, -1, core.Amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
-		return core.Result{}, err
+		return nil, "", err
 	}
-	var u unzipped
+	u := &unzipped{}
 	hash, err := tx.Apply(func() (core.Change, error) {
-		ch, err := s.unzipInto(ctx, c, z, tx.Reservation(), a, destRel, in.Overwrite, &u)
+		ch, err := s.unzipInto(ctx, c, z, tx, a, destRel, overwrite, u)
 		ch.Growth = u.delta()
 		return ch, err
 	})
-	if err != nil {
-		return core.Result{}, archiveError(err, o.Z, o.Rel, z)
-	}
-	return core.Result{Data: u.data(a, o, z, shownDest, hash), Message: u.message(a, o.Z, z)}, nil
+	return u, hash, err
 }
 
 // unzipped is what an extraction did.
@@ -133,7 +146,7 @@ func (u *unzipped) delta() core.Amount {
 
 // unzipInto extracts a into a staging folder and moves it into destRel; it runs in the
 // transaction's Apply (in versioned zones no other whole-tree change runs meanwhile).
-func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, r *core.Reservation, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (core.Change, error) {
+func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *core.Tx, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (core.Change, error) {
 	staging, release := confine.HoldTemp()
 	defer release() // after the RemoveAll below: the name is held until it is gone
 	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
@@ -149,11 +162,18 @@ func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, r *c
 	if err != nil {
 		return core.Change{}, err
 	}
-	if err := r.MkdirAll(ctx, z.Fs, destRel); err != nil {
+	if err := tx.Reservation().MkdirAll(ctx, z.Fs, destRel); err != nil {
 		return core.Change{}, err
 	}
-	m := mover{z: z, overwrite: overwrite}
-	if err := m.move(staging, destRel); err != nil {
+	// Each file overwrite replaces is checked (a locked edit another conversation opened
+	// during the extraction) before anything moves, so a refusal leaves the zone as it was,
+	// and again at its own rename.
+	m := mover{z: z, overwrite: overwrite, check: func(p string) error { return tx.CheckReplace(z, p) }}
+	err = m.dryRun(staging, destRel)
+	if err == nil {
+		err = m.move(staging, destRel)
+	}
+	if err != nil {
 		m.undo()
 		return core.Change{}, err
 	}

@@ -15,6 +15,10 @@ import (
 type mover struct {
 	z         *core.Zone
 	overwrite bool
+	// check is asked about each existing file just before overwrite replaces it.
+	check func(dst string) error
+	// dry only checks: nothing is moved (dryRun).
+	dry bool
 	// paths are the moved paths, for the commit (a moved folder stands for its content).
 	paths []string
 	// done are the fresh moves (staging path, destination), for undo.
@@ -25,6 +29,14 @@ type mover struct {
 	replacedPaths []string
 	// merged counts the staged folders merged into folders that existed.
 	merged int64
+}
+
+// dryRun runs move without moving anything: every file it would replace is checked, and
+// what it would refuse is refused, before the first rename.
+func (m *mover) dryRun(from, to string) error {
+	m.dry = true
+	defer func() { m.dry = false }()
+	return m.move(from, to)
 }
 
 // move moves every entry of the folder from into the folder to.
@@ -46,6 +58,8 @@ func (m *mover) move(from, to string) error {
 		src, dst := path.Join(from, e.Name()), path.Join(to, e.Name())
 		fi, _, err := m.z.Fs.LstatIfPossible(dst)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && m.dry:
+			continue
 		case errors.Is(err, fs.ErrNotExist):
 			if err := m.z.Fs.Rename(src, dst); err != nil {
 				return err
@@ -54,12 +68,20 @@ func (m *mover) move(from, to string) error {
 		case err != nil:
 			return err
 		case e.IsDir() && fi.IsDir():
-			m.merged++
+			if !m.dry {
+				m.merged++
+			}
 			if err := m.move(src, dst); err != nil {
 				return err
 			}
 			continue
 		case !e.IsDir() && fi.Mode().IsRegular() && m.overwrite:
+			if err := m.check(dst); err != nil {
+				return err
+			}
+			if m.dry {
+				continue
+			}
 			if err := m.z.Fs.Rename(src, dst); err != nil {
 				return err
 			}

@@ -75,7 +75,7 @@ func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Resul
 			case confine.IsTempName(p):
 				return "a temporary file of a write in progress"
 			}
-			return ""
+			return core.ProtectedReason(z, p) // a .git in a versioned zone is never shipped
 		}}
 	plan, err := archive.PlanDir(ctx, src)
 	if err != nil {

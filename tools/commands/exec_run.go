@@ -73,10 +73,11 @@ func (s *Tools) plan(z *core.Zone, dir *confine.Fs, in ExecInput) (*execPlan, er
 		return nil, core.Errf(core.InternalError, "Cannot check the command").Because(err)
 	}
 	// Protected paths (protected.go): refused up front where an operand names one (mkdir -p
-	// .git/hooks, cp -r x .git); what a command makes where no operand shows it (a tar
+	// .git/hooks, cp -r x .git), or reaches through a symlink (cp x lnk, lnk -> .git: a
+	// command follows a final link too); what a command makes where no operand shows it (a tar
 	// entry) is removed after it (sweepProtected).
 	for _, rel := range append(slices.Clone(p.operands), p.stdoutFile, p.stderrFile) {
-		if err := core.CheckProtected(z, rel, rel); err != nil {
+		if err := core.CheckProtectedTarget(z, dir, rel, rel, true); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/confine"
 )
 
 // TreeInput is the input of shed_tree.
@@ -23,8 +24,12 @@ type TreeInput struct {
 // treeMaxEntries is the number of entries listed per directory before "... and N more".
 const treeMaxEntries = 100
 
-// Tree renders a directory tree of a zone (reference §5.21): directories first, hidden
-// names skipped, 100 entries per directory, symlinks shown but never followed.
+// Tree renders a directory tree of a zone (reference §5.21): directories first, 100
+// entries per directory, symlinks shown but never followed. It shows every entry a
+// download ships (shed_zip, a folder link), dotfiles too, unlike the original, which hid
+// them (issue 32: nothing shipped is hidden); a protected name that exists (a .git in a
+// versioned zone, which no download ships) is shown, marked, without what is inside it;
+// fileshed's temporary files (writes in flight) are not shown.
 func (s *Tools) Tree(ctx context.Context, c core.Caller, in TreeInput) (core.Result, error) {
 	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
@@ -116,6 +121,12 @@ func (s *Tools) renderTree(z *core.Zone, dir, prefix string, depth int, b *strin
 			conn, child = "└── ", "    "
 		}
 		switch {
+		case core.ProtectedReason(z, e.Name()) != "":
+			slash := ""
+			if e.IsDir() {
+				slash = "/"
+			}
+			fmt.Fprintf(b, "%s%s%s%s %s\n", prefix, conn, e.Name(), slash, protectedMark)
 		case e.Mode()&os.ModeSymlink != 0:
 			fmt.Fprintf(b, "%s%s%s@ (symlink)\n", prefix, conn, e.Name())
 		case e.IsDir():
@@ -132,11 +143,15 @@ func (s *Tools) renderTree(z *core.Zone, dir, prefix string, depth int, b *strin
 	return len(entries) == 0, nil
 }
 
-// visible drops hidden names (".git", ".fileshed-tmp-*", dotfiles), as the original does.
+// protectedMark follows a protected name in the tree.
+const protectedMark = "(protected: never committed nor downloaded)"
+
+// visible drops fileshed's temporary files (writes in flight, never shipped) from the
+// entries.
 func visible(entries []os.FileInfo) []os.FileInfo {
 	out := entries[:0]
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
+		if !confine.IsTempName(e.Name()) {
 			out = append(out, e)
 		}
 	}

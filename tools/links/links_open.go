@@ -129,8 +129,8 @@ func (s *Tools) openTarget(t *LinkTarget, sub string) error {
 		return gone(LinkChanged)
 	}
 	rel, err := confine.Clean(sub)
-	if err != nil {
-		return ErrLinkUnknown
+	if err != nil || core.ProtectedReason(t.zone, rel) != "" {
+		return ErrLinkUnknown // a protected name below the folder is never served (WriteZip)
 	}
 	t.Sub = rel
 	if rel == "" {
@@ -230,8 +230,8 @@ type LinkEntry struct {
 // maxListing bounds a folder page; the zip still holds everything.
 const maxListing = 5000
 
-// Entries lists the folder being shown (folders first, then by name), without symlinks
-// and special files; more reports that the listing was cut at maxListing.
+// Entries lists the folder being shown (folders first, then by name), without symlinks,
+// special files and protected names; more reports that the listing was cut at maxListing.
 func (t *LinkTarget) Entries() (entries []LinkEntry, more bool, err error) {
 	f, err := t.Dir.Open(t.Sub)
 	if err != nil {
@@ -247,6 +247,9 @@ func (t *LinkTarget) Entries() (entries []LinkEntry, more bool, err error) {
 		// not NFC) could not be opened through the link: they are not listed either.
 		if c, err := confine.Clean(fi.Name()); err != nil || c != fi.Name() || (!fi.IsDir() && !fi.Mode().IsRegular()) {
 			continue
+		}
+		if core.ProtectedReason(t.zone, fi.Name()) != "" {
+			continue // never shipped (WriteZip), so never listed nor served
 		}
 		entries = append(entries, LinkEntry{Name: fi.Name(), IsDir: fi.IsDir(), Size: fi.Size(), Modified: fi.ModTime()})
 	}

@@ -22,8 +22,8 @@ func (s *Tools) LinkZipSlot(ctx context.Context, t *LinkTarget) (release func(),
 
 // WriteZip streams the folder being shown as a zip archive to w, entry by entry: no
 // temporary file, and memory independent of the folder's size but for the archive's
-// central directory (archive.Walk). Symlinks, special files and names another system
-// could not read are skipped, never followed; files are opened without following a final
+// central directory (archive.Walk). Symlinks, special files, protected names and names
+// another system could not read are skipped, never followed; files are opened without following a final
 // symlink, so a swap during the walk cannot pull in anything else. The caller holds a
 // slot (LinkZipSlot).
 func (t *LinkTarget) WriteZip(ctx context.Context, w io.Writer) error {
@@ -40,7 +40,10 @@ func (t *LinkTarget) WriteZip(ctx context.Context, w io.Writer) error {
 	if root == "" {
 		root = "."
 	}
-	err := archive.Walk(ctx, afero.NewIOFS(t.Dir), root, root, nil, archive.Walker{
+	// Protected names (a .git in a versioned zone, fileshed's temporary files) are never
+	// shipped: git in the unpacked folder would run what a .git/config there says.
+	skip := func(p string) string { return core.ProtectedReason(t.zone, p) }
+	err := archive.Walk(ctx, afero.NewIOFS(t.Dir), root, root, skip, archive.Walker{
 		Dir:  func(_, name string) error { return zw.Dir(name+"/", time.Time{}, 0o700) },
 		File: func(p, name string, _ fs.DirEntry) error { return t.zipFile(zw, p, name) },
 	})
