@@ -99,7 +99,7 @@ func TestValvesCommandNamesEveryVariableAndFlag(t *testing.T) {
 			t.Errorf("valves --env has no line for %s", variable)
 		}
 	}
-	for _, want := range []string{"FILESHED_QUOTA_PER_USER_MB=12\n", "\n# FILESHED_LINKS_SECRET=<redacted>  (set: give it here, or as FILESHED_LINKS_SECRET_FILE)\n", "FILESHED_CORS_ALLOWED_ORIGINS=*\n"} {
+	for _, want := range []string{"FILESHED_QUOTA_PER_USER_MB=12\n", "\n# FILESHED_LINKS_SECRET=<redacted>  (set: give it here, or as FILESHED_LINKS_SECRET_FILE)\n", "FILESHED_CORS_ALLOWED_ORIGINS=\n"} {
 		if !strings.Contains(env.String(), want) {
 			t.Errorf("valves --env lacks %q:\n%s", want, env.String())
 		}
@@ -118,6 +118,13 @@ func TestStartWarnsOfMistakes(t *testing.T) {
 	code := run([]string{"valves", "--listen", "0.0.0.0:8000", "--auth-allow-insecure-none"}, &out, &errb)
 	for _, want := range []string{"warning: FILESHED_QUOTAPERUSER is not a setting (did you mean FILESHED_QUOTA_PER_USER_MB?)",
 		"warning: public_url is not set", "http://localhost:8000", "FILESHED_PUBLIC_URL"} {
+		if code != 0 || !strings.Contains(errb.String(), want) {
+			t.Errorf("valves: exit %d, stderr lacks %q: %s", code, want, errb.String())
+		}
+	}
+	errb.Reset()
+	code = run([]string{"valves", "--cors-allowed-origins", "*"}, &out, &errb)
+	for _, want := range []string{`warning: cors.allowed_origins is "*": every web page`, "auth.mode none"} {
 		if code != 0 || !strings.Contains(errb.String(), want) {
 			t.Errorf("valves: exit %d, stderr lacks %q: %s", code, want, errb.String())
 		}

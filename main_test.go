@@ -52,6 +52,8 @@ func TestStartupRefusals(t *testing.T) {
 		{"unknown flag", []string{"--nope", "1"}, 2, "nope"},
 		{"bad valve", []string{"--auth-mode", "open"}, 2, "auth.mode"},
 		{"none mode on a public address", []string{"--listen", "0.0.0.0:0", "--storage-base-path", t.TempDir()}, 2, "allow_insecure_none"},
+		{"every origin with none on a public address", []string{"--listen", "0.0.0.0:0", "--auth-allow-insecure-none", "--cors-allowed-origins", "*",
+			"--storage-base-path", t.TempDir()}, 2, "cors.allowed_origins"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,10 @@ const (
 	// connection (too many clients, starting or stopping, unreachable): Because turns one
 	// into the other, so the caller learns that a retry may work.
 	StateUnavailable Code = "STATE_UNAVAILABLE"
+	// CrossOriginForbidden refuses a request another web page made from a user's browser
+	// (403): a cross-site call from an origin not in cors.allowed_origins, or a foreign Host
+	// on a loopback address (DNS rebinding). The HTTP edge answers it, never a tool.
+	CrossOriginForbidden Code = "CROSS_ORIGIN_FORBIDDEN"
 )
 
 // hints is the catalogue: every code with its default hint. Each tool family's file adds
@@ -55,6 +59,8 @@ var hints = map[Code]string{
 	BodyTooLarge:       "Send less data per call (see max_file_size_mb in shed_info(action='parameters'))",
 	InternalError:      "Retry; if it persists, report the request id to the administrator",
 	StateUnavailable:   "The state database refuses connections now: retry in a moment (administrator: PostgreSQL max_connections and the replicas' connections, README 'Several replicas')",
+	// A web page's request: the administrator decides which pages may call fileshed.
+	CrossOriginForbidden: "Only pages of the origins in cors.allowed_origins (FILESHED_CORS_ALLOWED_ORIGINS; by default openwebui.url's) may call fileshed from a browser: add the page's origin there",
 }
 
 // addHints registers a family's codes in the catalogue.

@@ -155,7 +155,8 @@ func (m *Mirror) copyIn(rel string, fi fs.FileInfo) error {
 	}
 	defer in.Close()
 	host := filepath.Join(m.Dir, filepath.FromSlash(rel))
-	out, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	// The decrypted copy is the owner's alone, whatever mode the sealed file has.
+	out, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()&0o700)
 	if err != nil {
 		return err
 	}

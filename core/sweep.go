@@ -37,7 +37,7 @@ func (s *Service) startSweep() {
 	_, err := os.Stat(marker)
 	crashed := err == nil
 	s.recovery.crashed = crashed
-	if f, err := os.Create(marker); err == nil {
+	if f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE, 0o600); err == nil { // not os.Create: 0666 minus umask
 		f.Close()
 	}
 	ctx, cancel := context.WithCancel(context.Background())

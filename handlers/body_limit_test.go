@@ -61,7 +61,7 @@ func TestBodyTooLargeReachesEveryClient(t *testing.T) {
 	body := []byte(`{"zone":"storage","path":"` + strings.Repeat("a", 24<<20) + `"}`)
 	for _, chunked := range []bool{false, true} {
 		t.Run(fmt.Sprintf("chunked=%v", chunked), func(t *testing.T) {
-			head := "POST /shed_tree HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+			head := "POST /shed_tree HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
 			if chunked {
 				head += "Transfer-Encoding: chunked\r\n\r\n"
 			} else {
@@ -101,7 +101,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"zone":"storage"}`
-	fmt.Fprintf(conn, "POST /shed_tree HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	fmt.Fprintf(conn, "POST /shed_tree HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 	start := time.Now()
 	answered := make(chan string, 1)
 	go func() {

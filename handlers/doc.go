@@ -1,6 +1,7 @@
 // Package handlers is fileshed's HTTP edge: one huma operation per tool (POST /shed_<name>,
 // operationId = tool name), the identity middleware that builds core.Caller, the envelope,
-// CORS, health routes, and the download-link route GET|HEAD /dl/{token} (files, folder
+// the guard against other web pages (CORS, cross-site requests, DNS rebinding: crossorigin.go),
+// health routes, and the download-link route GET|HEAD /dl/{token} (files, folder
 // pages, zip streams; HTML and text answers, never the envelope). It holds no business
 // logic: every tool calls one core.Service method.
 //

@@ -52,14 +52,14 @@ func marshal(v any) ([]byte, error) {
 }
 
 // statusFor is the HTTP status of an error code: 200 for domain errors (the model reads
-// and corrects them), 401/403 for authentication, 413 for oversized bodies.
+// and corrects them), 401/403 for authentication and foreign web pages, 413 for oversized bodies.
 func statusFor(c core.Code) int {
 	switch c {
 	case core.AuthRequired:
 		return http.StatusUnauthorized
 	case core.AuthInvalid:
 		return http.StatusUnauthorized
-	case core.InvalidUser:
+	case core.InvalidUser, core.CrossOriginForbidden:
 		return http.StatusForbidden
 	case core.AuthUnavailable:
 		return http.StatusServiceUnavailable

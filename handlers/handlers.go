@@ -59,7 +59,7 @@ func register(d Deps) (http.Handler, huma.API) {
 	r := chi.NewRouter()
 	d.limits = map[string]int64{}
 	d.metrics = newMetrics(d.Tools.Service)
-	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), cors(d.cfg.CORS.AllowedOrigins), authenticate(d.Auth, d.metrics, d.Log, guarded(d.cfg.MCP.Enabled)))
+	r.Use(withRequestID, recoverer(d.Log), normalizePath, limitBodies(d.limits, d.Log), siteGuard(d.cfg, d.metrics, d.Log), authenticate(d.Auth, d.metrics, d.Log, guarded(d.cfg.MCP.Enabled)))
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, http.StatusNotFound, Envelope{Error: "NOT_FOUND", Message: "No such route: " + req.URL.Path,
 			Details: map[string]any{}, Hint: "The tools are POST /shed_<name>; the spec is GET /openapi.json"})

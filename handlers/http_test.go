@@ -46,7 +46,7 @@ func TestNoRedirectsAndNormalisedPaths(t *testing.T) {
 
 func TestCORSPreflightBeforeAuth(t *testing.T) {
 	t.Parallel()
-	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key})
+	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key, "FILESHED_CORS_ALLOWED_ORIGINS": "https://chat.example"})
 	req, _ := http.NewRequest(http.MethodOptions, e.srv.URL+"/shed_tree", nil)
 	req.Header.Set("Origin", "https://chat.example")
 	req.Header.Set("Access-Control-Request-Method", "POST")

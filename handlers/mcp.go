@@ -28,11 +28,11 @@ type mcpPostKey struct{}
 
 // mountMCP serves POST /mcp: the model-facing tools of the finished OpenAPI document over
 // MCP Streamable HTTP, stateless (each POST is a whole exchange, no session, no SSE stream).
-// The identity middleware has authenticated the request before any JSON-RPC is read; every
+// siteGuard has refused other web pages and the identity middleware has authenticated the
+// request before any JSON-RPC is read; every
 // tool call is dispatched in-process to its own route (mcp_call.go), so decoding, limits,
 // audit, metrics and logs are those of the HTTP call.
 func mountMCP(r chi.Router, api huma.API, d Deps) {
-	cfg := d.cfg
 	doc := api.OpenAPI()
 	server := mcp.NewServer(&mcp.Implementation{Name: openapi.Title, Version: Version}, &mcp.ServerOptions{
 		Instructions: doc.Info.Description,
@@ -52,14 +52,12 @@ func mountMCP(r chi.Router, api huma.API, d Deps) {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true, // one JSON answer per POST: nothing is streamed
-		// The SDK's DNS-rebinding guard: a request that reached a loopback address with a
-		// Host that is not a loopback name comes from a page whose name was rebound to
-		// 127.0.0.1. A reverse proxy on the same host that keeps the public Host needs it off.
-		DisableLocalhostProtection:   !cfg.MCP.DNSRebindingGuard,
+		// The SDK's own DNS-rebinding check would be a second rule beside siteGuard's, which
+		// every route passes first (and which also knows public_url's host).
+		DisableLocalhostProtection:   true,
 		MaxRequestBodyBytes:          limit,
 		PropagateRequestCancellation: true,
 	})
-	origins := originGuard(cfg.CORS.AllowedOrigins)
 	r.Handle(mcpPath, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method != http.MethodPost {
 			// Stateless: no GET stream to resume, no session to DELETE.
@@ -78,30 +76,8 @@ func mountMCP(r chi.Router, api huma.API, d Deps) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req = req.WithContext(context.WithValue(req.Context(), mcpPostKey{}, req.Context()))
-		origins.Handler(sdk).ServeHTTP(w, req)
+		sdk.ServeHTTP(w, req)
 	}))
-}
-
-// originGuard refuses a browser's cross-origin POST unless its Origin is one that
-// cors.allowed_origins names (MCP servers must validate Origin: a page on another site could
-// otherwise drive a signed-in user's tools). "*" trusts no one here: it opens the
-// HTTP routes to every page, never /mcp. Clients that are not browsers send no Origin.
-func originGuard(allowed []string) *http.CrossOriginProtection {
-	p := http.NewCrossOriginProtection()
-	for _, o := range allowed {
-		if o == "*" {
-			continue
-		}
-		if err := p.AddTrustedOrigin(o); err != nil {
-			panic("mcp: cors.allowed_origins " + o + ": " + err.Error()) // valves.Validate refused it already
-		}
-	}
-	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		writeEnvelope(w, http.StatusForbidden, Envelope{Error: "ORIGIN_FORBIDDEN",
-			Message: "Cross-origin request refused: " + req.Header.Get("Origin"), Details: map[string]any{},
-			Hint: "Add the page's origin to cors.allowed_origins (FILESHED_CORS_ALLOWED_ORIGINS), or connect from a desktop client"})
-	}))
-	return p
 }
 
 // bodyError writes the envelope of a request body that could not be read, as huma does for

@@ -15,10 +15,9 @@ import (
 )
 
 // TestMCPForeignOriginRefused: a browser page on another site cannot drive /mcp (in mode
-// none it needs no credential at all): a foreign Origin is refused with 403, also under the
-// default cors.allowed_origins ["*"], which opens the HTTP routes but trusts no origin for
-// /mcp; an origin named in cors.allowed_origins, the server's own origin and clients that
-// send none (desktop clients, Open WebUI's backend) pass.
+// none it needs no credential at all): siteGuard refuses it with 403 CROSS_ORIGIN_FORBIDDEN as
+// on every route; an origin named in cors.allowed_origins, the server's own origin and clients
+// that send none (desktop clients, Open WebUI's backend) pass.
 func TestMCPForeignOriginRefused(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -48,7 +47,7 @@ func TestMCPForeignOriginRefused(t *testing.T) {
 			}
 			status, header, body := e.mcpPost(listCall(), h)
 			if tc.status == http.StatusForbidden {
-				e.wantEnvelope(status, header, body, http.StatusForbidden, "ORIGIN_FORBIDDEN")
+				e.wantEnvelope(status, header, body, http.StatusForbidden, "CROSS_ORIGIN_FORBIDDEN")
 				return
 			}
 			if status != tc.status || !strings.Contains(body, "shed_read") {
@@ -59,12 +58,12 @@ func TestMCPForeignOriginRefused(t *testing.T) {
 }
 
 // TestMCPDNSRebindingGuard: a request that reached the loopback listener with a foreign Host
-// (a page whose name was rebound to 127.0.0.1) is refused by the SDK's guard; the documented
-// opt-out, for a reverse proxy on the same host that keeps the public Host, lets it through.
+// (a page whose name was rebound to 127.0.0.1) is refused by siteGuard, as on every route;
+// a reverse proxy on the same host that keeps the public Host passes once public_url names it.
 func TestMCPDNSRebindingGuard(t *testing.T) {
 	t.Parallel()
-	for _, guard := range []bool{true, false} {
-		e := start(t, with(mcpOn, map[string]string{"FILESHED_MCP_DNS_REBINDING_GUARD": fmt.Sprint(guard)}))
+	for _, publicURL := range []string{"", "https://files.example.com"} {
+		e := start(t, with(mcpOn, map[string]string{"FILESHED_PUBLIC_URL": publicURL}))
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", listCall())
 		req.Host = "files.example.com"
 		req.Header.Set("Content-Type", "application/json")
@@ -75,8 +74,10 @@ func TestMCPDNSRebindingGuard(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if want := map[bool]int{true: http.StatusForbidden, false: http.StatusOK}[guard]; resp.StatusCode != want {
-			t.Fatalf("dns_rebinding_guard=%v: %d %s, want %d", guard, resp.StatusCode, b, want)
+		if publicURL == "" {
+			e.wantEnvelope(resp.StatusCode, resp.Header, string(b), http.StatusForbidden, "CROSS_ORIGIN_FORBIDDEN")
+		} else if resp.StatusCode != http.StatusOK {
+			t.Fatalf("public_url %s: %d %s", publicURL, resp.StatusCode, b)
 		}
 	}
 }

@@ -18,14 +18,16 @@ import (
 // metrics is the Prometheus registry of one server (not the global one: tests build many).
 // Labels are tool names and error codes only: never a user id, a path or a token.
 type metrics struct {
-	reg       *prometheus.Registry
-	calls     *prometheus.CounterVec
-	duration  *prometheus.HistogramVec
-	refusals  *prometheus.CounterVec
-	quota     *prometheus.CounterVec
-	auth      *prometheus.CounterVec
-	downloads *prometheus.CounterVec
-	bytes     prometheus.Counter
+	reg      *prometheus.Registry
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	refusals *prometheus.CounterVec
+	quota    *prometheus.CounterVec
+	auth     *prometheus.CounterVec
+	// crossOrigin counts the requests siteGuard refused, by reason (host, origin).
+	crossOrigin *prometheus.CounterVec
+	downloads   *prometheus.CounterVec
+	bytes       prometheus.Counter
 	// operations times git commits and state database writes (core's Timings).
 	operations *prometheus.HistogramVec
 }
@@ -50,6 +52,8 @@ func newMetrics(svc *core.Service) *metrics {
 		Help: "Calls refused with QUOTA_EXCEEDED, by tool."}, []string{"tool"})
 	m.auth = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_auth_refusals_total",
 		Help: "Requests refused by authentication (401/403: tools and /metrics), by reason code."}, []string{"reason"})
+	m.crossOrigin = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_cross_origin_refusals_total",
+		Help: "Requests refused as coming from another web page (403 CROSS_ORIGIN_FORBIDDEN), by reason: origin (a cross-site request from an origin not in cors.allowed_origins) or host (a foreign Host on a loopback address: DNS rebinding)."}, []string{"reason"})
 	m.downloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "fileshed_link_downloads_total",
 		Help: "Download link requests by HTTP status."}, []string{"status"})
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
@@ -63,7 +67,7 @@ func newMetrics(svc *core.Service) *metrics {
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_commands_running",
 		Help: "Commands (shed_exec, shed_lockedit_exec) running now."},
 		func() float64 { return float64(svc.RunningCommands()) })
-	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.auth, m.downloads, m.bytes, running, liveHeap(),
+	m.reg.MustRegister(m.operations, m.calls, m.duration, m.refusals, m.quota, m.auth, m.crossOrigin, m.downloads, m.bytes, running, liveHeap(),
 		lockConnections(svc, "in_use"), lockConnections(svc, "idle"), prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "fileshed_locks_lost_total", Help: "Locks lost while held (state.driver postgres: the database session that held them ended)."},
 			func() float64 { return float64(svc.LockStats().Lost) }),

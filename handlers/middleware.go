@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -75,36 +74,6 @@ func normalizePath(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// cors answers preflights before authentication (browser-called tool servers send no
-// credentials on OPTIONS) and sets the headers on every answer.
-func cors(origins []string) func(http.Handler) http.Handler {
-	all := slices.Contains(origins, "*")
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			origin := r.Header.Get("Origin")
-			if origin != "" && (all || slices.Contains(origins, origin)) {
-				h := w.Header()
-				if all {
-					h.Set("Access-Control-Allow-Origin", "*")
-				} else {
-					h.Set("Access-Control-Allow-Origin", origin)
-					h.Add("Vary", "Origin")
-				}
-				h.Set("Access-Control-Expose-Headers", "X-Request-Id")
-				if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-					h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-					h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-OpenWebUI-Chat-Id, X-OpenWebUI-User-Id, X-OpenWebUI-User-Name, X-OpenWebUI-User-Email, X-OpenWebUI-User-Role, X-OpenWebUI-User-Jwt, X-Shed-Groups, "+
-						"Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name")
-					h.Set("Access-Control-Max-Age", "600")
-					w.WriteHeader(http.StatusNoContent)
-					return
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
 }
 
 // authenticate guards the tool routes (/shed_*) and, when enabled, /mcp (guarded says which

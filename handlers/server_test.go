@@ -48,9 +48,9 @@ func TestSlowClientIsCutOff(t *testing.T) {
 		name, head, dribble string
 		within              time.Duration
 	}{
-		{"headers one byte at a time", "POST /shed_tree HTTP/1.1\r\n", "Host: x\r\nX-Slow: " + strings.Repeat("a", 100), 2 * time.Second},
-		{"body one byte at a time", "POST /shed_tree HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", body + strings.Repeat(" ", 82), 3 * time.Second},
-		{"idle after an answer", "POST /shed_tree HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n" + body, "", 2 * time.Second},
+		{"headers one byte at a time", "POST /shed_tree HTTP/1.1\r\n", "Host: localhost\r\nX-Slow: " + strings.Repeat("a", 100), 2 * time.Second},
+		{"body one byte at a time", "POST /shed_tree HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", body + strings.Repeat(" ", 82), 3 * time.Second},
+		{"idle after an answer", "POST /shed_tree HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n" + body, "", 2 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -119,7 +119,9 @@ func (f *Fs) WriteAtomic(name string, r io.Reader, perm os.FileMode) (int64, err
 	case err == nil && fi.IsDir():
 		return 0, &PathError{Op: op, Path: name, Err: ErrIsDir}
 	case err == nil:
-		mode = fi.Mode().Perm()
+		// The file's own mode, kept private: a file a command left 0644 (the group guard
+		// putting it back, a patch after a command) becomes 0600 again, not stays readable.
+		mode = ownerOnly(fi.Mode().Perm())
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fail(op, name, err)
 	}

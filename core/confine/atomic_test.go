@@ -26,7 +26,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 func TestWriteAtomic(t *testing.T) {
 	z := newZone(t)
 	z.write("old.txt", "old content")
-	if err := os.Chmod(z.host("old.txt"), 0o640); err != nil {
+	if err := os.Chmod(z.host("old.txt"), 0o750); err != nil { // owner's bits kept, group's dropped
 		t.Fatal(err)
 	}
 	z.write("dir/keep", "x")
@@ -44,7 +44,7 @@ func TestWriteAtomic(t *testing.T) {
 	}{
 		{"new file", "new.txt", "hello", nil, "new.txt", 0o600},
 		{"new file in a subdirectory", "dir/new.txt", "sub", nil, "dir/new.txt", 0o600},
-		{"replace keeps the mode", "old.txt", "new content", nil, "old.txt", 0o640},
+		{"replace keeps the owner's bits only", "old.txt", "new content", nil, "old.txt", 0o700},
 		{"empty content", "empty", "", nil, "empty", 0o600},
 		{"cleaned name", `dir\.\other`, "c", nil, "dir/other", 0o600},
 		{"symlink inside writes the target", "in_link", "after", nil, "target.txt", 0o600},

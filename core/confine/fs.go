@@ -200,15 +200,16 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 	return f.plainInfo(c, fi), nil
 }
 
-// Chmod sets the permission bits of name. Setuid, setgid and sticky bits are
-// dropped. Why: the server may run with more privilege than the model deserves,
-// and a setuid file in a zone is never wanted.
+// Chmod sets the owner's permission bits of name; group and other bits, setuid,
+// setgid and sticky are dropped. Why: the server may run with more privilege than
+// the model deserves, a setuid file in a zone is never wanted, and zones are
+// private (a mode a command chose in an encrypted zone's copy comes back here).
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
 	c, err := f.path("chmod", name)
 	if err != nil {
 		return err
 	}
-	return fail("chmod", name, f.root.Chmod(rel(c), mode.Perm()))
+	return fail("chmod", name, f.root.Chmod(rel(c), ownerOnly(mode)))
 }
 
 // Chown changes the owner and group of name.

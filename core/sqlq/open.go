@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 
 	sqlite "modernc.org/sqlite"
@@ -76,6 +77,15 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	q.Add("_pragma", "temp_store=MEMORY")
 	if !o.ReadOnly && o.JournalMode != "" {
 		q.Set("_journal_mode", strings.ToUpper(o.JournalMode))
+	}
+	if o.Create && !o.ReadOnly {
+		// Why: SQLite creates a missing database 0644 (minus umask), and its journal and WAL
+		// take the database's mode; created here first, they are all 0600. O_EXCL: an
+		// existing name (a symlink too) is left to SQLite as it is.
+		// Any other failure is SQLite's to report, as it would without this.
+		if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+		}
 	}
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
 	db, err := sql.Open("sqlite", u.String())

@@ -2,6 +2,8 @@ package valves
 
 import (
 	"net"
+	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -147,10 +149,6 @@ type MetricsConfig struct {
 type MCPConfig struct {
 	// Enabled serves POST /mcp; off, the route does not exist.
 	Enabled bool `yaml:"enabled"`
-	// DNSRebindingGuard refuses a request that reached a loopback address with a Host that is
-	// not a loopback name (a DNS-rebinding page); off for a reverse proxy on the same host
-	// that keeps the public Host.
-	DNSRebindingGuard bool `yaml:"dns_rebinding_guard"`
 }
 
 // ArchiveConfig is the archive section: the limits of shed_unzip, checked on the bytes
@@ -198,9 +196,54 @@ type OpenWebUIConfig struct {
 
 // CORSConfig is the cors section.
 type CORSConfig struct {
-	// AllowedOrigins holds "*" or exact origins (scheme://host[:port]).
+	// AllowedOrigins holds "*" or exact origins (scheme://host[:port]); empty means
+	// openwebui.url's origin (Config.TrustedOrigins).
 	AllowedOrigins []string `yaml:"allowed_origins"`
 }
+
+// TrustedOrigins are the origins whose pages may call fileshed from a browser:
+// cors.allowed_origins as set, or, when it is empty, the origin of openwebui.url (Open
+// WebUI's page calls a user's direct tool servers itself); none when neither is set.
+// Each is written as a browser sends it in Origin (lower case, no default port), so that
+// an exact comparison holds.
+func (c *Config) TrustedOrigins() []string {
+	list := c.CORS.AllowedOrigins
+	if len(list) == 0 {
+		if c.OpenWebUI.URL == "" {
+			return nil
+		}
+		list = []string{c.OpenWebUI.URL}
+	}
+	out := make([]string, 0, len(list))
+	for _, o := range list {
+		out = append(out, serializedOrigin(o))
+	}
+	return out
+}
+
+// serializedOrigin is the origin of URL s as a browser serializes it (RFC 6454): scheme and
+// host in lower case, the scheme's default port dropped; "*" and what is no URL unchanged.
+func serializedOrigin(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return s
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
+	port := u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" || strings.Contains(host, ":") {
+		if port == "" {
+			return scheme + "://[" + host + "]"
+		}
+		host = net.JoinHostPort(host, port)
+	}
+	return scheme + "://" + host
+}
+
+// AnyOrigin reports whether cors.allowed_origins holds "*": every page may call fileshed.
+func (c *Config) AnyOrigin() bool { return slices.Contains(c.CORS.AllowedOrigins, "*") }
 
 // GroupsConfig is the groups section: membership for headers, jwt and none modes.
 type GroupsConfig struct {

@@ -110,6 +110,12 @@ func (c *Config) Validate() error {
 			bad("cors.allowed_origins", "%v", err)
 		}
 	}
+	if c.AnyOrigin() && c.Auth.Mode == "none" && !loopback(c.Listen) {
+		// Why refuse: with no credential at all, "*" hands every web page that anyone on
+		// the network opens the workshop, and lets it read the answers.
+		bad("cors.allowed_origins", `"*" with auth.mode none on %q (not loopback): every web page could drive the tools. `+
+			"Name the origins that may call fileshed (e.g. Open WebUI's https://chat.example.com), or set auth.mode", c.Listen)
+	}
 	if !token(c.Groups.Header) {
 		bad("groups.header", "%q is not an HTTP header name", c.Groups.Header)
 	}

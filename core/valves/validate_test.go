@@ -88,6 +88,19 @@ func TestValidate(t *testing.T) {
 
 		{"cors origin", func(c *Config) { c.CORS.AllowedOrigins = []string{"https://chat.example.com:8443", "*"} }, ""},
 		{"cors none", func(c *Config) { c.CORS.AllowedOrigins = nil }, ""},
+		{"cors * with none on loopback", func(c *Config) { c.CORS.AllowedOrigins = []string{"*"} }, ""},
+		{"cors * with none on all interfaces", func(c *Config) {
+			c.CORS.AllowedOrigins, c.Listen, c.Auth.AllowInsecureNone = []string{"*"}, "0.0.0.0:8000", true
+		}, "cors.allowed_origins"},
+		{"cors * among origins with none on a LAN address", func(c *Config) {
+			c.CORS.AllowedOrigins, c.Listen, c.Auth.AllowInsecureNone = []string{"https://chat.example.com", "*"}, "192.168.1.5:8000", true
+		}, "cors.allowed_origins"},
+		{"cors * with session on all interfaces", func(c *Config) {
+			c.CORS.AllowedOrigins, c.Listen, c.Auth.Mode, c.OpenWebUI.URL = []string{"*"}, "0.0.0.0:8000", "session", "http://openwebui:8080"
+		}, ""},
+		{"cors named origin with none on all interfaces", func(c *Config) {
+			c.CORS.AllowedOrigins, c.Listen, c.Auth.AllowInsecureNone = []string{"https://chat.example.com"}, "0.0.0.0:8000", true
+		}, ""},
 		{"cors origin with path", func(c *Config) { c.CORS.AllowedOrigins = []string{"https://chat.example.com/"} }, "cors.allowed_origins"},
 		{"cors empty origin", func(c *Config) { c.CORS.AllowedOrigins = []string{""} }, "cors.allowed_origins"},
 		{"cors bare host", func(c *Config) { c.CORS.AllowedOrigins = []string{"chat.example.com"} }, "cors.allowed_origins"},

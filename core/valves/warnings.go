@@ -9,7 +9,8 @@ import (
 // each variable of environ (os.Environ's "NAME=value" form) that starts with FILESHED_ but
 // names no setting, with the closest setting's variable (a typo is otherwise ignored
 // without a word), and public_url left empty while the server listens on every interface
-// (links would then point at localhost). Values are never shown.
+// (links would then point at localhost), and cors.allowed_origins "*" (every web page may
+// drive the tools). Values are never shown.
 func (c *Config) Warnings(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
@@ -27,6 +28,13 @@ func (c *Config) Warnings(environ []string) []string {
 		out = append(out, "public_url is not set and fileshed listens on "+c.Listen+": download links will point at "+
 			c.PublicURL()+", which only a browser on this machine opens; set public_url ("+byName["public_url"].where()+
 			") to the address users' browsers reach, e.g. https://files.example.com")
+	}
+	if c.AnyOrigin() {
+		w := `cors.allowed_origins is "*": every web page a user opens may call the tools from the user's browser and read the answers`
+		if c.Auth.Mode == "none" {
+			w += " (auth.mode none: with no credential at all, any page can read, change and delete the files)"
+		}
+		out = append(out, w+"; name the origins instead ("+byName["cors.allowed_origins"].where()+"), e.g. Open WebUI's https://chat.example.com")
 	}
 	return out
 }

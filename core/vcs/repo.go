@@ -132,8 +132,12 @@ func (r *Repo) initIfMissing() error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return corrupt("HEAD", err)
 	}
-	if err := r.st.Init(); err != nil {
-		return fmt.Errorf("init: %w", scrub(err))
+	// The folders go-git's Storage.Init makes, made here: it makes them 0777 minus umask,
+	// and a repository is as private as its zone.
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(r.gitDir, filepath.FromSlash(d)), 0o700); err != nil {
+			return fmt.Errorf("init: %w", scrub(err))
+		}
 	}
 	if err := writeFileAtomic(filepath.Join(r.gitDir, "config"), []byte(gitConfig)); err != nil {
 		return fmt.Errorf("init config: %w", err)

@@ -57,10 +57,11 @@ func (b *Browser) Do(actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // Eval evaluates a JavaScript expression through DevTools (the page's CSP does not apply:
-// the page itself needs no script) and returns its JSON value decoded as T.
-func Eval[T any](b *Browser, expr string) T {
+// the page itself needs no script) and returns its JSON value decoded as T; opts such as
+// chromedp.EvalAwaitPromise apply.
+func Eval[T any](b *Browser, expr string, opts ...chromedp.EvaluateOption) T {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr, opts...))
 	if err != nil {
 		b.t.Fatalf("evaluate %q: %v", expr, err)
 	}

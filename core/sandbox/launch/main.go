@@ -234,6 +234,9 @@ func startCommand(l *Spec) (int, int, error) {
 	if err := installSeccomp(l.Network); err != nil {
 		return 0, 0, err
 	}
+	// Files and folders the command creates without naming a mode are the owner's alone
+	// (0600, 0700), as every zone file is, whatever umask the server runs with.
+	unix.Umask(0o077)
 	pidfd := -1
 	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
