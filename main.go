@@ -8,7 +8,7 @@
 //	fileshed openapi            print the OpenAPI 3.1 document
 //	fileshed valves [--env]     print the effective configuration (secrets redacted): each valve's
 //	                            source, variable and flag, or (--env) as FILESHED_* lines
-//	fileshed admin ...          operator commands (quota, locks, audit, sandbox ls, backup, restore, verify)
+//	fileshed admin ...          operator commands (quota, locks, audit, sandbox ls, backup, restore, verify, import-original)
 package main
 
 import (
@@ -261,7 +261,8 @@ Usage:
   fileshed openapi                  print the OpenAPI document
   fileshed healthcheck [--ready]    exit 0 when the server at --listen answers /healthz
                                     (--ready: /readyz, i.e. it can serve calls and run commands)
-  fileshed admin --help             operator commands (quota, locks, audit, backup, restore, verify)
+  fileshed admin --help             operator commands (quota, locks, audit, backup, restore, verify,
+                                    import-original: move the files of the original Fileshed over)
 
 Every setting (valve) is a key of the YAML file named by --config or FILESHED_CONFIG, a flag
 (dots and "_" become "-") and an environment variable (FILESHED_ + the key in capitals, dots

@@ -190,7 +190,7 @@ type OpenWebUIConfig struct {
 	AdminAPIKey string `yaml:"admin_api_key" secret:"true"`
 	// TimeoutSeconds bounds each call to Open WebUI.
 	TimeoutSeconds int `yaml:"timeout_seconds" min:"1" max:"3600"`
-	// CacheSeconds is how long a verified token and its groups are cached (0 = no cache).
+	// CacheSeconds is how long a verified token is cached (0 = no cache); groups are not.
 	CacheSeconds int `yaml:"cache_seconds" min:"0" max:"86400"`
 }
 

@@ -91,7 +91,7 @@ func overlay(cfg *Config, src Sources, data []byte, label, source string) error 
 		if errors.Is(err, io.EOF) { // empty, or comments only
 			return nil
 		}
-		return fmt.Errorf("%s: %w", label, err)
+		return fmt.Errorf("%s: %w", label, humanTypeErrors(data, err))
 	}
 	// A second document would be ignored silently, like an unknown key: refuse it too.
 	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {

@@ -46,6 +46,9 @@ func (c *Config) Validate() error {
 		case v.minLen > 0 && f.Len() > 0 && f.Len() < v.minLen:
 			// A short key is guessed or brute-forced: refuse it rather than serve behind it.
 			bad(v.name, "at least %d characters, e.g. openssl rand -base64 %d", v.minLen, v.minLen)
+		case v.minLen > 0 && f.Len() > 0 && distinct(f.String()) < minDistinct:
+			// A placeholder ("aaaaaaaaaaaaaaaa", "xxxx...") passes the length and is guessed first.
+			bad(v.name, "not a random value (%d different characters): use e.g. openssl rand -base64 %d", distinct(f.String()), v.minLen)
 		}
 	}
 
@@ -84,7 +87,7 @@ func (c *Config) Validate() error {
 	switch c.Auth.Mode {
 	case "session":
 		if c.OpenWebUI.URL == "" {
-			bad("auth.mode", "session needs openwebui.url")
+			bad("auth.mode", "session needs openwebui.url (%s), the address fileshed reaches Open WebUI at", Where("openwebui.url"))
 		}
 	case "jwt":
 		if c.Auth.JWTSecret == "" {
@@ -102,7 +105,7 @@ func (c *Config) Validate() error {
 		bad("auth.none_user_id", "%q is not an id (%s)", c.Auth.NoneUserID, idRule)
 	}
 	if c.Links.Mode == "openwebui" && c.OpenWebUI.URL == "" {
-		bad("links.mode", "openwebui needs openwebui.url")
+		bad("links.mode", "openwebui needs openwebui.url (%s)", Where("openwebui.url"))
 	}
 
 	for _, o := range c.CORS.AllowedOrigins {
@@ -212,4 +215,17 @@ func token(s string) bool {
 		}
 	}
 	return true
+}
+
+// minDistinct is the fewest different characters a secret may have: a random key of the
+// shortest length has a dozen (base64 or hex), a placeholder one or two.
+const minDistinct = 6
+
+// distinct counts the different characters of s.
+func distinct(s string) int {
+	seen := map[rune]bool{}
+	for _, r := range s {
+		seen[r] = true
+	}
+	return len(seen)
 }
