@@ -169,3 +169,29 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestReleaseRecipe (issue 33 item 6): deploy/release.sh builds what a release publishes
+// with the image's flags, reads the version the server announces, and publishes both
+// architectures, their SBOM and checksums. (Building takes minutes: the script itself is run
+// by hand for a release, as its header says.)
+func TestReleaseRecipe(t *testing.T) {
+	script := string(must(os.ReadFile("deploy/release.sh")))
+	df := string(must(os.ReadFile("Dockerfile")))
+	for _, flags := range regexp.MustCompile(`-ldflags="-s -w[^"]*"`).FindAllString(df, -1) {
+		if !strings.Contains(script, flags) {
+			t.Errorf("deploy/release.sh does not build with the image's %s", flags)
+		}
+	}
+	if !strings.Contains(script, `s/^const Version = "\(.*\)"$/\1/p' handlers/handlers.go`) {
+		t.Error("deploy/release.sh does not read handlers.Version from handlers/handlers.go")
+	}
+	if !regexp.MustCompile(`(?m)^const Version = "` + regexp.QuoteMeta(handlers.Version) + `"$`).Match(must(os.ReadFile("handlers/handlers.go"))) {
+		t.Error("handlers/handlers.go's Version line is not the form release.sh reads")
+	}
+	for _, want := range []string{"for arch in amd64 arm64", "CGO_ENABLED=0", "go version -m", "SHA256SUMS", "./cmd/fileshed-sandbox"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("deploy/release.sh lacks %q", want)
+		}
+	}
+	checkReadmeRefs(t, "deploy/release.sh")
+}

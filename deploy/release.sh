@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 out=${1:-dist}
 version=$(sed -n 's/^const Version = "\(.*\)"$/\1/p' handlers/handlers.go)
 [ -n "$version" ] || { echo "release: no handlers.Version"; exit 1; }
-commit=$(git rev-parse HEAD 2>/dev/null || echo "")
+COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "")
 if tag=$(git describe --tags --exact-match 2>/dev/null) && [ "$tag" != "v$version" ]; then
   echo "release: the commit is tagged $tag but handlers.Version is $version"; exit 1
 fi
@@ -25,7 +25,7 @@ rm -rf "$out"; mkdir -p "$out"
 for arch in amd64 arm64; do
   name="fileshed_${version}_linux_${arch}"
   stage=$(mktemp -d); dir="$stage/$name"; mkdir "$dir"
-  CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -ldflags="-s -w -X main.commit=${commit}" -o "$dir/fileshed" .
+  CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -ldflags="-s -w -X main.commit=${COMMIT}" -o "$dir/fileshed" .
   CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -ldflags="-s -w" -o "$dir/fileshed-sandbox" ./cmd/fileshed-sandbox
   cp README.md LICENSE CHANGELOG.md valves.yaml "$dir/"
   go version -m "$dir/fileshed" "$dir/fileshed-sandbox" | sed "s|$stage/||" >"$out/$name.tar.gz.sbom.txt"
@@ -33,5 +33,5 @@ for arch in amd64 arm64; do
   rm -rf "$stage"
 done
 (cd "$out" && sha256sum -- *.tar.gz *.sbom.txt >SHA256SUMS)
-echo "release $version (commit ${commit:-unknown}) in $out:"
+echo "release $version (commit ${COMMIT:-unknown}) in $out:"
 (cd "$out" && ls -l)
