@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/handlers/jsonargs"
 )
 
 // field is one JSON argument of a tool input struct (embedded structs are flattened).
@@ -80,9 +81,9 @@ func usage(tool string, fields []field) string {
 // and "" mean absent (then the default applies), except "" for a field tagged
 // empty:"value"; numbers and booleans given as strings are coerced; a JSON array sent as a
 // string is parsed. Anything else is INVALID_PARAMETER, a missing required argument
-// MISSING_PARAMETER. A failure to read the body itself is a *readError.
+// MISSING_PARAMETER. A failure to read the body itself is a *jsonargs.ReadError.
 func decode(body io.Reader, size int64, dst any, fields []field) error {
-	raw, err := scanArgs(body, size, func(name string) bool {
+	raw, err := jsonargs.Scan(body, size, func(name string) bool {
 		for _, f := range fields {
 			if f.name == name {
 				return true
@@ -90,7 +91,7 @@ func decode(body io.Reader, size int64, dst any, fields []field) error {
 		}
 		return false
 	})
-	if errors.Is(err, errSyntax) {
+	if errors.Is(err, jsonargs.ErrSyntax) {
 		return core.Errf(core.InvalidParameter, "The request body must be a JSON object of arguments").Because(err)
 	}
 	if err != nil {
@@ -100,7 +101,7 @@ func decode(body io.Reader, size int64, dst any, fields []field) error {
 	for _, f := range fields {
 		fv := v.FieldByIndex(f.index)
 		a, present := raw[f.name]
-		if present && a.absent(f.emptyOK) {
+		if present && absent(a, f.emptyOK) {
 			present = false
 		}
 		if !present {
@@ -147,28 +148,28 @@ func kindText(k reflect.Kind) string {
 
 // absent reports whether an argument means "not given": null, and "" unless the empty
 // string is a value for the field.
-func (a arg) absent(emptyOK bool) bool {
-	if a.isStr {
-		return a.str == "" && !emptyOK
+func absent(a jsonargs.Arg, emptyOK bool) bool {
+	if a.IsStr {
+		return a.Str == "" && !emptyOK
 	}
-	return string(a.raw) == "null"
+	return string(a.Raw) == "null"
 }
 
 // setArg sets fv from one argument: a string (already decoded) or a raw JSON value.
-func setArg(fv reflect.Value, a arg) error {
-	if !a.isStr {
-		return setValue(fv, a.raw)
+func setArg(fv reflect.Value, a jsonargs.Arg) error {
+	if !a.IsStr {
+		return setValue(fv, a.Raw)
 	}
 	switch fv.Kind() {
 	case reflect.String:
-		fv.SetString(a.str)
+		fv.SetString(a.Str)
 		return nil
 	case reflect.Int, reflect.Int64, reflect.Bool:
-		return setFromString(fv, strings.TrimSpace(a.str))
+		return setFromString(fv, strings.TrimSpace(a.Str))
 	case reflect.Slice:
-		return setValue(fv, json.RawMessage(a.str)) // a JSON array sent as a string
+		return setValue(fv, json.RawMessage(a.Str)) // a JSON array sent as a string
 	}
-	q, _ := json.Marshal(a.str)
+	q, _ := json.Marshal(a.Str)
 	return setValue(fv, q)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/lock"
+	"github.com/fileshed/fileshed/handlers/jsonargs"
 )
 
 // rawInput receives the request body untouched: decode applies the lenient rules that
@@ -107,8 +108,8 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		var args I
 		var res core.Result
 		err := decode(body, size, &args, fields)
-		if re := (*readError)(nil); errors.As(err, &re) {
-			return nil, bodyReadFailure(re.err) // answered as huma answers a body it cannot read
+		if re := (*jsonargs.ReadError)(nil); errors.As(err, &re) {
+			return nil, bodyReadFailure(re.Err) // answered as huma answers a body it cannot read
 		}
 		if err == nil {
 			res, err = run(ctx, c, args)

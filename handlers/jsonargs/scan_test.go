@@ -1,4 +1,4 @@
-package handlers
+package jsonargs
 
 import (
 	"bytes"
@@ -12,41 +12,41 @@ import (
 )
 
 // referenceArgs is how arguments were read before the body was streamed: the whole body
-// through encoding/json (the behaviour scanArgs must keep).
-func referenceArgs(body []byte, known func(string) bool) (map[string]arg, error) {
+// through encoding/json (the behaviour Scan must keep).
+func referenceArgs(body []byte, known func(string) bool) (map[string]Arg, error) {
 	raw := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &raw); err != nil {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 	}
-	out := map[string]arg{}
+	out := map[string]Arg{}
 	for k, m := range raw {
 		if !known(k) {
 			continue
 		}
 		var s string
 		if len(m) > 0 && m[0] == '"' && json.Unmarshal(m, &s) == nil {
-			out[k] = arg{str: s, isStr: true}
+			out[k] = Arg{Str: s, IsStr: true}
 			continue
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, m); err != nil {
 			return nil, err
 		}
-		out[k] = arg{raw: compact.Bytes()}
+		out[k] = Arg{Raw: compact.Bytes()}
 	}
 	return out, nil
 }
 
-// sameArgs compares what scanArgs and the reference read from body, through a reader that
+// sameArgs compares what Scan and the reference read from body, through a reader that
 // returns one byte at a time (every buffer boundary is crossed) and through a whole one.
 func sameArgs(t *testing.T, body []byte) {
 	t.Helper()
 	known := func(k string) bool { return k != "unknown" }
 	want, werr := referenceArgs(body, known)
 	for _, r := range []io.Reader{bytes.NewReader(body), iotest.OneByteReader(bytes.NewReader(body))} {
-		got, err := scanArgs(r, int64(len(body)), known)
+		got, err := Scan(r, int64(len(body)), known)
 		if (err != nil) != (werr != nil) {
 			t.Fatalf("body %q: error %v, encoding/json %v", body, err, werr)
 		}
@@ -55,8 +55,8 @@ func sameArgs(t *testing.T, body []byte) {
 		}
 		for k, w := range want {
 			g := got[k]
-			if g.isStr != w.isStr || g.str != w.str || !bytes.Equal(g.raw, w.raw) {
-				t.Fatalf("body %q, key %q: got %+v (%q), encoding/json %+v (%q)", body, k, g, g.raw, w, w.raw)
+			if g.IsStr != w.IsStr || g.Str != w.Str || !bytes.Equal(g.Raw, w.Raw) {
+				t.Fatalf("body %q, key %q: got %+v (%q), encoding/json %+v (%q)", body, k, g, g.Raw, w, w.Raw)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	}
 	sb.WriteString(`","b":[1,2],"unknown":"` + strings.Repeat("z", 70<<10) + `"}`)
 	sameArgs(t, []byte(sb.String()))
-	if got, err := scanArgs(bytes.NewReader([]byte(sb.String())), -1, func(string) bool { return true }); err != nil || len(got["a"].str) < 100<<10 {
+	if got, err := Scan(bytes.NewReader([]byte(sb.String())), -1, func(string) bool { return true }); err != nil || len(got["a"].Str) < 100<<10 {
 		t.Fatalf("without a size: %v", err)
 	}
 }
@@ -113,15 +113,15 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) { sameArgs(t, body) })
 }
 
-// TestDecodeReadErrors: a failing body is a *readError (answered as huma answers it), not
+// TestDecodeReadErrors: a failing body is a *ReadError (answered as huma answers it), not
 // INVALID_PARAMETER, wherever it fails.
 func TestDecodeReadErrors(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("connection reset")
 	for _, prefix := range []string{``, `{`, `{"a"`, `{"a":"xx`, `{"a":12`, `{"a":[1,`, `{"a":"\`, `{"a":"` + "\xe2"} {
 		r := io.MultiReader(strings.NewReader(prefix), iotest.ErrReader(boom))
-		_, err := scanArgs(r, -1, func(string) bool { return true })
-		var re *readError
+		_, err := Scan(r, -1, func(string) bool { return true })
+		var re *ReadError
 		if !errors.As(err, &re) || !errors.Is(err, boom) {
 			t.Errorf("prefix %q: %v, want the read error", prefix, err)
 		}

@@ -1,4 +1,4 @@
-package handlers
+package jsonargs
 
 import (
 	"bufio"
@@ -19,14 +19,14 @@ import (
 // accepts and decodes strings exactly as it does (invalid UTF-8 and lone surrogates become
 // U+FFFD): TestDecodeMatchesEncodingJSON and FuzzDecode compare the two.
 
-// errSyntax is a body that is not JSON (the caller answers INVALID_PARAMETER).
-var errSyntax = errors.New("invalid JSON")
+// ErrSyntax is a body that is not JSON (the caller answers INVALID_PARAMETER).
+var ErrSyntax = errors.New("invalid JSON")
 
-// readError is a failure of the body itself (too large, too slow, cut off), not of its JSON.
-type readError struct{ err error }
+// ReadError is a failure of the body itself (too large, too slow, cut off), not of its JSON.
+type ReadError struct{ Err error }
 
-func (e *readError) Error() string { return e.err.Error() }
-func (e *readError) Unwrap() error { return e.err }
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
 
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
@@ -35,11 +35,11 @@ const maxDepth = 10000
 // body at once (when its size is known), instead of growing step by step.
 const growAfter = 64 << 10
 
-// arg is one argument of the body: a decoded string, or any other value as raw JSON.
-type arg struct {
-	raw   []byte
-	str   string
-	isStr bool
+// Arg is one argument of the body: a decoded string, or any other value as raw JSON.
+type Arg struct {
+	Raw   []byte // the raw JSON of a value that is not a string
+	Str   string // the decoded string, when IsStr
+	IsStr bool
 }
 
 // scanner reads one JSON document from a body.
@@ -49,13 +49,13 @@ type scanner struct {
 	size int64 // the body's announced size, or -1
 }
 
-// scanArgs reads a JSON object from r and returns the values of the keys known says are
-// arguments. An empty body or null is no argument; anything but one object is errSyntax.
+// Scan reads a JSON object from r and returns the values of the keys known says are
+// arguments. An empty body or null is no argument; anything but one object is ErrSyntax.
 // size is the body's length when announced (-1 otherwise): a long string is then
 // allocated once.
-func scanArgs(r io.Reader, size int64, known func(string) bool) (map[string]arg, error) {
+func Scan(r io.Reader, size int64, known func(string) bool) (map[string]Arg, error) {
 	s := &scanner{r: bufio.NewReaderSize(r, 64<<10), size: size}
-	args := map[string]arg{}
+	args := map[string]Arg{}
 	c, err := s.nonSpace()
 	switch {
 	case err == io.EOF:
@@ -69,14 +69,14 @@ func scanArgs(r io.Reader, size int64, known func(string) bool) (map[string]arg,
 	case s.restIsSpace():
 		return args, nil // only Unicode spaces: an empty body, as bytes.TrimSpace sees it
 	default:
-		err = errSyntax
+		err = ErrSyntax
 	}
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.nonSpace(); err != io.EOF {
 		if err == nil {
-			err = errSyntax // data after the object
+			err = ErrSyntax // data after the object
 		}
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *scanner) restIsSpace() bool {
 func (s *scanner) peek(n int) ([]byte, error) {
 	b, err := s.r.Peek(n)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-		return b, &readError{err}
+		return b, &ReadError{err}
 	}
 	if len(b) == 0 {
 		return nil, io.EOF
@@ -146,7 +146,7 @@ func (s *scanner) expect(c byte) error {
 		return eofSyntax(err)
 	}
 	if got != c {
-		return errSyntax
+		return ErrSyntax
 	}
 	s.skip(1)
 	return nil
@@ -155,14 +155,14 @@ func (s *scanner) expect(c byte) error {
 // eofSyntax turns the end of the body in the middle of a value into a syntax error.
 func eofSyntax(err error) error {
 	if err == io.EOF {
-		return errSyntax
+		return ErrSyntax
 	}
 	return err
 }
 
 // object reads the top-level object: each known key's value into args (a repeated key
 // keeps its last value, as encoding/json does).
-func (s *scanner) object(args map[string]arg, known func(string) bool) error {
+func (s *scanner) object(args map[string]Arg, known func(string) bool) error {
 	s.skip(1) // {
 	c, err := s.nonSpace()
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *scanner) object(args map[string]arg, known func(string) bool) error {
 	}
 	for {
 		if c != '"' {
-			return errSyntax
+			return ErrSyntax
 		}
 		var key strings.Builder
 		if err := s.str(&key, nil); err != nil {
@@ -197,12 +197,12 @@ func (s *scanner) object(args map[string]arg, known func(string) bool) error {
 				if v.Cap()-v.Len() > max(growAfter, v.Len()/8) {
 					str = strings.Clone(str) // given room for the rest of the body, it did not need it
 				}
-				args[name] = arg{str: str, isStr: true}
+				args[name] = Arg{Str: str, IsStr: true}
 			}
 		default:
 			var raw bytes.Buffer
 			if err = s.value(&raw, 2); err == nil {
-				args[name] = arg{raw: raw.Bytes()}
+				args[name] = Arg{Raw: raw.Bytes()}
 			}
 		}
 		if err != nil {
@@ -220,7 +220,7 @@ func (s *scanner) object(args map[string]arg, known func(string) bool) error {
 				return eofSyntax(err)
 			}
 		default:
-			return errSyntax
+			return ErrSyntax
 		}
 	}
 }
@@ -245,13 +245,13 @@ func (s *scanner) value(raw *bytes.Buffer, depth int) error {
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number(raw)
 	}
-	return errSyntax
+	return ErrSyntax
 }
 
 // compound reads an object or an array (open is its first byte).
 func (s *scanner) compound(open byte, raw *bytes.Buffer, depth int) error {
 	if depth > maxDepth {
-		return errSyntax
+		return ErrSyntax
 	}
 	closing := byte(']')
 	if open == '{' {
@@ -271,7 +271,7 @@ func (s *scanner) compound(open byte, raw *bytes.Buffer, depth int) error {
 	for {
 		if open == '{' {
 			if c != '"' {
-				return errSyntax
+				return ErrSyntax
 			}
 			if err := s.str(nil, raw); err != nil {
 				return err
@@ -297,7 +297,7 @@ func (s *scanner) compound(open byte, raw *bytes.Buffer, depth int) error {
 				return eofSyntax(err)
 			}
 		default:
-			return errSyntax
+			return ErrSyntax
 		}
 	}
 }
@@ -317,7 +317,7 @@ func (s *scanner) copyLiteral(word string, raw *bytes.Buffer) error {
 		return eofSyntax(err)
 	}
 	if string(b) != word { // also when the body ends before the word does
-		return errSyntax
+		return ErrSyntax
 	}
 	s.skip(len(word))
 	if raw != nil {
@@ -348,7 +348,7 @@ func (s *scanner) number(raw *bytes.Buffer) error {
 		}
 	}
 	if !isNumber(tok) {
-		return errSyntax
+		return ErrSyntax
 	}
 	if raw != nil {
 		raw.Write(tok)
@@ -396,7 +396,7 @@ func isNumber(b []byte) bool {
 // str reads a string (the opening quote is next): decoded into dec and/or copied as is
 // into raw (either may be nil). Decoding follows encoding/json: the escapes \" \\ \/ \b
 // \f \n \r \t \uXXXX, a surrogate pair as one character, a lone surrogate and every byte
-// of invalid UTF-8 as U+FFFD; a control character or any other escape is errSyntax.
+// of invalid UTF-8 as U+FFFD; a control character or any other escape is ErrSyntax.
 func (s *scanner) str(dec *strings.Builder, raw *bytes.Buffer) error {
 	s.skip(1)
 	if raw != nil {
@@ -466,7 +466,7 @@ func (s *scanner) special(dec *strings.Builder, raw *bytes.Buffer) (done bool, e
 		}
 		return true, nil
 	case c < ' ':
-		return false, errSyntax
+		return false, ErrSyntax
 	case c >= utf8.RuneSelf:
 		r, n := utf8.DecodeRune(b) // the sequence is whole now, or cut by the end of the body
 		if dec != nil {
@@ -483,7 +483,7 @@ func (s *scanner) special(dec *strings.Builder, raw *bytes.Buffer) (done bool, e
 		return false, eofSyntax(err)
 	}
 	if len(b) < 2 {
-		return false, errSyntax
+		return false, ErrSyntax
 	}
 	var out rune
 	n := 2
@@ -503,7 +503,7 @@ func (s *scanner) special(dec *strings.Builder, raw *bytes.Buffer) (done bool, e
 	case 'u':
 		out = hex4(b)
 		if out < 0 {
-			return false, errSyntax
+			return false, ErrSyntax
 		}
 		n = 6
 		if utf16.IsSurrogate(out) {
@@ -513,7 +513,7 @@ func (s *scanner) special(dec *strings.Builder, raw *bytes.Buffer) (done bool, e
 			}
 		}
 	default:
-		return false, errSyntax
+		return false, ErrSyntax
 	}
 	if dec != nil {
 		dec.WriteRune(out)
