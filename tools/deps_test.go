@@ -18,39 +18,26 @@ var siblings = map[string][]string{
 }
 
 // TestFamiliesImportOnlyTheKernel keeps the direction main -> handlers -> tools/<family> ->
-// core -> core/<leaf>: a family imports the kernel, core's leaves and its listed siblings,
-// never the HTTP edge; the kernel and its leaves never import a family.
+// core -> core/<leaf>: a family, and every package nested under it, imports the kernel,
+// core's leaves and its listed siblings, never the HTTP edge nor the project's test helpers;
+// the kernel and its leaves never import a family.
 func TestFamiliesImportOnlyTheKernel(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	families := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		pkg, imports := fields[0], fields[1:]
-		family, ok := strings.CutPrefix(pkg, module+"/tools/")
-		if !ok || strings.Contains(family, "/") {
-			continue
-		}
-		families++
-		for _, imp := range imports {
-			switch {
-			case imp == "net/http" || strings.HasPrefix(imp, "github.com/danielgtaylor/huma") || strings.HasPrefix(imp, "github.com/go-chi/chi"):
-				t.Errorf("%s knows HTTP: imports %s", family, imp)
-			case imp == module+"/core" || strings.HasPrefix(imp, module+"/core/"):
-			case strings.HasPrefix(imp, module+"/tools/"):
-				sib := strings.TrimPrefix(imp, module+"/tools/")
-				if !slices.Contains(siblings[family], sib) {
-					t.Errorf("%s imports the family %s, not one of its listed siblings %v", family, sib, siblings[family])
-				}
-			case strings.HasPrefix(imp, module+"/"):
-				t.Errorf("%s imports %s (only the kernel, its leaves and siblings)", family, imp)
-			}
+	for _, line := range lines {
+		if family, nested := familyOf(strings.Fields(line)[0]); family != "" && !nested {
+			families++
 		}
 	}
 	if families < 8 {
 		t.Fatalf("%d family packages under tools/, want at least 8", families)
+	}
+	for _, v := range importViolations(lines) {
+		t.Error(v)
 	}
 	// The kernel and its leaves never import a family (go list -deps: not even indirectly).
 	kernel, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/core/...").Output()
@@ -62,4 +49,65 @@ func TestFamiliesImportOnlyTheKernel(t *testing.T) {
 			t.Errorf("the kernel depends on %s", dep)
 		}
 	}
+}
+
+// TestImportRulesCatchPlantedViolations: each rule of importViolations fails on a planted
+// violation (issue 35: a nested package under a family importing handlers, and a family
+// importing test helpers, passed the check before), and passes what is allowed.
+func TestImportRulesCatchPlantedViolations(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		bad  bool
+	}{
+		{module + "/tools/files " + module + "/core " + module + "/core/confine " + module + "/tools/commands", false},
+		{module + "/tools/files " + module + "/handlers", true},
+		{module + "/tools/files/sub " + module + "/handlers", true},      // nested under a family
+		{module + "/tools/files/sub/deeper net/http", true},              // nested, knows HTTP
+		{module + "/tools/links " + module + "/internal/coretest", true}, // a test helper
+		{module + "/tools/groups " + module + "/tools/files", true},      // not a listed sibling
+		{module + "/tools/info github.com/go-chi/chi/v5", true},
+		{module + "/tools " + module + "/tools/files " + module + "/tools/links", false}, // the set of families
+	} {
+		if got := importViolations([]string{c.line}); (len(got) > 0) != c.bad {
+			t.Errorf("%q: violations %v, want bad=%v", c.line, got, c.bad)
+		}
+	}
+}
+
+// familyOf is the family a package belongs to ("" for none) and whether it is nested below
+// the family's own package.
+func familyOf(pkg string) (family string, nested bool) {
+	rest, ok := strings.CutPrefix(pkg, module+"/tools/")
+	if !ok {
+		return "", false
+	}
+	family, _, nested = strings.Cut(rest, "/")
+	return family, nested
+}
+
+// importViolations checks go list lines ("package import import ...") against the rules.
+func importViolations(lines []string) []string {
+	var bad []string
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		family, _ := familyOf(fields[0])
+		if family == "" {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			sib, _ := familyOf(imp)
+			isFamily := sib != ""
+			switch {
+			case imp == "net/http" || strings.HasPrefix(imp, "github.com/danielgtaylor/huma") || strings.HasPrefix(imp, "github.com/go-chi/chi"):
+				bad = append(bad, fields[0]+" knows HTTP: imports "+imp)
+			case imp == module+"/core" || strings.HasPrefix(imp, module+"/core/"):
+			case isFamily && (sib == family || slices.Contains(siblings[family], sib)):
+			case isFamily:
+				bad = append(bad, fields[0]+" imports the family "+sib+", not one of its listed siblings")
+			case strings.HasPrefix(imp, module+"/") || imp == module:
+				bad = append(bad, fields[0]+" imports "+imp+" (only the kernel, its leaves and siblings)")
+			}
+		}
+	}
+	return bad
 }
