@@ -19,7 +19,7 @@ import (
 // one step, so a failure or a crash never leaves a half-copied destination; a leftover
 // staging file or folder carries a temporary name that the start-up sweep removes.
 
-// treeInfo is what a scan found: the regular files (zone-relative) and their total size;
+// TreeInfo is what a scan found: the regular files (zone-relative) and their total size;
 // names counts every name of the tree (its root included), copied the names a copy writes
 // (stageCopy: the root, the files and the folders that lead to them).
 type TreeInfo struct {
@@ -30,7 +30,7 @@ type TreeInfo struct {
 	Names, Copied int64
 }
 
-// scanTree walks rel (described by fi, not followed) in z and refuses what a bridge must
+// ScanTree walks rel (described by fi, not followed) in z and refuses what a bridge must
 // never carry: a symlink (PATH_ESCAPE when it points outside the zone, INVALID_PATH
 // otherwise: a link moved or copied to another zone would point elsewhere), a FIFO, a
 // device or a socket (NOT_A_FILE: opening a FIFO would hang), and names no tool could
@@ -102,11 +102,11 @@ func ScanTree(z *Zone, rel string, fi fs.FileInfo) (TreeInfo, error) {
 	return t, nil
 }
 
-// recodes reports whether moving from src to dst is a copy then a removal: between an
+// Recodes reports whether moving from src to dst is a copy then a removal: between an
 // encrypted zone and a plain one, the files are decrypted or encrypted on the way.
 func Recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.Fs, dst.Fs) }
 
-// carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
+// Carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
 // model gave it): moved in one rename, or copied into a staging name and renamed into
 // place. Missing destination folders are created. Without replace an existing destination
 // is FILE_EXISTS (checked by the kernel); with it, a file is replaced atomically. It returns
@@ -210,7 +210,7 @@ func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int
 	return n, nil
 }
 
-// destExists is FILE_EXISTS for a bridge's destination.
+// DestExists is FILE_EXISTS for a bridge's destination.
 func DestExists(dst *Zone, dest string, folder, overwrite bool) *Error {
 	e := Errf(FileExists, "Destination exists: %s", dest).With("path", dest).With("zone", dst.Label).
 		WithHint("Use overwrite=true to replace the existing file, or choose another dest")

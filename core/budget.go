@@ -109,7 +109,7 @@ func (sl *slots) broadcast() {
 	sl.free = make(chan struct{})
 }
 
-// acquireSlot takes a command slot for user, waiting up to slotWait and never past ctx;
+// AcquireSlot takes a command slot for user, waiting up to slotWait and never past ctx;
 // release it once. kind names what the slot is for in the busy answer.
 func (s *Service) AcquireSlot(ctx context.Context, user string, kind slotKind) (release func(), err error) {
 	perUser, total := s.slotLimits()
@@ -159,7 +159,7 @@ func (sl *slots) release(user string) {
 	sl.broadcast()
 }
 
-// ownerTurn waits, until ctx ends, for the turn of z's owner: one call at a time per owner
+// OwnerTurn waits, until ctx ends, for the turn of z's owner: one call at a time per owner
 // runs a writing command or works on a decrypted copy of an encrypted zone (every command
 // there, and PDF reads), so a user's commands never measure or copy over each other and
 // a user has at most one decrypted copy at a time. Call it holding a command slot; release

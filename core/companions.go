@@ -15,7 +15,7 @@ import (
 // folder (planted while X was open to every member, or left by a crash) is removed before
 // shed_sqlite opens a protected X.
 
-// companionOf returns the database whose companion rel is (zone-relative, clean).
+// CompanionOf returns the database whose companion rel is (zone-relative, clean).
 func CompanionOf(rel string) (string, bool) {
 	for _, j := range Journals {
 		if db, ok := strings.CutSuffix(rel, j); ok && db != "" && !strings.HasSuffix(db, "/") {
@@ -51,5 +51,5 @@ func (s *Service) checkCompanion(ctx context.Context, c Caller, z *Zone, key str
 		WithHint("SQLite applies %s to %s: only who may write the database may write it (through shed_sqlite)", key, o.Path)
 }
 
-// journals are the files SQLite keeps beside a database.
+// Journals are the files SQLite keeps beside a database.
 var Journals = []string{"-wal", "-journal", "-shm"}

@@ -21,7 +21,7 @@ type copyItem struct {
 	size     int64
 }
 
-// copyJob is a planned copy from one zone into another.
+// CopyJob is a planned copy from one zone into another.
 type CopyJob struct {
 	From, To *Zone
 	Items    []copyItem
@@ -34,7 +34,7 @@ type CopyJob struct {
 	Mode string
 }
 
-// planCopy lists the regular files of srcRel (a file, or a folder walked without following
+// PlanCopy lists the regular files of srcRel (a file, or a folder walked without following
 // symlinks) with their destinations under dstRel, and checks each against the size limit
 // and the destination (FILE_EXISTS unless overwrite, NOT_A_FILE over a folder); runCopy's
 // transaction checks the rest (locks, ownership, protected paths).
@@ -104,7 +104,7 @@ func (s *Service) walkCopy(job *CopyJob, srcRel, dstRel string) error {
 	return nil
 }
 
-// runCopy performs a planned job: destination path locks, the quota growth reserved at
+// RunCopy performs a planned job: destination path locks, the quota growth reserved at
 // once, ownership recorded for created files, then every file written atomically inside
 // one s.mutate of the destination (one commit). It returns the commit id and the bytes
 // written.

@@ -50,13 +50,13 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 	return nil
 }
 
-// lockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
+// LockMaxAge is lock_max_age_hours as a duration: older locks are taken over by a new
 // acquire, do not block other writers, and are released by shed_maintenance.
 func (s *Service) LockMaxAge() time.Duration {
 	return time.Duration(s.cfg.LockMaxAgeHours) * time.Hour
 }
 
-// editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
+// Editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
 func (s *Service) Editzone(z *Zone, conv string) (*confine.Fs, error) {
 	ez, err := confine.New(filepath.Join(z.Space, "editzone", conv))
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Service) Editzone(z *Zone, conv string) (*confine.Fs, error) {
 	return ez, nil
 }
 
-// lockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
+// LockDetails fills FILE_LOCKED details: the holding conversation and since when, never the
 // holder's name (group zones must not disclose who edits what beyond the conversation).
 func LockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
 	return e.With("locked_by_conversation", l.ConvID).With("since", l.Since.UTC().Format(time.RFC3339)).
@@ -74,20 +74,20 @@ func LockDetails(e *Error, l store.Lock, maxAge time.Duration) *Error {
 		With("expires_at", l.Since.Add(maxAge).UTC().Format(time.RFC3339))
 }
 
-// fileLocked is the FILE_LOCKED error for a lock held by someone else.
+// FileLocked is the FILE_LOCKED error for a lock held by someone else.
 func (s *Service) FileLocked(z *Zone, p string, l store.Lock) *Error {
 	return LockDetails(Errf(FileLocked, "File locked by another conversation: %s", p).With("path", p).With("zone", z.Label), l, s.LockMaxAge())
 }
 
-// lockErr wraps a state-database failure on locks.
+// LockErr wraps a state-database failure on locks.
 func LockErr(p string, err error) *Error {
 	return Errf(LockError, "Cannot read or record the lock on %s", p).With("path", p).Because(err)
 }
 
-// heldBy reports whether l belongs to the caller (same user and conversation).
+// HeldBy reports whether l belongs to the caller (same user and conversation).
 func HeldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
 
-// removeWorkingCopy deletes a working copy and its now-empty parent folders (never the
+// RemoveWorkingCopy deletes a working copy and its now-empty parent folders (never the
 // editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
 func RemoveWorkingCopy(ez *confine.Fs, p string) {
 	_ = ez.Remove(p)

@@ -32,7 +32,7 @@ type keyring struct {
 	gen uint64
 }
 
-// userKey is what the keyring knows of one user: no row (key nil, state ""), or the
+// UserKey is what the keyring knows of one user: no row (key nil, state ""), or the
 // unwrapped key and its state, or why it cannot be used.
 type UserKey struct {
 	Key   *crypt.Key
@@ -59,7 +59,7 @@ func masterKeyID(master []byte) string {
 	return hex.EncodeToString(mac.Sum(nil)[:8])
 }
 
-// userKey returns the caller's key state, unwrapping it once per change of the key. Every
+// UserKey returns the caller's key state, unwrapping it once per change of the key. Every
 // call of a Storage or Uploads zone asks, so the lock is never held across the database
 // read. One server (SQLite state) trusts its cache: only its own setup and disable change
 // the key, and they forget it. Replicas (PostgreSQL) read the row on every call and keep the
@@ -127,7 +127,7 @@ func (s *Service) unwrapUserKey(userID string, row store.UserKey, err error) Use
 	return u
 }
 
-// forgetUserKey drops the cached state after setup or disable changed it.
+// ForgetUserKey drops the cached state after setup or disable changed it.
 func (s *Service) ForgetUserKey(userID string) {
 	s.keys.mu.Lock()
 	delete(s.keys.users, userID)
@@ -142,7 +142,7 @@ func (s *Service) EncryptionMismatch(ctx context.Context) (int, error) {
 	return s.db.UserKeysNotWrappedBy(ctx, s.keys.id)
 }
 
-// newUserKey creates, wraps and stores a fresh data key for userID.
+// NewUserKey creates, wraps and stores a fresh data key for userID.
 func (s *Service) NewUserKey(ctx context.Context, userID string) (bool, error) {
 	dek, err := crypt.NewKey()
 	if err != nil {

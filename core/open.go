@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-// fileKind names a non-regular file type for messages.
+// FileKind names a non-regular file type for messages.
 func FileKind(m os.FileMode) string {
 	switch {
 	case m&os.ModeNamedPipe != 0:
@@ -29,13 +29,13 @@ func FileKind(m os.FileMode) string {
 	return "special file"
 }
 
-// readDirError is the error of shed_read and shed_read_bytes for a directory (reference §5.5).
+// ReadDirError is the error of shed_read and shed_read_bytes for a directory (reference §5.5).
 func ReadDirError(z *Zone, p string) error {
 	return Errf(NotAFile, "Path is a directory: %s", p).With("path", p).With("zone", z.Label).
 		WithHint("List a folder with shed_tree; read a file inside it with shed_read")
 }
 
-// opened is a zone file open for reading: its zone, clean path, descriptor and metadata.
+// Opened is a zone file open for reading: its zone, clean path, descriptor and metadata.
 type Opened struct {
 	Z    *Zone
 	Rel  string
@@ -48,7 +48,7 @@ func (o *Opened) Close() {
 	o.Z.Close()
 }
 
-// openRead is the preamble of the read tools: resolve the zone (Uploads allowed), validate
+// OpenRead is the preamble of the read tools: resolve the zone (Uploads allowed), validate
 // the path and open a regular file (isDir answers a directory). Close the result.
 func (s *Service) OpenRead(ctx context.Context, c Caller, za ZoneArgs, p string, isDir func(*Zone, string) error) (*Opened, error) {
 	z, rel, err := s.ZonePath(ctx, c, za, p, false)
@@ -63,7 +63,7 @@ func (s *Service) OpenRead(ctx context.Context, c Caller, za ZoneArgs, p string,
 	return &Opened{Z: z, Rel: rel, F: f, Info: info}, nil
 }
 
-// openRegular opens a zone file for reading and checks, on the open descriptor, that it is
+// OpenRegular opens a zone file for reading and checks, on the open descriptor, that it is
 // a regular file: a directory answers isDir's error, anything else (FIFO, socket, device)
 // NOT_A_FILE. Why O_NONBLOCK and fstat rather than stat then open: a FIFO planted in the
 // zone (mkfifo under shed_exec) would block a plain open forever, and a stat-then-open pair
@@ -89,7 +89,7 @@ func OpenRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (a
 	return f, info, nil
 }
 
-// openError maps an open failure on a model path: missing files (also below a file, or a
+// OpenError maps an open failure on a model path: missing files (also below a file, or a
 // dangling symlink inside the zone) are FILE_NOT_FOUND; escapes are PATH_ESCAPE.
 func OpenError(err error, z *Zone, p string) *Error {
 	switch {
@@ -102,7 +102,7 @@ func OpenError(err error, z *Zone, p string) *Error {
 	return PathError(err, z, p)
 }
 
-// readFail is the error of a read that failed midway: DECRYPTION_FAILED (or
+// ReadFail is the error of a read that failed midway: DECRYPTION_FAILED (or
 // INVALID_ENCRYPTED_FILE) for an altered encrypted file, else INTERNAL_ERROR.
 func ReadFail(err error, z *Zone, p string) *Error {
 	if errors.Is(err, crypt.ErrAuth) || errors.Is(err, crypt.ErrFormat) {
@@ -111,16 +111,16 @@ func ReadFail(err error, z *Zone, p string) *Error {
 	return Errf(InternalError, "Cannot read %s", p).With("path", p).Because(err)
 }
 
-// sqliteMagic starts every SQLite database file.
+// SqliteMagic starts every SQLite database file.
 const SqliteMagic = "SQLite format 3\x00"
 
-// detectMIME is the content's media type without parameters ("text/plain").
+// DetectMIME is the content's media type without parameters ("text/plain").
 func DetectMIME(sample []byte) string {
 	m, _, _ := strings.Cut(mimetype.Detect(sample).String(), ";")
 	return m
 }
 
-// humanSize renders a size as the original's file_type does: "1.50 MB", "2.0 KB", "12 B".
+// HumanSize renders a size as the original's file_type does: "1.50 MB", "2.0 KB", "12 B".
 func HumanSize(n int64) string {
 	switch {
 	case n >= 1<<20:
@@ -131,7 +131,7 @@ func HumanSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// clipText cuts s to at most n bytes on a character boundary.
+// ClipText cuts s to at most n bytes on a character boundary.
 func ClipText(s string, n int) string {
 	if len(s) <= n {
 		return s

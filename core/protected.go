@@ -28,7 +28,7 @@ import (
 // The editzone, the repository and the locks are outside every zone's data folder: no path
 // a tool confines can reach them.
 
-// protectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
+// ProtectedReason says why rel (zone-relative, clean) may not be written in z: "" when it may.
 func ProtectedReason(z *Zone, rel string) string {
 	for c := range strings.SplitSeq(rel, "/") {
 		if confine.IsTempName(c) {
@@ -161,7 +161,7 @@ func isOld(before Snapshot, rel string) bool {
 // revertedProtected is the reason of a data.reverted entry removed for a protected path.
 const revertedProtected = "protected path: .git folders and fileshed's temporary names are not kept here"
 
-// revertedLocked is the reason of a data.reverted entry put back for a locked edit.
+// RevertedLocked is the reason of a data.reverted entry put back for a locked edit.
 const RevertedLocked = "locked by another conversation"
 
 // RevertedFile is one entry of a command's data.reverted: a file a guard put back or

@@ -20,16 +20,16 @@ type entry struct {
 	Link string
 }
 
-// snapshot is a zone's names and the total size of its regular files.
+// Snapshot is a zone's names and the total size of its regular files.
 type Snapshot struct {
 	Entries map[string]entry
 	total   int64
 }
 
-// usage is what the snapshot holds against the quota: its bytes and its names.
+// Usage is what the snapshot holds against the quota: its bytes and its names.
 func (s Snapshot) Usage() Amount { return Amount{Bytes: s.total, Files: int64(len(s.Entries))} }
 
-// takeSnapshot walks root without following symbolic links (walk.go: one folder open at a
+// TakeSnapshot walks root without following symbolic links (walk.go: one folder open at a
 // time, so no depth of tree defeats it): names are read with getdents and only regular
 // files are stat'ed, relative to their folder (fstatat), so no path is resolved twice.
 // Names that vanish during the walk (a command still running) are skipped; a folder it

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statter lstats many files of a zone cheaply: each folder is opened once (inside the
+// Statter lstats many files of a zone cheaply: each folder is opened once (inside the
 // zone's root, so never outside it), then every file is one fstatat. Why not
 // confine.Fs.LstatIfPossible: it walks the path from the root for each file, which made
 // the guard of a 10,000-file zone several times slower. Use a new statter after a command:
@@ -25,7 +25,7 @@ func NewStatter(z *Zone) (*Statter, error) {
 	return &Statter{root: root, dirs: map[string]*os.File{}}, nil
 }
 
-// lstat describes rel without following a final symlink; false when it does not exist.
+// Lstat describes rel without following a final symlink; false when it does not exist.
 func (st *Statter) Lstat(rel string) (unix.Stat_t, bool) {
 	dir, name := path.Split(rel)
 	d, seen := st.dirs[dir]
@@ -53,7 +53,7 @@ func (st *Statter) Close() {
 	_ = st.root.Close()
 }
 
-// sameEntry reports whether two stats describe the same unchanged file.
+// SameEntry reports whether two stats describe the same unchanged file.
 func SameEntry(a, b unix.Stat_t) bool {
 	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Nlink == b.Nlink && a.Size == b.Size &&
 		a.Mtim == b.Mtim && a.Ctim == b.Ctim

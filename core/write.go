@@ -14,7 +14,7 @@ import (
 	"github.com/fileshed/fileshed/core/lock"
 )
 
-// target is what a step of a write is about to change: the zone-relative path and, when it
+// Target is what a step of a write is about to change: the zone-relative path and, when it
 // exists, its size (regular files), whether it is a folder and whether it is (written:
 // reached through) a symlink.
 type Target struct {
@@ -29,13 +29,13 @@ type Target struct {
 	Info fs.FileInfo
 }
 
-// lockPath serialises the writers of one file of one zone (size read, reservation, write,
+// LockPath serialises the writers of one file of one zone (size read, reservation, write,
 // settle), so the accounted delta is the real one; the wait ends with ctx.
 func (s *Service) LockPath(ctx context.Context, z *Zone, rel string) (func(), error) {
 	return s.Hold(ctx, fileKey(z, rel), lock.Exclusive, "another change of "+rel)
 }
 
-// lockEdit serialises the steps of one locked edit of p in z.
+// LockEdit serialises the steps of one locked edit of p in z.
 func (s *Service) LockEdit(ctx context.Context, z *Zone, p string) (func(), error) {
 	le, err := s.EditLease(ctx, z, p)
 	if err != nil {
@@ -50,7 +50,7 @@ func (s *Service) EditLease(ctx context.Context, z *Zone, p string) (lock.Lease,
 	return s.hold(ctx, editKey(z, p), lock.Exclusive, "another locked-edit step on "+p)
 }
 
-// beginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the
+// BeginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the
 // change, its one step is set here. The caller closes the transaction.
 func (s *Service) BeginWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) (*Tx, Target, error) {
 	e.Steps = []Step{{Zone: z, Path: rel, Shown: shown, Op: OpWrite}}
@@ -74,14 +74,14 @@ func (s *Service) CheckWrite(ctx context.Context, c Caller, z *Zone, rel, shown 
 	return err
 }
 
-// needsFile is FILE_NOT_FOUND for a patch at a position other than start/end of a file
+// NeedsFile is FILE_NOT_FOUND for a patch at a position other than start/end of a file
 // that does not exist; create says how to make it.
 func NeedsFile(z *Zone, shown, position, create string) error {
 	return Errf(FileNotFound, "File not found: %s", shown).With("path", shown).With("zone", z.Label).
 		WithHint("Position '%s' needs an existing file: %s", position, create)
 }
 
-// statTarget describes the file a write will replace. The zone root and directories are
+// StatTarget describes the file a write will replace. The zone root and directories are
 // NOT_A_FILE; a parent that is a file is INVALID_PATH; a symlink leaving the zone (even a
 // dangling one) is PATH_ESCAPE. A missing file is not an error (exists=false).
 func StatTarget(z *Zone, rel, shown string) (Target, error) {
@@ -116,13 +116,13 @@ func StatTarget(z *Zone, rel, shown string) (Target, error) {
 	return t, WriteError(err, z, shown)
 }
 
-// parentNotDir is the error of a path whose parent is a file.
+// ParentNotDir is the error of a path whose parent is a file.
 func ParentNotDir(z *Zone, shown string) *Error {
 	return Errf(InvalidPath, "A parent of %s is a file, not a folder", shown).With("path", shown).With("zone", z.Label).
 		WithHint("Choose a path whose folders are folders (see shed_tree), or rename the file in the way")
 }
 
-// writeError maps a confinement or file system error of a write to the catalogue.
+// WriteError maps a confinement or file system error of a write to the catalogue.
 func WriteError(err error, z *Zone, shown string) *Error {
 	switch {
 	case errors.Is(err, confine.ErrIsDir):
@@ -136,13 +136,13 @@ func WriteError(err error, z *Zone, shown string) *Error {
 	return PathError(err, z, shown)
 }
 
-// write is one whole-file write: the resulting content streamed from body, size bytes long.
+// Write is one whole-file write: the resulting content streamed from body, size bytes long.
 type Write struct {
 	Size int64
 	Body io.Reader
 }
 
-// writeFile writes w as the content of the transaction's one file (beginWrite): the
+// WriteFile writes w as the content of the transaction's one file (beginWrite): the
 // file-size check and the quota reservation of the growth (bytes, and a name for a new
 // file) happen before anything touches the disk; then, in the zone's versioning, missing
 // parents are created (0700) and the content is written atomically (temporary file, fsync,
@@ -183,7 +183,7 @@ func changeOf(t Target) Change {
 	return Change{Paths: []string{t.Rel}}
 }
 
-// openOld opens the existing file of t, to stream it into its new version.
+// OpenOld opens the existing file of t, to stream it into its new version.
 func OpenOld(z *Zone, t Target) (afero.File, error) {
 	f, err := z.Fs.Open(t.Rel)
 	if err != nil {

@@ -24,7 +24,7 @@ const (
 	GroupZone
 )
 
-// zoneNames are the values accepted in the `zone` argument (case-insensitive).
+// ZoneNames are the values accepted in the `zone` argument (case-insensitive).
 var ZoneNames = map[string]ZoneKind{"uploads": Uploads, "storage": Storage, "documents": Documents, "group": GroupZone}
 
 // Zone is a resolved zone: its confined file system and what may be done in it.
@@ -57,7 +57,7 @@ func (z *Zone) Close() {
 	}
 }
 
-// resolveZone turns (zone, group) into a Zone for the caller, creating its layout lazily.
+// ResolveZone turns (zone, group) into a Zone for the caller, creating its layout lazily.
 // write=true refuses the read-only Uploads zone.
 func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error) {
 	kind, ok := ZoneNames[strings.ToLower(strings.TrimSpace(zone))]
@@ -137,7 +137,7 @@ func (z *Zone) Path(p string, allowZone bool) (string, error) {
 // stays as the command left it. PathError answers FILE_LOCKED: busy, retry.
 var ErrChangedMeanwhile = errors.New("the file changed while it was edited")
 
-// pathError translates a confinement error into the catalogue, without host paths.
+// PathError translates a confinement error into the catalogue, without host paths.
 func PathError(err error, z *Zone, p string) *Error {
 	if e, ok := AsError(err); ok {
 		return e // already an answer (e.g. QUOTA_EXCEEDED for the folders a write makes)
@@ -163,7 +163,7 @@ func PathError(err error, z *Zone, p string) *Error {
 	return Errf(InternalError, "File system error on %s", p).With("path", p).Because(err)
 }
 
-// shorten keeps messages readable when a model sends a huge argument.
+// Shorten keeps messages readable when a model sends a huge argument.
 func Shorten(s string) string {
 	if len(s) <= 120 {
 		return s
@@ -171,7 +171,7 @@ func Shorten(s string) string {
 	return s[:100] + "..." + s[len(s)-12:]
 }
 
-// zonePath resolves the zone of a path-taking tool and validates the path: the preamble
+// ZonePath resolves the zone of a path-taking tool and validates the path: the preamble
 // every file operation shares. The caller closes the zone.
 func (s *Service) ZonePath(ctx context.Context, c Caller, args ZoneArgs, p string, write bool) (*Zone, string, error) {
 	z, err := s.ResolveZone(ctx, c, args.Zone, args.Group, write)
@@ -197,7 +197,7 @@ type ZoneArgs struct {
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a path whose first folder is named like the zone"`
 }
 
-// pathNotFound maps a stat/open failure on a user path to the catalogue.
+// PathNotFound maps a stat/open failure on a user path to the catalogue.
 func PathNotFound(err error, z *Zone, p string) *Error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Errf(FileNotFound, "Path not found: %s", p).With("path", p).With("zone", z.Label)
