@@ -122,8 +122,8 @@ func servedNames(cfg *valves.Config) map[string]bool {
 // network address (Open WebUI's backend calling http://fileshed:8000) has names no list
 // could hold. There, Host must be an IP address (a page's Host is its own name, never an
 // address), localhost or a name under .localhost (browsers resolve those to loopback
-// themselves), or a name in names. An empty Host (HTTP/1.0, an in-process /mcp dispatch)
-// names nothing foreign.
+// themselves), or a name in names. An empty Host (HTTP/1.0) names nothing
+// foreign.
 func hostAllowed(r *http.Request, names map[string]bool) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
 	if !ok || !local.IP.IsLoopback() || r.Host == "" {

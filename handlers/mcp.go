@@ -30,8 +30,8 @@ type mcpPostKey struct{}
 // MCP Streamable HTTP, stateless (each POST is a whole exchange, no session, no SSE stream).
 // siteGuard has refused other web pages and the identity middleware has authenticated the
 // request before any JSON-RPC is read; every
-// tool call is dispatched in-process to its own route (mcp_call.go), so decoding, limits,
-// audit, metrics and logs are those of the HTTP call.
+// tool call runs the tool's registered handle, as its route does (mcp_call.go), so decoding,
+// limits, audit, metrics and logs are those of the HTTP call.
 func mountMCP(r chi.Router, api huma.API, d Deps) {
 	doc := api.OpenAPI()
 	server := mcp.NewServer(&mcp.Implementation{Name: openapi.Title, Version: Version}, &mcp.ServerOptions{
@@ -39,7 +39,7 @@ func mountMCP(r chi.Router, api huma.API, d Deps) {
 		// Tools only: no logging capability, no list-changed notifications (the list is fixed).
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	call := mcpCaller{route: r, log: d.Log}
+	call := mcpCaller{handles: d.registry.handles, limits: d.limits, log: d.Log}
 	for _, t := range mcpTools(doc, d.registry.hints) {
 		server.AddTool(t, call.call) // the raw AddTool: decoding stays ours (lenient), not the SDK's
 	}

@@ -4,36 +4,32 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fileshed/fileshed/core"
 )
 
-// mcpCaller runs MCP tool calls through the HTTP routes of the same server.
+// mcpCaller runs MCP tool calls through the same registered handles as the HTTP routes.
 type mcpCaller struct {
-	route http.Handler // the whole router: middleware, then the tool's huma route
-	log   *slog.Logger
+	handles map[string]handleFunc
+	limits  map[string]int64 // each tool route's body limit (limitBodies')
+	log     *slog.Logger
 }
 
-// call dispatches one tools/call to POST /<tool> in-process: the arguments become the
-// request body, and the request carries the context of POST /mcp (the caller the identity
-// middleware authenticated, the request id). So the call is decoded leniently, held to its
-// tool's body limit, audited, counted and logged exactly as the HTTP call would be. The
-// answer is the envelope: as text (what most clients show the model), as structuredContent,
-// and isError when it is not a success.
+// call runs one tools/call on its tool's registered handle, in the context of POST /mcp
+// (the caller the identity middleware authenticated, the request id): decoded leniently,
+// held to its tool's body limit, audited, counted and logged exactly as the HTTP call. The
+// answer is the envelope: as text (what most clients show the model), as
+// structuredContent, and isError when it is not a success.
 func (m mcpCaller) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 	defer func() {
-		// The SDK runs handlers on its own goroutines, where a panic would end the process;
-		// the route's recoverer already answers INTERNAL_ERROR for the tool's own panics.
+		// The SDK runs handlers on its own goroutines, where a panic would end the process.
 		if v := recover(); v != nil {
 			m.log.Error("panic", "request_id", requestID(ctx), "tool", req.Params.Name, "panic", v)
-			_, env := failure(m.log, requestID(ctx), core.Errf(core.InternalError, "panic"))
-			b, _ := marshal(env)
-			res = result(b)
+			res = m.answer(ctx, core.Errf(core.InternalError, "panic"))
 		}
 	}()
 	if post, ok := ctx.Value(mcpPostKey{}).(context.Context); ok {
@@ -45,14 +41,34 @@ func (m mcpCaller) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		defer cancel()
 		defer context.AfterFunc(post, cancel)()
 	}
-	sub, err := http.NewRequestWithContext(ctx, http.MethodPost, "/"+req.Params.Name, bytes.NewReader(req.Params.Arguments))
-	if err != nil {
-		return nil, err // a tool name that is no path: the SDK listed no such tool
+	handle, ok := m.handles[req.Params.Name]
+	if !ok {
+		return nil, errors.New("no such tool: " + req.Params.Name) // the SDK listed no such tool
 	}
-	sub.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	m.route.ServeHTTP(rec, sub)
-	return result(bytes.TrimSpace(rec.Body.Bytes())), nil
+	args := req.Params.Arguments
+	if limit := m.limits["/"+req.Params.Name]; int64(len(args)) > limit {
+		return m.answer(ctx, (&bodyTooLargeError{limit}).coreError()), nil
+	}
+	out, err := handle(ctx, bytes.NewReader(args), int64(len(args)))
+	if err != nil {
+		return m.answer(ctx, err), nil
+	}
+	b, _ := marshal(out.Body)
+	return result(b), nil
+}
+
+// answer is the MCP result of an error, as its route answers it: huma's own errors (a body
+// that could not be read) carry their envelope, the others are the catalogue's.
+func (m mcpCaller) answer(ctx context.Context, err error) *mcp.CallToolResult {
+	var se *statusError
+	env := Envelope{}
+	if errors.As(err, &se) {
+		env = se.Envelope
+	} else {
+		_, env = failure(m.log, requestID(ctx), err)
+	}
+	b, _ := marshal(env)
+	return result(b)
 }
 
 // result is the MCP result of an envelope.
@@ -62,7 +78,7 @@ func result(envelope []byte) *mcp.CallToolResult {
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(envelope)}}}
 	if err := json.Unmarshal(envelope, &head); err != nil {
-		res.IsError = true // not an envelope: every route answers one, so this is a bug to see
+		res.IsError = true // not an envelope: every handle answers one, so this is a bug to see
 		return res
 	}
 	res.StructuredContent = json.RawMessage(envelope)

@@ -19,7 +19,8 @@ import (
 // the call, audit, metrics.
 type handleFunc func(ctx context.Context, body io.Reader, size int64) (*output, error)
 
-// registry keeps every registered tool's handle, so a merged tool can dispatch to it.
+// registry keeps every registered tool's handle: the one dispatch that the tool's route,
+// a merged tool and MCP all call.
 type registry struct {
 	handles map[string]handleFunc
 	hints   map[string]hints // every tool's effects, the merged ones derived from their actions'
@@ -102,11 +103,15 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 		names = append(names, a)
 	}
 	sort.Strings(names)
-	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) {
+	handle := func(ctx context.Context, body io.Reader, _ int64) (*output, error) {
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, bodyReadFailure(err)
+		}
 		var head struct {
 			Action any `json:"action"`
 		}
-		_ = json.Unmarshal(in.RawBody, &head)
+		_ = json.Unmarshal(raw, &head)
 		action, isString := head.Action.(string)
 		if !isString && head.Action != nil {
 			action = fmt.Sprint(head.Action)
@@ -123,7 +128,11 @@ func merge(api huma.API, d Deps, spec mergedSpec) {
 			env.Usage = spec.name + "(action, ...): action = " + strings.Join(names, " | ")
 			return &output{Status: status, Body: env}, nil
 		}
-		return d.registry.handles[tool](ctx, bytes.NewReader(in.RawBody), int64(len(in.RawBody)))
+		return d.registry.handles[tool](ctx, bytes.NewReader(raw), int64(len(raw)))
+	}
+	d.registry.handles[spec.name] = handle // one dispatch: the route below and MCP call it
+	huma.Register(api, op, func(ctx context.Context, in *rawInput) (*output, error) {
+		return handle(ctx, bytes.NewReader(in.RawBody), int64(len(in.RawBody)))
 	})
 	api.OpenAPI().Paths["/"+spec.name].Post.RequestBody = &huma.RequestBody{Required: true,
 		Content: map[string]*huma.MediaType{"application/json": {Schema: input}}}

@@ -28,11 +28,6 @@ func requestID(ctx context.Context) string {
 // INTERNAL_ERROR details).
 func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := requestID(r.Context()); id != "" { // a tool call dispatched by POST /mcp keeps its id
-			w.Header().Set("X-Request-Id", id)
-			next.ServeHTTP(w, r)
-			return
-		}
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		id := hex.EncodeToString(b)
@@ -84,13 +79,6 @@ func authenticate(a Authenticator, m *metrics, log *slog.Logger, guarded func(pa
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !guarded(r.URL.Path) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			if _, ok := callerFrom(r.Context()); ok {
-				// A tool call that POST /mcp dispatches to its route (mcp_call.go) carries the
-				// caller this middleware authenticated on /mcp: only this package can put a
-				// caller in a context, so no client can forge one.
 				next.ServeHTTP(w, r)
 				return
 			}
