@@ -96,7 +96,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	}
 	var s *Service
 	if err = ImportInterrupted(base); err == nil { // before open creates anything
-		s, err = open(cfg, opt, base)
+		s, err = openState(cfg, opt, base)
 	}
 	if err != nil {
 		if lock != nil {
@@ -118,6 +118,32 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	default:
 		s.sweepWorkDirOf(func(string, time.Time) bool { return true }) // decrypted copies a crash left behind
 		s.startSweep()
+	}
+	return s, nil
+}
+
+// openState opens the state database the storage's record names (state_record.go), and
+// checks the settings every server of it must share (a server only).
+func openState(cfg *valves.Config, opt Options, base string) (*Service, error) {
+	rec, recorded, err := checkRecordBefore(cfg, base)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open(cfg, opt, base)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err = s.checkRecordAfter(ctx, rec, recorded, !opt.Admin); err == nil && !opt.Admin {
+		err = s.checkFingerprints(ctx)
+	}
+	if err != nil {
+		s.db.Close()
+		if l, ok := s.locks.(io.Closer); ok {
+			l.Close()
+		}
+		return nil, err
 	}
 	return s, nil
 }

@@ -172,6 +172,16 @@ func connectPostgres(connURL string) (*DB, error) {
 	return newDB(db, Postgres), nil
 }
 
+// Describe names the PostgreSQL database of connURL for an operator: its name, user and host,
+// never the URL (which may carry the password); "" when connURL does not parse.
+func Describe(connURL string) string {
+	cfg, err := pgx.ParseConfig(connURL)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("database %s as %s on %s:%d", cfg.Database, cfg.User, cfg.Host, cfg.Port)
+}
+
 // newDB wraps an open pool.
 func newDB(db *sql.DB, d dialect) *DB {
 	return &DB{conn: conn{dialect: d, x: db, timeout: stmtTimeout}, sql: db}
