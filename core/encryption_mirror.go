@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/afero"
 
@@ -324,24 +325,42 @@ func (m *Mirror) Remove() {
 	_ = os.RemoveAll(m.Root)
 }
 
-// WorkTemp makes a fresh private folder in the working folder, for one call's plaintext
-// (a mirror, a CSV export): "m-", this replica's id, "-" and a random text, so that the
-// sweeps remove it once its replica is dead, never while it lives. The caller removes it.
+// WorkTemp makes a fresh private folder for one call's plaintext (a mirror, a CSV export)
+// in this start's folder of the working folder (startDir). The caller removes it.
 func (s *Service) WorkTemp() (string, error) {
-	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
+	dir := s.startDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	return os.MkdirTemp(s.WorkDir(), "m-"+confine.Replica()+"-")
+	return os.MkdirTemp(dir, "m-")
 }
 
-// sweepWorkDirOf removes the mirrors in the working folder that stale picks: those a crash
-// left behind. A mirror's name carries the replica that made it ("m-" + id + "-" + random;
-// "m-" + random before replica ids), so replicas sharing the folder remove only the dead
-// ones' (replicas.go).
+// startDir is this start's folder of the working folder: "run-", the replica's id, "-" and a
+// random text (startTag), made 0700 by the first copy. Every decrypted copy of this start
+// lives in it, so that one folder tells whose copies they are: a clean stop removes it, and
+// a sweep removes it once its replica is dead, never while it lives.
+func (s *Service) startDir() string {
+	return filepath.Join(s.WorkDir(), "run-"+confine.Replica()+"-"+s.startTag)
+}
+
+// sweepWorkDirOf removes from the working folder the copies of the starts that stale picks:
+// those a crash left behind. A start's folder carries the replica that made it; copies of an
+// older fileshed lie loose ("m-" + id + "-" + random, "m-" + random before replica ids).
+// Why a start's folder is judged by its replica's life only, never by its age: its time
+// changes only when a copy is made in it, and a replica may serve a day without one.
 func (s *Service) sweepWorkDirOf(stale stale) {
 	entries, _ := os.ReadDir(s.WorkDir())
+	never := time.Now().Add(tempMaxAge) // no age: no hard bound applies
+	own := filepath.Base(s.startDir())
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), "m-")
+		name := e.Name()
+		if rest, ok := strings.CutPrefix(name, "run-"); ok && name != own {
+			if id, _, tagged := strings.Cut(rest, "-"); tagged && stale(id, never) {
+				_ = os.RemoveAll(filepath.Join(s.WorkDir(), name))
+			}
+			continue
+		}
+		rest, ok := strings.CutPrefix(name, "m-")
 		if !ok {
 			continue
 		}
@@ -350,9 +369,22 @@ func (s *Service) sweepWorkDirOf(stale stale) {
 			id = ""
 		}
 		if fi, err := e.Info(); err == nil && stale(id, fi.ModTime()) {
-			_ = os.RemoveAll(filepath.Join(s.WorkDir(), e.Name()))
+			_ = os.RemoveAll(filepath.Join(s.WorkDir(), name))
 		}
 	}
+}
+
+// foreignStarts reports whether the working folder holds copies of another start than this
+// one (which a replica's housekeeping then sweeps).
+func (s *Service) foreignStarts() bool {
+	entries, _ := os.ReadDir(s.WorkDir())
+	own := filepath.Base(s.startDir())
+	for _, e := range entries {
+		if n := e.Name(); n != own && (strings.HasPrefix(n, "run-") || strings.HasPrefix(n, "m-")) {
+			return true
+		}
+	}
+	return false
 }
 
 // isDecryptError reports an encrypted file that cannot be decrypted.

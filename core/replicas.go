@@ -221,8 +221,9 @@ func (c *cluster) judging() bool {
 // with the SQLite state.
 func (s *Service) Leading() bool { return s.cluster != nil && s.cluster.leading.Load() }
 
-// housekeep is the leader's work, every beat while this replica leads: once per leadership
-// the start-up sweep of every zone, then the cleaning after dead replicas.
+// housekeep is the replica's work every beat: the decrypted copies dead replicas left in its
+// work_dir; and while it leads, once per leadership the start-up sweep of every zone, then
+// the cleaning after dead replicas.
 func (s *Service) housekeep(ctx context.Context) {
 	c := s.cluster
 	t := time.NewTicker(c.beat)
@@ -233,6 +234,12 @@ func (s *Service) housekeep(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		// Every replica, leader or not: its work_dir may be its own (a container's emptyDir),
+		// which no other replica sees; a start killed a moment ago is judged dead a few
+		// beats later, not at this replica's next restart.
+		if s.foreignStarts() {
+			s.sweepWorkDirOf(s.staleTemp(ctx))
 		}
 		if !c.leading.Load() {
 			continue

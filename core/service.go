@@ -54,6 +54,8 @@ type Service struct {
 	keys *keyring
 	// seen remembers what was last recorded of each user's groups (members.go).
 	seen seenCache
+	// startTag names this start's folder of decrypted copies (startDir).
+	startTag string
 }
 
 // Options carries the collaborators main wires in.
@@ -169,7 +171,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: locks, started: time.Now(),
-		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey), startTag: randomID()}, nil
 }
 
 // newLocker is the Locker of every lock the kernel takes: the in-process one with the SQLite
@@ -208,6 +210,7 @@ func StateSource(cfg *valves.Config, base string) store.Source {
 func (s *Service) Close() error {
 	s.sweep()
 	s.leaveReplicas()
+	_ = os.RemoveAll(s.startDir()) // no call in flight: its decrypted copies are done
 	s.stopAudit()
 	s.closeRepos()
 	if l, ok := s.locks.(io.Closer); ok {
