@@ -46,6 +46,14 @@ func TestAdminStateCopyFromOneServerToReplicas(t *testing.T) {
 		}
 	}
 
+	// The one server's secrets came along: a replica without its master key is refused.
+	if _, _, svc, err := handlers.Build(config(t, base, "--state-driver", "postgres", "--state-url", url),
+		slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+		svc.Close()
+		t.Fatal("a replica without the server's master key started")
+	} else if !strings.Contains(err.Error(), "encryption.master_key") {
+		t.Fatalf("a replica without the server's master key: %v", err)
+	}
 	replica := config(t, base, "--encryption-master-key", key, "--state-driver", "postgres", "--state-url", url)
 	r := serveWith(t, replica)
 	got := r.call(t, "shed_read", map[string]any{"zone": "storage", "path": "secret.txt"}, "")

@@ -212,9 +212,12 @@ func (s *Service) leaveReplicas() {
 
 // judging reports whether the leader may take a silent replica for dead: its own heartbeats
 // have succeeded for at least quiet.
-func (c *cluster) judging() bool {
+func (c *cluster) judging() bool { return c.leading.Load() && c.healthyFor() }
+
+// healthyFor reports whether the replica's own heartbeats have succeeded for at least quiet.
+func (c *cluster) healthyFor() bool {
 	h := c.healthy.Load()
-	return c.leading.Load() && h != nil && time.Since(*h) >= c.quiet
+	return h != nil && time.Since(*h) >= c.quiet
 }
 
 // Leading reports whether this server leads the replicas of its storage (the metrics); false
@@ -237,8 +240,10 @@ func (s *Service) housekeep(ctx context.Context) {
 		}
 		// Every replica, leader or not: its work_dir may be its own (a container's emptyDir),
 		// which no other replica sees; a start killed a moment ago is judged dead a few
-		// beats later, not at this replica's next restart.
-		if s.foreignStarts() {
+		// beats later, not at this replica's next restart. Only once its own heartbeats
+		// have succeeded for quiet, as the leader judges (after a database outage the
+		// others get the time to take their liveness locks again).
+		if c.healthyFor() && s.foreignStarts() {
 			s.sweepWorkDirOf(s.staleTemp(ctx))
 		}
 		if !c.leading.Load() {

@@ -142,7 +142,7 @@ func TestOlderStorageAdoptsItsRecord(t *testing.T) {
 // database compare fingerprints of the encryption master key and of the links secret with
 // the ones recorded at the first start; a replica with another value (or none) refuses to
 // start, naming the setting and never the value. After a deliberate change, recorded with
-// every replica stopped, the new value starts.
+// every replica stopped (or, for the master key, by encryption rotate), the new value starts.
 func TestReplicasRefuseAnotherMasterKeyOrLinksSecret(t *testing.T) {
 	const (
 		key1, key2       = "replica-master-key-one-0123456789abcdef", "replica-master-key-two-0123456789abcdef"
@@ -189,7 +189,23 @@ func TestReplicasRefuseAnotherMasterKeyOrLinksSecret(t *testing.T) {
 	if err := adm.AdminRecordFingerprints(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := serverOn(t, base, vars(key1, secret2)); err != nil {
+	c, err := serverOn(t, base, vars(key1, secret2))
+	if err != nil {
 		t.Fatalf("the new links secret once recorded: %v", err)
+	}
+	c.Close()
+	// A new master key through the rotation, which records its fingerprint.
+	rot, err := New(testvalves.Config(t, base, vars(key2, secret2)), Options{Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rot.Close()
+	if _, err := rot.AdminRotateMasterKey(context.Background(), key1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = serverOn(t, base, vars(key1, secret2))
+	refused(t, "the old master key after the rotation", err, []string{"encryption.master_key"}, key1, key2)
+	if _, err := serverOn(t, base, vars(key2, secret2)); err != nil {
+		t.Fatalf("the rotated master key: %v", err)
 	}
 }
