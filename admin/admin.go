@@ -78,6 +78,13 @@ type cli struct {
 			OldKeyFile string `name:"old-key-file" required:"" help:"File holding the previous encryption.master_key (the new one is the configured valve)."`
 		} `cmd:"" help:"Re-wrap every user's data key with the configured master key (files are unchanged); restart the server after."`
 	} `cmd:"" help:"Encryption at rest."`
+	StateCopy struct {
+		To     string `help:"URL of the EMPTY PostgreSQL database (postgres://user:password@host:5432/db); visible to other local users in the process list: prefer --to-file."`
+		ToFile string `name:"to-file" help:"File holding that URL."`
+	} `cmd:"" name:"state-copy" help:"Copy the SQLite state (ownership, keys, locks, links, members, usage, audit: every table) into an empty PostgreSQL database, verified by row counts, and record it as the storage's state: the first step from one server to replicas (refused while a server runs)."`
+	StateFingerprints struct {
+		Record bool `required:"" help:"Record the configured values' fingerprints."`
+	} `cmd:"" name:"state-fingerprints" help:"After a deliberate change of encryption.master_key or links.secret: record the new values' fingerprints, which every replica compares at start (refused while a server runs)."`
 	Links struct {
 		List struct {
 			User string `help:"Only this user's links."`
@@ -157,6 +164,9 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 	}
 	if cmd == "migrate" {
 		return migrate(ctx, cfg, out)
+	}
+	if cmd == "state-copy" {
+		return stateCopy(ctx, cfg, c.StateCopy.To, c.StateCopy.ToFile, out)
 	}
 	svc, err := core.New(cfg, core.Options{Admin: true})
 	if err != nil {
@@ -262,6 +272,12 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		if len(rep.Unknown) > 0 {
 			return fmt.Errorf("%d user key(s) are wrapped by neither key: %s", len(rep.Unknown), strings.Join(rep.Unknown, ", "))
 		}
+		return nil
+	case cmd == "state-fingerprints":
+		if err := svc.AdminRecordFingerprints(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "recorded the fingerprints of encryption.master_key and links.secret: replicas with these values start")
 		return nil
 	case strings.HasPrefix(cmd, "links"):
 		return c.links(ctx, cmd, svc, out)

@@ -224,6 +224,11 @@ func (s *Service) AdminRotateMasterKey(ctx context.Context, old string) (Rotatio
 		}
 		s.ForgetUserKey(row.UserID)
 	}
+	if len(rep.Unknown) == 0 { // the servers restarted with the new key start (checkFingerprints)
+		if err := s.recordFingerprints(ctx, store.IdentityMasterKey); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -41,14 +40,6 @@ type Mirror struct {
 	Unsaved  Amount
 	// copied counts the files decrypted into the copy.
 	copied int
-}
-
-// workDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
-func (s *Service) WorkDir() string {
-	if d := s.cfg.Encryption.WorkDir; d != "" {
-		return d
-	}
-	return filepath.Join(s.base, ".plain")
 }
 
 // openMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
@@ -323,37 +314,6 @@ func (m *Mirror) Remove() {
 		_ = m.Fs.Close()
 	}
 	_ = os.RemoveAll(m.Root)
-}
-
-// WorkTemp makes a fresh private folder in the working folder, for one call's plaintext
-// (a mirror, a CSV export): "m-", this replica's id, "-" and a random text, so that the
-// sweeps remove it once its replica is dead, never while it lives. The caller removes it.
-func (s *Service) WorkTemp() (string, error) {
-	if err := os.MkdirAll(s.WorkDir(), 0o700); err != nil {
-		return "", err
-	}
-	return os.MkdirTemp(s.WorkDir(), "m-"+confine.Replica()+"-")
-}
-
-// sweepWorkDirOf removes the mirrors in the working folder that stale picks: those a crash
-// left behind. A mirror's name carries the replica that made it ("m-" + id + "-" + random;
-// "m-" + random before replica ids), so replicas sharing the folder remove only the dead
-// ones' (replicas.go).
-func (s *Service) sweepWorkDirOf(stale stale) {
-	entries, _ := os.ReadDir(s.WorkDir())
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), "m-")
-		if !ok {
-			continue
-		}
-		id, _, tagged := strings.Cut(rest, "-")
-		if !tagged {
-			id = ""
-		}
-		if fi, err := e.Info(); err == nil && stale(id, fi.ModTime()) {
-			_ = os.RemoveAll(filepath.Join(s.WorkDir(), e.Name()))
-		}
-	}
 }
 
 // isDecryptError reports an encrypted file that cannot be decrypted.

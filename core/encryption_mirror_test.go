@@ -56,7 +56,7 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		}
 	}
 	copies := func() []string {
-		m, _ := filepath.Glob(filepath.Join(s.WorkDir(), "m-*"))
+		m, _ := filepath.Glob(filepath.Join(s.WorkDir(), "run-*", "m-*"))
 		return m
 	}
 	for _, n := range []int64{0, 5, 40} {

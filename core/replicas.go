@@ -212,17 +212,21 @@ func (s *Service) leaveReplicas() {
 
 // judging reports whether the leader may take a silent replica for dead: its own heartbeats
 // have succeeded for at least quiet.
-func (c *cluster) judging() bool {
+func (c *cluster) judging() bool { return c.leading.Load() && c.healthyFor() }
+
+// healthyFor reports whether the replica's own heartbeats have succeeded for at least quiet.
+func (c *cluster) healthyFor() bool {
 	h := c.healthy.Load()
-	return c.leading.Load() && h != nil && time.Since(*h) >= c.quiet
+	return h != nil && time.Since(*h) >= c.quiet
 }
 
 // Leading reports whether this server leads the replicas of its storage (the metrics); false
 // with the SQLite state.
 func (s *Service) Leading() bool { return s.cluster != nil && s.cluster.leading.Load() }
 
-// housekeep is the leader's work, every beat while this replica leads: once per leadership
-// the start-up sweep of every zone, then the cleaning after dead replicas.
+// housekeep is the replica's work every beat: the decrypted copies dead replicas left in its
+// work_dir; and while it leads, once per leadership the start-up sweep of every zone, then
+// the cleaning after dead replicas.
 func (s *Service) housekeep(ctx context.Context) {
 	c := s.cluster
 	t := time.NewTicker(c.beat)
@@ -233,6 +237,14 @@ func (s *Service) housekeep(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		// Every replica, leader or not: its work_dir may be its own (a container's emptyDir),
+		// which no other replica sees; a start killed a moment ago is judged dead a few
+		// beats later, not at this replica's next restart. Only once its own heartbeats
+		// have succeeded for quiet, as the leader judges (after a database outage the
+		// others get the time to take their liveness locks again).
+		if c.healthyFor() && s.foreignStarts() {
+			s.sweepWorkDirOf(s.staleTemp(ctx))
 		}
 		if !c.leading.Load() {
 			continue

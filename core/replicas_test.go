@@ -51,7 +51,8 @@ func replicaPair(t *testing.T) (a, b *Service, base, url string) {
 
 // TestReplicasShareOneStorage (issue 25 item 4): servers with the PostgreSQL state share a
 // storage directory; a server with the SQLite state is refused beside them, and they beside
-// it, each told why; an operator's exclusive work waits for all of them.
+// it, each told why; an operator's exclusive work waits for all of them. Once they stopped,
+// their storage still refuses the SQLite state: its state is in PostgreSQL.
 func TestReplicasShareOneStorage(t *testing.T) {
 	a, b, base, url := replicaPair(t)
 	if _, err := serverOn(t, base, nil); !errors.Is(err, ErrStorageInUse) || !strings.Contains(err.Error(), "replicas with state.driver: postgres") {
@@ -62,11 +63,16 @@ func TestReplicasShareOneStorage(t *testing.T) {
 	}
 	a.Close()
 	b.Close()
-	sq, err := serverOn(t, base, nil)
-	if err != nil {
+	// Once they stopped, the storage still keeps its state in PostgreSQL (state_record_test.go).
+	if _, err := serverOn(t, base, nil); err == nil || !strings.Contains(err.Error(), "keeps its state in PostgreSQL") {
 		t.Fatalf("a SQLite server once the replicas stopped: %v", err)
 	}
-	if _, err := serverOn(t, base, postgresState(url)); !errors.Is(err, ErrStorageInUse) || !strings.Contains(err.Error(), "embedded SQLite state serves "+base) {
+	one := t.TempDir()
+	sq, err := serverOn(t, one, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serverOn(t, one, postgresState(url)); !errors.Is(err, ErrStorageInUse) || !strings.Contains(err.Error(), "embedded SQLite state serves "+one) {
 		t.Fatalf("a replica beside a SQLite server: %v", err)
 	}
 	sq.Close()

@@ -54,6 +54,8 @@ type Service struct {
 	keys *keyring
 	// seen remembers what was last recorded of each user's groups (members.go).
 	seen seenCache
+	// startTag names this start's folder of decrypted copies (startDir).
+	startTag string
 }
 
 // Options carries the collaborators main wires in.
@@ -96,7 +98,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	}
 	var s *Service
 	if err = ImportInterrupted(base); err == nil { // before open creates anything
-		s, err = open(cfg, opt, base)
+		s, err = openState(cfg, opt, base)
 	}
 	if err != nil {
 		if lock != nil {
@@ -122,6 +124,32 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 	return s, nil
 }
 
+// openState opens the state database the storage's record names (state_record.go), and
+// checks the settings every server of it must share (a server only).
+func openState(cfg *valves.Config, opt Options, base string) (*Service, error) {
+	rec, recorded, err := checkRecordBefore(cfg, base)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open(cfg, opt, base)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err = s.checkRecordAfter(ctx, rec, recorded, !opt.Admin); err == nil && !opt.Admin {
+		err = s.checkFingerprints(ctx)
+	}
+	if err != nil {
+		s.db.Close()
+		if l, ok := s.locks.(io.Closer); ok {
+			l.Close()
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
 // open creates the zones' parents and opens the state database.
 func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 	for _, d := range []string{filepath.Join(base, "users"), filepath.Join(base, "groups")} {
@@ -143,7 +171,7 @@ func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
 		return nil, err
 	}
 	return &Service{cfg: cfg, base: base, db: db, owui: opt.OpenWebUI, locks: locks, started: time.Now(),
-		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey)}, nil
+		sweep: func() {}, keys: newKeyring(cfg.Encryption.MasterKey), startTag: randomID()}, nil
 }
 
 // newLocker is the Locker of every lock the kernel takes: the in-process one with the SQLite
@@ -182,6 +210,7 @@ func StateSource(cfg *valves.Config, base string) store.Source {
 func (s *Service) Close() error {
 	s.sweep()
 	s.leaveReplicas()
+	_ = os.RemoveAll(s.startDir()) // no call in flight: its decrypted copies are done
 	s.stopAudit()
 	s.closeRepos()
 	if l, ok := s.locks.(io.Closer); ok {

@@ -172,15 +172,14 @@ func TestHostilePDFStoppedByLimits(t *testing.T) {
 }
 
 // mirrors counts the decrypted copies in a test server's encryption.work_dir.
-func (e *env) mirrors() int {
-	entries, _ := os.ReadDir(filepath.Join(e.base, ".plain"))
-	n := 0
-	for _, d := range entries {
-		if strings.HasPrefix(d.Name(), "m-") {
-			n++
-		}
-	}
-	return n
+func (e *env) mirrors() int { return len(workCopies(filepath.Join(e.base, ".plain"))) }
+
+// workCopies lists the decrypted copies and staged exports in the work dir: those of each
+// start's folder (run-*), and loose ones of the older layout (m-*).
+func workCopies(work string) []string {
+	loose, _ := filepath.Glob(filepath.Join(work, "m-*"))
+	started, _ := filepath.Glob(filepath.Join(work, "run-*", "*"))
+	return append(loose, started...)
 }
 
 // TestEncryptedPDFReadsOneCopyAtATime (issue 24 item 3): 10 parallel shed_read of a PDF in

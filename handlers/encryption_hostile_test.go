@@ -411,8 +411,8 @@ func TestEncryptedExec(t *testing.T) {
 
 	wantError(t, runExec(e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"999"}, "timeout": 1}), "TIMEOUT")
 	plainDir := filepath.Join(e.base, ".plain")
-	if entries, _ := os.ReadDir(plainDir); len(entries) > 0 {
-		t.Fatalf("a mirror left after the timeout: %v", entries)
+	if left := workCopies(plainDir); len(left) > 0 {
+		t.Fatalf("a mirror left after the timeout: %v", left)
 	}
 	for _, m := range []string{"zebra-7731", "gamma-5519", "made by echo"} {
 		if left := plainAnywhere(t, e.base, m); len(left) > 0 {

@@ -131,3 +131,42 @@ func (d *DB) tryTx(ctx context.Context, fn func(ctx context.Context, tx conn) er
 	}
 	return tx.Commit()
 }
+
+// durably runs fn in one transaction, like inTx, whose commit waits for its WAL on the
+// PostgreSQL server's disk (SET LOCAL synchronous_commit = on) whatever the sessions'
+// setting. For the records that guard files — ownership, locked edits, user keys, links,
+// the shared keys and the state's identity — a crash of the database must not lose an
+// acknowledged change: a lost owner_ro record makes a file writable by every member, a
+// lost lock lets another conversation in, a lost key turns a user's sealed files into
+// ciphertext, a lost revocation brings a link back. Usage (recounted), the audit trail
+// and a link's download count keep the cheaper commit. SQLite: inTx (synchronous=NORMAL in
+// WAL mode loses nothing in a crash of the process, only of the host).
+func (d *DB) durably(ctx context.Context, fn func(ctx context.Context, tx conn) error) error {
+	return d.inTx(ctx, func(ctx context.Context, tx conn) error {
+		if err := tx.durable(ctx); err != nil {
+			return err
+		}
+		return fn(ctx, tx)
+	})
+}
+
+// durable makes the commit of the transaction tx wait for its WAL on the PostgreSQL
+// server's disk (durably), from any point of the transaction; nothing on SQLite.
+func (c conn) durable(ctx context.Context) error {
+	if c.dialect != Postgres {
+		return nil
+	}
+	_, err := c.exec(ctx, `SET LOCAL synchronous_commit = on`)
+	return err
+}
+
+// durableExec is exec as one durably committed transaction.
+func (d *DB) durableExec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := d.durably(ctx, func(ctx context.Context, tx conn) error {
+		var err error
+		res, err = tx.exec(ctx, query, args...)
+		return err
+	})
+	return res, err
+}

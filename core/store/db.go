@@ -146,12 +146,15 @@ func connectPostgres(connURL string) (*DB, error) {
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "fileshed" // names the server in pg_stat_activity
 	}
-	// The SQLite driver's durability (WAL, synchronous=NORMAL): a commit does not wait for
-	// its WAL flush, so a crash of the database host may lose the last acknowledged state
-	// changes (usage, which a recount repairs; audit rows; a link's last download), never
-	// its consistency. Each write makes two committing statements: waiting for the disk
-	// made a Storage write 2.06× the SQLite driver's, 1.51× without (BENCHMARKS.md). A
-	// state.url with synchronous_commit=on keeps full durability.
+	// The sessions' commits do not wait for their WAL flush (synchronous_commit=off): a
+	// crash of the database server may lose the last acknowledged changes of usage (which a
+	// recount repairs), audit rows, a link's download count, the heartbeats and membership
+	// sightings, never the database's consistency. The records that guard files
+	// (ownership, locked edits, user keys, links, a member's departure, the shared keys and
+	// identity) commit durably whatever this says (durably, conn.go). Each write makes two
+	// committing statements: waiting for the disk on every one made a Storage write 2.06×
+	// the SQLite driver's, 1.51× without (BENCHMARKS.md). A state.url with
+	// synchronous_commit=on makes every commit durable.
 	if _, ok := cfg.RuntimeParams["synchronous_commit"]; !ok {
 		cfg.RuntimeParams["synchronous_commit"] = "off"
 	}
@@ -167,6 +170,16 @@ func connectPostgres(connURL string) (*DB, error) {
 		return nil, fmt.Errorf("store: connect to the state database: %w", err)
 	}
 	return newDB(db, Postgres), nil
+}
+
+// Describe names the PostgreSQL database of connURL for an operator: its name, user and host,
+// never the URL (which may carry the password); "" when connURL does not parse.
+func Describe(connURL string) string {
+	cfg, err := pgx.ParseConfig(connURL)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("database %s as %s on %s:%d", cfg.Database, cfg.User, cfg.Host, cfg.Port)
 }
 
 // newDB wraps an open pool.

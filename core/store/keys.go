@@ -39,7 +39,7 @@ func (d *DB) UserKey(ctx context.Context, userID string) (UserKey, error) {
 // AddUserKey stores a new user key; false when the user already has one.
 func (d *DB) AddUserKey(ctx context.Context, k UserKey) (bool, error) {
 	now := time.Now().UnixMicro()
-	res, err := d.exec(ctx, `INSERT INTO user_keys (user_id, wrapped, salt, key_id, state, created_us, updated_us)
+	res, err := d.durableExec(ctx, `INSERT INTO user_keys (user_id, wrapped, salt, key_id, state, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, 'active', $5, $5) ON CONFLICT (user_id) DO NOTHING`,
 		k.UserID, k.Wrapped, k.Salt, k.KeyID, now)
 	if err != nil {
@@ -51,7 +51,7 @@ func (d *DB) AddUserKey(ctx context.Context, k UserKey) (bool, error) {
 
 // SetUserKeyState moves the user's key to state ("active" or "disabled").
 func (d *DB) SetUserKeyState(ctx context.Context, userID, state string) error {
-	_, err := d.exec(ctx, `UPDATE user_keys SET state = $1, updated_us = $2 WHERE user_id = $3`,
+	_, err := d.durableExec(ctx, `UPDATE user_keys SET state = $1, updated_us = $2 WHERE user_id = $3`,
 		state, time.Now().UnixMicro(), userID)
 	if err != nil {
 		return fmt.Errorf("store: set user key state: %w", err)
@@ -61,7 +61,7 @@ func (d *DB) SetUserKeyState(ctx context.Context, userID, state string) error {
 
 // DeleteUserKey forgets the user's key (after every file was decrypted).
 func (d *DB) DeleteUserKey(ctx context.Context, userID string) error {
-	if _, err := d.exec(ctx, `DELETE FROM user_keys WHERE user_id = $1`, userID); err != nil {
+	if _, err := d.durableExec(ctx, `DELETE FROM user_keys WHERE user_id = $1`, userID); err != nil {
 		return fmt.Errorf("store: delete user key: %w", err)
 	}
 	return nil
@@ -102,7 +102,7 @@ func (d *DB) UserKeys(ctx context.Context) ([]UserKey, error) {
 // RewrapUserKey replaces the wrapping of a user's key, if it is still the one named
 // oldKeyID (a concurrent rotation changes nothing twice); false when it was not.
 func (d *DB) RewrapUserKey(ctx context.Context, k UserKey, oldKeyID string) (bool, error) {
-	res, err := d.exec(ctx, `UPDATE user_keys SET wrapped = $1, salt = $2, key_id = $3, updated_us = $4
+	res, err := d.durableExec(ctx, `UPDATE user_keys SET wrapped = $1, salt = $2, key_id = $3, updated_us = $4
 		WHERE user_id = $5 AND key_id = $6`, k.Wrapped, k.Salt, k.KeyID, time.Now().UnixMicro(), k.UserID, oldKeyID)
 	if err != nil {
 		return false, fmt.Errorf("store: rewrap user key: %w", err)
@@ -115,7 +115,7 @@ func (d *DB) RewrapUserKey(ctx context.Context, k UserKey, oldKeyID string) (boo
 // first writer wins: servers starting together on one state database each offer a key of
 // their own, and all of them read back the same one.
 func (d *DB) SharedKey(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	if _, err := d.exec(ctx, `INSERT INTO server_keys (name, value, created_us) VALUES ($1, $2, $3)
+	if _, err := d.durableExec(ctx, `INSERT INTO server_keys (name, value, created_us) VALUES ($1, $2, $3)
 		ON CONFLICT (name) DO NOTHING`, name, fresh, time.Now().UnixMicro()); err != nil {
 		return nil, fmt.Errorf("store: store the %s key: %w", name, err)
 	}

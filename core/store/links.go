@@ -63,7 +63,7 @@ func (d *DB) AddLink(ctx context.Context, l Link) error {
 	if l.ID == "" || l.Owner == "" || l.Zone == "" || l.Expires.IsZero() || l.MaxDownloads < 0 {
 		return errors.New("store: a link needs an id, an owner, a zone, an expiry and max_downloads >= 0")
 	}
-	_, err := d.exec(ctx, `INSERT INTO links (`+linkColumns+`)
+	_, err := d.durableExec(ctx, `INSERT INTO links (`+linkColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 0, $15)`,
 		l.ID, l.Owner, l.Zone, l.ConvID, l.GroupID, l.Path, l.IsDir, l.Identity.Dev, l.Identity.Ino,
 		l.Identity.Size, l.Identity.MtimeNS, micros(l.Created), micros(l.Expires), l.MaxDownloads, l.Page)
@@ -114,7 +114,7 @@ func (d *DB) UseLink(ctx context.Context, id string, now time.Time) error {
 // RevokeLink revokes link id at time now. owner "" revokes anyone's (admin); otherwise a
 // link of another owner answers ErrNoLink, like a missing one. Revoking twice is harmless.
 func (d *DB) RevokeLink(ctx context.Context, id, owner string, now time.Time) (Link, error) {
-	if _, err := d.exec(ctx, `UPDATE links SET revoked_us = $3
+	if _, err := d.durableExec(ctx, `UPDATE links SET revoked_us = $3
 		WHERE id = $1 AND ($2 = '' OR owner_id = $2) AND revoked_us = 0`, id, owner, micros(now)); err != nil {
 		return Link{}, fmt.Errorf("store: revoke link: %w", err)
 	}

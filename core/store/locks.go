@@ -55,7 +55,7 @@ func (d *DB) AcquireLock(ctx context.Context, l Lock, maxAge time.Duration) (Loc
 		cutoff = sinceUs - age
 	}
 	var held Lock
-	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+	err := d.durably(ctx, func(ctx context.Context, tx conn) error {
 		res, err := tx.exec(ctx, `INSERT INTO locks (zone_key, path, user_id, conv_id, since_us)
 			VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (zone_key, path) DO UPDATE SET
@@ -117,7 +117,7 @@ func lockOf(ctx context.Context, q conn, zoneKey, path string) (Lock, bool, erro
 // ReleaseLock removes the lock on path in zoneKey if convID holds it; otherwise (another
 // holder, or no lock at all) it returns ErrNotHolder and changes nothing.
 func (d *DB) ReleaseLock(ctx context.Context, zoneKey, path, convID string) error {
-	res, err := d.exec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2 AND conv_id = $3`,
+	res, err := d.durableExec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2 AND conv_id = $3`,
 		zoneKey, path, convID)
 	if err != nil {
 		return fmt.Errorf("store: release lock: %w", err)
@@ -135,7 +135,7 @@ func (d *DB) ReleaseLock(ctx context.Context, zoneKey, path, convID string) erro
 // ForceReleaseLock removes the lock on path in zoneKey whoever holds it (shed_force_unlock,
 // maintenance). Removing a lock that does not exist is not an error.
 func (d *DB) ForceReleaseLock(ctx context.Context, zoneKey, path string) error {
-	if _, err := d.exec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2`,
+	if _, err := d.durableExec(ctx, `DELETE FROM locks WHERE zone_key = $1 AND path = $2`,
 		zoneKey, path); err != nil {
 		return fmt.Errorf("store: force release lock: %w", err)
 	}

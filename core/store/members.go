@@ -58,6 +58,10 @@ func (d *DB) SeeMembers(ctx context.Context, userID, name string, groups []strin
 			if listed[g] {
 				continue
 			}
+			// A departure is durable: "left" refuses the former member's links.
+			if err := tx.durable(ctx); err != nil {
+				return err
+			}
 			if _, err := tx.exec(ctx, `UPDATE group_members SET left_us = $1
 				WHERE group_id = $2 AND user_id = $3 AND left_us = 0`, at, g, userID); err != nil {
 				return err

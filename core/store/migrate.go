@@ -162,6 +162,18 @@ var migrations = []migration{
 			PRIMARY KEY (replica_id, owner_kind, owner_id)
 		)`,
 	}},
+	{version: 9, name: "state identity", stmts: []string{
+		// What tells this state database from another, and the settings every server of it
+		// must share (identity.go): the database's random id and the storage directory it
+		// serves, which the storage's record (.fileshed-state) is compared with both ways;
+		// fingerprints of the encryption master key and of the links secret, never the
+		// values.
+		`CREATE TABLE state_identity (
+			name       TEXT PRIMARY KEY,
+			value      TEXT NOT NULL,
+			updated_us BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),
@@ -169,6 +181,8 @@ var migrations = []migration{
 const (
 	advisoryNamespace = 0x66736864 // "fshd"
 	migrationLock     = 1
+	// identityLock (3) serialises the servers' start-up check of the state's identity.
+	identityLock = 3
 )
 
 // migrate applies the pending migrations in one transaction, records each in

@@ -53,7 +53,7 @@ func (d *DB) SetOwnership(ctx context.Context, o Ownership) error {
 		return err
 	}
 	now := time.Now().UnixMicro()
-	_, err := d.exec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+	_, err := d.durableExec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (group_id, path) DO UPDATE SET
 			owner_id = excluded.owner_id, mode = excluded.mode, updated_us = excluded.updated_us`,
@@ -70,7 +70,7 @@ func (d *DB) DeleteOwnership(ctx context.Context, groupID, path string) error {
 	if groupID == "" || path == "" {
 		return errors.New("store: ownership delete needs a group id and a path")
 	}
-	if _, err := d.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
+	if _, err := d.durableExec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 		groupID, path, path+"/"); err != nil {
 		return fmt.Errorf("store: delete ownership: %w", err)
 	}
@@ -99,7 +99,7 @@ func (d *DB) RenameOwnership(ctx context.Context, groupID, from, to string) erro
 		return errors.New("store: cannot rename a path onto its own ancestor or descendant")
 	}
 	now := time.Now().UnixMicro()
-	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+	err := d.durably(ctx, func(ctx context.Context, tx conn) error {
 		if _, err := tx.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 			groupID, to, to+"/"); err != nil {
 			return err
@@ -156,7 +156,7 @@ func (d *DB) CopyOwnership(ctx context.Context, groupID, from, to string) error 
 		return errors.New("store: cannot copy ownership onto the same path, an ancestor or a descendant")
 	}
 	now := time.Now().UnixMicro()
-	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
+	err := d.durably(ctx, func(ctx context.Context, tx conn) error {
 		if _, err := tx.exec(ctx, `DELETE FROM ownership WHERE group_id = $1 AND `+underOrAt,
 			groupID, to, to+"/"); err != nil {
 			return err
@@ -179,7 +179,7 @@ func (d *DB) AddOwnership(ctx context.Context, o Ownership) error {
 		return err
 	}
 	now := time.Now().UnixMicro()
-	if _, err := d.exec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
+	if _, err := d.durableExec(ctx, `INSERT INTO ownership (group_id, path, owner_id, mode, created_us, updated_us)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (group_id, path) DO NOTHING`,
 		o.GroupID, o.Path, o.Owner, o.Mode, micros(o.Created), now); err != nil {
 		return fmt.Errorf("store: add ownership: %w", err)

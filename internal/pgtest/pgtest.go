@@ -39,6 +39,9 @@ var (
 // server is the private PostgreSQL of this test binary.
 type server struct {
 	dir   string // temporary folder: data/ and the unix socket
+	bin   string // the PostgreSQL programs
+	cred  *syscall.Credential
+	flags []string // the server's extra flags
 	port  int
 	cmd   *exec.Cmd
 	done  chan struct{} // closed when the server process has exited
@@ -125,7 +128,10 @@ func Installed() bool { return binDir() != "" }
 
 // start creates and starts the private server. It returns a skip message when PostgreSQL
 // is not installed.
-func start() (*server, string, error) {
+func start() (*server, string, error) { return startWith(durability()) }
+
+// startWith creates a server in a new temporary folder and starts it with the extra flags.
+func startWith(flags []string) (*server, string, error) {
 	bin := binDir()
 	if bin == "" {
 		return nil, "PostgreSQL is not installed: apt-get install postgresql (CI installs it; the tests start their own server)", nil
@@ -145,7 +151,7 @@ func start() (*server, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s := &server{dir: dir, done: make(chan struct{}), log: &tail{}}
+	s := &server{dir: dir, bin: bin, cred: cred, flags: flags}
 	fail := func(err error) (*server, string, error) {
 		os.RemoveAll(dir)
 		return nil, "", err
@@ -157,8 +163,7 @@ func start() (*server, string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	data := filepath.Join(dir, "data")
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres",
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres",
 		"-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	initdb.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
@@ -168,17 +173,29 @@ func start() (*server, string, error) {
 	if s.port, err = freePort(); err != nil {
 		return fail(err)
 	}
+	if err := s.launch(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	return s, "", nil
+}
+
+// launch starts the postgres process on the server's data folder and waits until it
+// answers (after a crash, once its recovery is done).
+func (s *server) launch(ctx context.Context) error {
+	s.done, s.log = make(chan struct{}), &tail{}
 	// Why no TCP listener: trust authentication lets whoever connects be superuser; the
 	// socket in the private folder is reachable by this user (and root) only.
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), append([]string{"-D", data, "-p", strconv.Itoa(s.port), "-k", dir,
+	s.cmd = exec.Command(filepath.Join(s.bin, "postgres"), append([]string{"-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(s.port), "-k", s.dir,
 		"-c", "listen_addresses=", "-c", "unix_socket_permissions=0700",
-		"-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"}, durability()...)...)
+		"-c", "max_connections=300", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"}, s.flags...)...)
 	s.cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	// Why Pdeathsig: a test binary that dies (a timeout panic, a kill) must not leave a
 	// server running; SIGQUIT is PostgreSQL's immediate shutdown.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGQUIT}
 	started := make(chan error, 1)
+	done := s.done
 	go func() {
 		// Why a locked thread: Pdeathsig fires when the thread that started the child
 		// exits, and the runtime may end threads; this one lives as long as the server.
@@ -189,27 +206,28 @@ func start() (*server, string, error) {
 		}
 		started <- nil
 		_ = s.cmd.Wait()
-		close(s.done)
+		close(done)
 	}()
 	if err := <-started; err != nil {
-		return fail(fmt.Errorf("start postgres: %w", err))
+		return fmt.Errorf("start postgres: %w", err)
 	}
+	var err error
 	if s.admin, err = sql.Open("pgx", s.url("postgres")); err != nil {
 		s.stop()
-		return nil, "", err
+		return err
 	}
 	for {
 		err := s.admin.PingContext(ctx)
 		if err == nil {
-			return s, "", nil
+			return nil
 		}
 		select {
-		case <-s.done:
+		case <-done:
 			s.stop()
-			return nil, "", fmt.Errorf("postgres exited at start:\n%s", s.log)
+			return fmt.Errorf("postgres exited at start:\n%s", s.log)
 		case <-ctx.Done():
 			s.stop()
-			return nil, "", fmt.Errorf("postgres did not answer within %v: %v\n%s", startTimeout, err, s.log)
+			return fmt.Errorf("postgres did not answer within %v: %v\n%s", startTimeout, err, s.log)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -232,24 +250,32 @@ func durability() []string {
 // stop shuts the server down (fast shutdown: open connections are ended) and removes its
 // folder.
 func (s *server) stop() error {
-	if s.admin != nil {
-		s.admin.Close()
-	}
-	var err error
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-s.done:
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-			err = errors.New("postgres did not stop within 30s: killed")
-		}
-	}
+	err := s.halt(syscall.SIGINT)
 	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
 		err = rmErr
 	}
 	return err
+}
+
+// halt sends sig to the postmaster (SIGINT: fast shutdown; SIGQUIT: immediate, what pg_ctl
+// -m immediate sends) and waits for it to exit.
+func (s *server) halt(sig syscall.Signal) error {
+	if s.admin != nil {
+		s.admin.Close()
+		s.admin = nil
+	}
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(sig)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		return errors.New("postgres did not stop within 30s: killed")
+	}
 }
 
 // freePort is a TCP port nothing listens on now. The server listens on no TCP port, but
