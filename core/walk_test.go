@@ -53,7 +53,7 @@ func TestWalkDeeperThanOpenFilesLimit(t *testing.T) {
 	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
 		t.Fatal(err)
 	}
-	if werr != nil || u.SizeBytes != 5 || u.Files != depth+1 || len(u.Unmeasured) > 0 {
+	if werr != nil || u.SizeBytes != 5 || u.Entries != depth+1 || len(u.Unmeasured) > 0 {
 		t.Fatalf("usage walk: %+v, %v", u, werr)
 	}
 	bottom := strings.Repeat("d/", depth) + "bottom.txt"
