@@ -36,6 +36,13 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	}
 	defer sp.release()
 	var owned *execGuard
+	message := "shed_exec: " + core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " "))
+	var recorded func()
+	defer func() {
+		if recorded != nil {
+			recorded() // the settlement ended (or never began): nothing left to recover
+		}
+	}()
 	err = sp.locked(ctx, func(*vcs.Locked) error {
 		if err := guard.take(); err != nil {
 			return err
@@ -46,6 +53,11 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 		var err error
 		if owned, err = s.guardExec(ctx, c, z); err != nil { // group zones: ownership kept
 			return err
+		}
+		if sp.versioned() { // a crash before the settlement: the recovery applies the guards
+			if recorded, err = s.StartCommand(ctx, c, z, message, q.before); err != nil {
+				return err
+			}
 		}
 		run := sp.start()
 		q.beside = run
@@ -117,7 +129,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 			}
 		}
 		ch.BeforeCommit = sp.checked(ch.BeforeCommit)
-		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
+		_, err = s.Commit(l, c, z, "shed_exec", message, ch)
 		owned.recordCreated(q.before, after)
 		return err
 	})
@@ -216,6 +228,9 @@ func (sp *execSpace) checked(before func(*vcs.Locked) error) func(*vcs.Locked) e
 		return core.CheckLeases(true, sp.leases...)
 	}
 }
+
+// versioned reports whether the command runs in a versioned zone's space (not in a mirror).
+func (sp *execSpace) versioned() bool { return sp != nil && sp.r != nil }
 
 // start (under locked) opens the command's note: from now on single-file writes of the
 // zone are noted in it.
