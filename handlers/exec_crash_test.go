@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/pgtest"
 )
 
 // crashKey is the API key of the binaries of the command-crash tests (headers mode).
@@ -87,13 +89,58 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 	bin := buildBinary(t)
 	base := filepath.Join(dir, "data")
 	srv := startBinary(t, bin, base, crashEnv...)
-	if _, err := srv.callAs(t, "alice", "shed_create_file", map[string]any{"path": "alice.md", "content": "alice's\n", "mode": "owner_ro"}); err != nil {
+	killDuringCommand(t, srv, srv, base)
+	srv = startBinary(t, bin, base, crashEnv...)
+	checkRecovered(t, dir, base, openState(t, "sqlite", "file:"+filepath.Join(base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)"))
+	afterRecovery(t, srv)
+}
+
+// TestKill9DuringGroupCommandOnAReplica: the same with two replicas (state.driver postgres):
+// bob's tar runs on the second, which is killed; the leader, the first, applies the guards
+// of the dead replica's command when it cleans up after it, and the group works on.
+func TestKill9DuringGroupCommandOnAReplica(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	if !pgtest.Installed() {
+		t.Skip("PostgreSQL is not installed")
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t)
+	base := filepath.Join(dir, "data")
+	url := pgtest.URL(t)
+	env := append([]string{"FILESHED_STATE_DRIVER=postgres", "FILESHED_STATE_URL=" + url}, crashEnv...)
+	leader := startBinary(t, bin, base, env...)
+	victim := startBinary(t, bin, base, env...)
+	killDuringCommand(t, leader, victim, base)
+	killed := time.Now()
+	db := openState(t, "pgx", url)
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM commands`).Scan(&n); err == nil && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the leader never recovered the dead replica's command")
+		}
+	}
+	t.Logf("the leader recovered the command %v after the kill", time.Since(killed).Round(100*time.Millisecond))
+	checkRecovered(t, dir, base, db)
+	afterRecovery(t, leader)
+}
+
+// killDuringCommand prepares the group on setup (alice's owner_ro file, carol's file in a
+// locked edit, the archive), starts bob's slow tar on victim and kills victim with SIGKILL
+// once tar has written alice's file and .git/config, while it still runs.
+func killDuringCommand(t *testing.T, setup, victim *server, base string) {
+	t.Helper()
+	if _, err := setup.callAs(t, "alice", "shed_create_file", map[string]any{"path": "alice.md", "content": "alice's\n", "mode": "owner_ro"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.callAs(t, "carol", "shed_create_file", map[string]any{"path": "carol.md", "content": "carol's\n"}); err != nil {
+	if _, err := setup.callAs(t, "carol", "shed_create_file", map[string]any{"path": "carol.md", "content": "carol's\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.callAs(t, "carol", "shed_lockedit_open", map[string]any{"path": "carol.md"}); err != nil {
+	if _, err := setup.callAs(t, "carol", "shed_lockedit_open", map[string]any{"path": "carol.md"}); err != nil {
 		t.Fatal(err)
 	}
 	data := filepath.Join(base, "groups", "team", "data")
@@ -102,7 +149,7 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(data, "a.tar.gz"), archive, 0o600))
 	done := make(chan error, 1)
 	go func() {
-		_, err := srv.callAs(t, "bob", "shed_exec", map[string]any{"cmd": "tar", "args": []string{"-xzf", "a.tar.gz"}, "timeout": 240})
+		_, err := victim.callAs(t, "bob", "shed_exec", map[string]any{"cmd": "tar", "args": []string{"-xzf", "a.tar.gz"}, "timeout": 240})
 		done <- err
 	}()
 	planted := filepath.Join(data, ".git", "config")
@@ -119,19 +166,25 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 			t.Fatal("the command never planted .git/config")
 		}
 	}
-	must(t, srv.cmd.Process.Kill()) // SIGKILL: no settlement, no deferred cleanup
-	_ = srv.cmd.Wait()
+	must(t, victim.cmd.Process.Kill()) // SIGKILL: no settlement, no deferred cleanup
+	_ = victim.cmd.Wait()
 	if err := <-done; err == nil {
 		t.Fatal("the command finished before the kill: the test did not hit the window")
 	}
 	if b, _ := os.ReadFile(filepath.Join(data, "alice.md")); string(b) != "bob was here\n" {
 		t.Fatalf("alice.md at the kill: %q (the command had not rewritten it)", b)
 	}
+}
 
-	srv = startBinary(t, bin, base, crashEnv...)
+// checkRecovered checks the group after the recovery of bob's killed command: the files he
+// could not change as in HEAD, .git gone, his own change committed as his under his
+// command's name, the zone equal to its history, no command record, the usage exact.
+func checkRecovered(t *testing.T, dir, base string, db *sql.DB) {
+	t.Helper()
+	data := filepath.Join(base, "groups", "team", "data")
 	for rel, want := range map[string]string{"alice.md": "alice's\n", "carol.md": "carol's\n", "bob.md": "bob's own\n"} {
 		if b, err := os.ReadFile(filepath.Join(data, rel)); err != nil || string(b) != want {
-			t.Errorf("%s after the restart: %q, %v; want %q", rel, b, err, want)
+			t.Errorf("%s after the recovery: %q, %v; want %q", rel, b, err, want)
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(data, ".git")); err == nil {
@@ -147,7 +200,7 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 		}
 		return string(out)
 	}
-	if head := git("log", "-1", "--format=%an|%s"); !strings.HasPrefix(head, "bob|shed_exec: tar -xzf a.tar.gz") {
+	if head := git("log", "-1", "--format=%an|%s"); !strings.HasPrefix(head, "bob|shed_exec: tar -xzf a.tar.gz (interrupted") {
 		t.Errorf("the recovery commit: %q, want bob's, naming his command", head)
 	}
 	if show := git("show", "HEAD:alice.md"); show != "alice's\n" {
@@ -161,7 +214,6 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 	if st := git("diff", "--cached", "--name-status", "HEAD"); st != "" {
 		t.Errorf("after the recovery the zone differs from its history:\n%s", st)
 	}
-	db := openState(t, base)
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM commands`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("command records after the recovery: %d, %v", n, err)
@@ -173,7 +225,11 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 	if disk := treeBytes(t, data); used != disk {
 		t.Errorf("the group's recorded usage %d, disk %d", used, disk)
 	}
-	// The group works on: bob's next command and alice's next write.
+}
+
+// afterRecovery: the group works on after the recovery; alice's file is still hers.
+func afterRecovery(t *testing.T, srv *server) {
+	t.Helper()
 	if _, err := srv.callAs(t, "bob", "shed_exec", map[string]any{"cmd": "rm", "args": []string{"z", "a.tar.gz"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +238,10 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 	}
 }
 
-// openState opens the SQLite state database of the storage base.
-func openState(t *testing.T, base string) *sql.DB {
+// openState opens a state database with database/sql.
+func openState(t *testing.T, driver, dsn string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(base, "fileshed.sqlite")+"?_pragma=busy_timeout(5000)")
+	db, err := sql.Open(driver, dsn)
 	must(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
