@@ -38,6 +38,10 @@ type deadCommand struct{ user, replica string }
 // the fileshed author.
 func TestRecoveryAppliesTheGuardsOfDeadCommands(t *testing.T) {
 	self := confine.Replica()
+	// outside is a file out of every zone, where a link a command planted points: the
+	// recovery must replace the link, never write through it.
+	outside := filepath.Join(t.TempDir(), "alice.md")
+	must(t, os.WriteFile(outside, []byte("outside\n"), 0o600))
 	cases := []struct {
 		name     string
 		commands []deadCommand // oldest first; the group is "other" for the user "other:bob"
@@ -60,6 +64,16 @@ func TestRecoveryAppliesTheGuardsOfDeadCommands(t *testing.T) {
 				remove("alice_own.md")(t, z, data)
 				must(t, os.Symlink("open.md", filepath.Join(data, "alice_own.md")))
 			}, want: map[string]string{"alice_own.md": "alice own\n"}},
+		{name: "bob replaces alice's file by a link out of the zone", commands: []deadCommand{{"bob", self}},
+			change: func(t *testing.T, z *Zone, data string) {
+				remove("alice_own.md")(t, z, data)
+				must(t, os.Symlink(outside, filepath.Join(data, "alice_own.md")))
+			}, want: map[string]string{"alice_own.md": "alice own\n"}},
+		{name: "bob replaces alice's folder by a link out of the zone", commands: []deadCommand{{"bob", self}},
+			change: func(t *testing.T, z *Zone, data string) {
+				remove("docs")(t, z, data)
+				must(t, os.Symlink(filepath.Dir(outside), filepath.Join(data, "docs")))
+			}, want: map[string]string{"docs/alice.md": "alice doc\n"}},
 		{name: "bob hard-links alice's file", commands: []deadCommand{{"bob", self}},
 			change: func(t *testing.T, z *Zone, data string) {
 				must(t, os.Link(filepath.Join(data, "alice_own.md"), filepath.Join(data, "hl")))
@@ -133,6 +147,9 @@ func TestRecoveryAppliesTheGuardsOfDeadCommands(t *testing.T) {
 				if fi, err := os.Lstat(filepath.Join(data, p)); err != nil || !fi.Mode().IsRegular() || fi.Sys().(*syscall.Stat_t).Nlink != 1 {
 					t.Errorf("%s is no regular file of one link: %v", p, err)
 				}
+			}
+			if b, err := os.ReadFile(outside); err != nil || string(b) != "outside\n" {
+				t.Errorf("the file out of the zone: %q, %v", b, err)
 			}
 			if fi, err := os.Lstat(filepath.Join(data, "docs")); err != nil || !fi.IsDir() {
 				t.Errorf("docs is not a folder: %v", err)
