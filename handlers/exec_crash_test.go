@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -258,4 +259,62 @@ func treeBytes(t *testing.T, dir string) int64 {
 		return err
 	}))
 	return n
+}
+
+// TestExecRecordsItsCommandUntilSettled: a writing command in a group or Documents is in the
+// state database while it runs (its user, conversation, space and message: what a recovery
+// needs), and gone once it ended — done, timed out, refused; a command in Storage (no
+// history) or one that cannot write is never recorded.
+func TestExecRecordsItsCommandUntilSettled(t *testing.T) {
+	g := startGroups(t, nil)
+	db := stateDB(t, g.env)
+	count := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM commands`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	done := make(chan reply, 1)
+	go func() {
+		done <- g.as("bob", "shed_exec", in(map[string]any{"cmd": "sleep", "args": []string{"30"}, "timeout": 2}))
+	}()
+	var user, conv, kind, owner, msg string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		err := db.QueryRow(`SELECT user_id, conv_id, owner_kind, owner_id, message FROM commands`).Scan(&user, &conv, &kind, &owner, &msg)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, sql.ErrNoRows) || time.Now().After(deadline) {
+			t.Fatalf("the running command was never recorded: %v", err)
+		}
+	}
+	if user != "bob" || conv != "c-bob" || kind != "group" || owner != "team" || msg != "shed_exec: sleep 30" {
+		t.Errorf("the record: %s %s %s %s %q", user, conv, kind, owner, msg)
+	}
+	wantError(t, <-done, "TIMEOUT")
+	if n := count(); n != 0 {
+		t.Fatalf("%d records after the command timed out", n)
+	}
+	for _, c := range []struct {
+		who  string
+		args map[string]any
+		ok   bool
+	}{
+		{"bob", in(map[string]any{"cmd": "touch", "args": []string{"b.md"}}), true},
+		{"bob", in(map[string]any{"cmd": "rm", "args": []string{"missing.md"}}), true}, // exits 1: still settled
+		{"bob", map[string]any{"zone": "documents", "cmd": "touch", "args": []string{"d.md"}}, true},
+		{"bob", map[string]any{"zone": "storage", "cmd": "touch", "args": []string{"s.md"}}, true},
+		{"bob", in(map[string]any{"cmd": "cat", "args": []string{"b.md"}}), true},
+		{"bob", in(map[string]any{"cmd": "touch", "args": []string{"../x"}}), false},
+		{"dave", in(map[string]any{"cmd": "touch", "args": []string{"x.md"}}), false}, // not a member
+	} {
+		r := g.as(c.who, "shed_exec", c.args)
+		if r.Success != c.ok {
+			t.Errorf("%v: %s", c.args, r.raw)
+		}
+		if n := count(); n != 0 {
+			t.Errorf("%v: %d records after it", c.args, n)
+		}
+	}
 }

@@ -21,7 +21,10 @@ var errOverQuota = errors.New("command over quota")
 // its protected files are noted (groups_guard.go). After it, the guards put back what the
 // command may not change, the zone is measured again, a command over the quota is rolled
 // back (exec_rollback.go), the usage is settled, and in versioned zones the changes are
-// committed with the caller as author.
+// committed with the caller as author. There the command is recorded in the state database
+// before its run (core.StartCommand) and forgotten once its settlement ran: killed in
+// between with its server, the recovery applies its guards before it commits
+// (core/recover_commands.go).
 //
 // In a versioned zone the command holds the space's turn from its first measure to its
 // commit, so no whole-tree operation (rename, delete, restore...) runs meanwhile, but the
@@ -38,9 +41,10 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	var owned *execGuard
 	message := "shed_exec: " + core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " "))
 	var recorded func()
+	settled := false
 	defer func() {
-		if recorded != nil {
-			recorded() // the settlement ended (or never began): nothing left to recover
+		if recorded != nil && settled {
+			recorded() // the settlement ran: nothing left to recover (else the recovery's)
 		}
 	}()
 	err = sp.locked(ctx, func(*vcs.Locked) error {
@@ -80,6 +84,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	// The command ran: its settlement and commit happen whatever became of the call.
 	err = sp.locked(context.WithoutCancel(ctx), func(l *vcs.Locked) error {
 		defer sp.stop()
+		settled = true
 		if data == nil {
 			return runErr // refused or not started: nothing changed
 		}
