@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/fileshed/fileshed/core/store"
-	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // recovery commits what an unclean stop left uncommitted in a versioned zone. A write
@@ -96,18 +95,9 @@ func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, don
 	if err := append(locks, le).check(true); err != nil {
 		return err
 	}
-	c, message, ch := Caller{UserID: "fileshed"}, recoveryMessage, Change{All: true}
 	if len(cmds) > 0 {
-		c, message = commandCommit(cmds)
-		ch.BeforeCommit = func(l *vcs.Locked) error { return s.guardDead(ctx, l, z, cmds) }
+		return s.settleDead(ctx, l, z, cmds)
 	}
-	if _, err := s.Commit(l, c, z, "fileshed", message, ch); err != nil {
-		return err
-	}
-	for _, cmd := range cmds {
-		if err := s.db.EndCommand(ctx, cmd.ID); err != nil {
-			return Errf(InternalError, "Cannot forget an interrupted command of the %s zone", z.Label).Because(err)
-		}
-	}
-	return nil
+	_, err = s.Commit(l, Caller{UserID: "fileshed"}, z, "fileshed", recoveryMessage, Change{All: true})
+	return err
 }

@@ -76,6 +76,36 @@ func (s *Service) deadCommands(ctx context.Context, z *Zone, dead func(store.Com
 	return slices.DeleteFunc(all, func(c store.Command) bool { return !dead(c) }), nil
 }
 
+// RecoverInterrupted settles, for a writing command about to run in the versioned zone z,
+// the commands that died in its space before it: the caller holds the space's turn, its gate
+// and its repository lock (l), so no command of the space runs anywhere and every record of
+// the space is a dead one's. Why here too: among replicas the leader comes seconds after a
+// replica died, and a command run meanwhile would commit the dead one's changes, unguarded,
+// as its own. One indexed query when there is none.
+func (s *Service) RecoverInterrupted(ctx context.Context, l *vcs.Locked, z *Zone) error {
+	cmds, err := s.deadCommands(ctx, z, func(store.Command) bool { return true })
+	if err != nil || len(cmds) == 0 {
+		return err
+	}
+	return s.settleDead(ctx, l, z, cmds)
+}
+
+// settleDead applies the guards of the dead commands cmds of z's space under l (guardDead),
+// commits what remains as the last one's caller's, and forgets them.
+func (s *Service) settleDead(ctx context.Context, l *vcs.Locked, z *Zone, cmds []store.Command) error {
+	c, message := commandCommit(cmds)
+	ch := Change{All: true, BeforeCommit: func(l *vcs.Locked) error { return s.guardDead(ctx, l, z, cmds) }}
+	if _, err := s.Commit(l, c, z, "fileshed", message, ch); err != nil {
+		return err
+	}
+	for _, cmd := range cmds {
+		if err := s.db.EndCommand(ctx, cmd.ID); err != nil {
+			return Errf(InternalError, "Cannot forget an interrupted command of the %s zone", z.Label).Because(err)
+		}
+	}
+	return nil
+}
+
 // commandCommit is the author and message of the recovery commit of cmds (oldest first):
 // the last command's caller, its message and how many earlier ones died in the space.
 func commandCommit(cmds []store.Command) (Caller, string) {

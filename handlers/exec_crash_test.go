@@ -318,3 +318,40 @@ func TestExecRecordsItsCommandUntilSettled(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandSettlesADeadCommandFirst: a command that finds the record of one that died in
+// its space (among replicas: before the leader came for the dead replica) settles it first —
+// the dead one's guards, its commit as its caller's — and only then runs: carol's command
+// never commits what bob's killed command was not allowed to change, nor as hers.
+func TestCommandSettlesADeadCommandFirst(t *testing.T) {
+	g := startGroups(t, nil)
+	g.create("alice", "alice.md", "alice's\n", "owner_ro")
+	db := stateDB(t, g.env)
+	if _, err := db.Exec(`INSERT INTO commands (id, replica_id, owner_kind, owner_id, user_id, user_name, user_email, conv_id,
+		message, protected, started_us) VALUES ('dead1', 'DEADREPLICA00000', 'group', 'team', 'bob', '', '', 'c-bob',
+		'shed_exec: tar -xf a.tar', '', $1)`, time.Now().UnixMicro()); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(g.base, "groups", "team", "data")
+	for rel, content := range map[string]string{"alice.md": "bob was here\n", ".git/config": "[core]\n", "bob.md": "bob's\n"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(data, rel)), 0o700))
+		must(t, os.WriteFile(filepath.Join(data, rel), []byte(content), 0o600))
+	}
+	wantOK(t, g.as("carol", "shed_exec", in(map[string]any{"cmd": "touch", "args": []string{"c.md"}})))
+	g.wantFile("alice.md", "alice's\n")
+	if _, err := os.Lstat(filepath.Join(data, ".git")); err == nil {
+		t.Error(".git planted by the dead command is still there")
+	}
+	out, err := exec.Command("git", "--git-dir", filepath.Join(g.base, "groups", "team", "repo.git"), "log", "-2", "--format=%an|%s", "--name-only").CombinedOutput()
+	must(t, err)
+	log := string(out)
+	carol, bob, ok := strings.Cut(log, "bob|shed_exec: tar -xf a.tar (interrupted")
+	if !ok || !strings.HasPrefix(carol, "carol|shed_exec: touch c.md") || strings.Contains(carol, "bob.md") ||
+		!strings.Contains(bob, "bob.md") || strings.Contains(bob, "alice.md") || strings.Contains(bob, "c.md") {
+		t.Errorf("the last two commits:\n%s", log)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM commands`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("records left: %d, %v", n, err)
+	}
+}

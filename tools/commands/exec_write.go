@@ -47,7 +47,12 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 			recorded() // the settlement ran: nothing left to recover (else the recovery's)
 		}
 	}()
-	err = sp.locked(ctx, func(*vcs.Locked) error {
+	err = sp.locked(ctx, func(l *vcs.Locked) error {
+		if l != nil { // a command that died in the space is settled first, as its caller's
+			if err := s.RecoverInterrupted(ctx, l, z); err != nil {
+				return err
+			}
+		}
 		if err := guard.take(); err != nil {
 			return err
 		}
