@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"sync"
+
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // recovery commits what an unclean stop left uncommitted in a versioned zone. A write
@@ -10,7 +12,8 @@ import (
 // the file is on disk and not in the history, and the next write of the zone commits only
 // its own paths. So after an unclean stop (sweep.go's marker), the first change of each
 // versioned space in this process first commits every difference between the zone and its
-// history, under the fileshed author, with a message that says why. Among replicas
+// history, under the fileshed author, with a message that says why — or, where a command
+// died, after its guards, as its caller's (recover_commands.go). Among replicas
 // (state.driver postgres) the leader does it for the spaces of the owners a dead replica
 // wrote for (replicas.go).
 type recovery struct {
@@ -22,7 +25,8 @@ type recovery struct {
 const recoveryMessage = "fileshed: changes written before an unclean stop"
 
 // recoverSpace runs the recovery of z's space once, before the first change of the space in
-// this process.
+// this process. With the SQLite state the server is alone on its storage: every command
+// record of the space is a dead command's.
 func (s *Service) recoverSpace(ctx context.Context, r *OpenRepo, z *Zone) error {
 	if !s.recovery.crashed {
 		return nil
@@ -33,18 +37,44 @@ func (s *Service) recoverSpace(ctx context.Context, r *OpenRepo, z *Zone) error 
 	if err := s.commitLeftovers(ctx, r, z, func() bool {
 		_, ok := s.recovery.done.Load(z.Space)
 		return ok
-	}); err != nil {
+	}, func(store.Command) bool { return true }); err != nil {
 		return err
 	}
 	s.recovery.done.Store(z.Space, struct{}{})
 	return nil
 }
 
-// commitLeftovers commits every difference between z's space and its history, under the
-// fileshed author. It holds the space's turn and gate exclusively — across replicas with
-// the PostgreSQL Locker — so that no write is between its rename and its commit while the
-// zone is compared with its history; done, asked once they are held, skips the commit.
-func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, done func() bool) error {
+// recoverCommands runs at start with the SQLite state, before the server serves: the spaces
+// where a command died with the last server are recovered now (its guards applied, what
+// remains committed as its caller's: recover_commands.go), and their owners' usage measured
+// again, rather than at their first change, so that no call sees what the command was not
+// allowed to change. A space whose recovery fails keeps its records: recoverSpace tries again
+// at its first change.
+func (s *Service) recoverCommands() {
+	ctx, cancel := context.WithTimeout(context.Background(), ownerCleanTimeout)
+	defer cancel()
+	cmds, err := s.db.Commands(ctx, store.Owner{})
+	if err != nil {
+		return
+	}
+	owners := map[store.Owner]bool{}
+	for _, c := range cmds {
+		owners[c.Owner] = true
+	}
+	for o := range owners {
+		if s.recoverOwner(ctx, o, func(store.Command) bool { return true }) == nil {
+			_, _, _ = s.Reconcile(ctx, o) // a failure leaves the old figure: shed_maintenance repairs it
+		}
+	}
+}
+
+// commitLeftovers commits every difference between z's space and its history. It holds the
+// space's turn and gate exclusively — across replicas with the PostgreSQL Locker — so that no
+// write is between its rename and its commit, and no command runs, while the zone is compared
+// with its history; done, asked once they are held, skips the commit. The records of the
+// space's commands that dead says died are applied first (guardDead): then the commit is the
+// last one's caller's, named after its command; otherwise it is the fileshed author's.
+func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, done func() bool, dead func(store.Command) bool) error {
 	locks, err := s.holdWhole(ctx, z)
 	if err != nil {
 		return err
@@ -53,6 +83,10 @@ func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, don
 	if done() {
 		return nil
 	}
+	cmds, err := s.deadCommands(ctx, z, dead)
+	if err != nil {
+		return err
+	}
 	l, le, unlockRepo, err := s.LockRepo(ctx, r, z)
 	if err != nil {
 		return err
@@ -60,6 +94,9 @@ func (s *Service) commitLeftovers(ctx context.Context, r *OpenRepo, z *Zone, don
 	defer unlockRepo()
 	if err := append(locks, le).check(true); err != nil {
 		return err
+	}
+	if len(cmds) > 0 {
+		return s.settleDead(ctx, l, z, cmds)
 	}
 	_, err = s.Commit(l, Caller{UserID: "fileshed"}, z, "fileshed", recoveryMessage, Change{All: true})
 	return err

@@ -289,7 +289,7 @@ func (s *Service) cleanAfter(ctx context.Context, id string) error {
 	}
 	stale := s.staleTemp(ctx)
 	for _, o := range owners {
-		if err := s.cleanOwner(ctx, o, stale); err != nil {
+		if err := s.cleanOwner(ctx, id, o, stale); err != nil {
 			return err
 		}
 	}
@@ -298,13 +298,13 @@ func (s *Service) cleanAfter(ctx context.Context, id string) error {
 }
 
 // cleanOwner is cleanAfter for one owner, bounded by ownerCleanTimeout.
-func (s *Service) cleanOwner(ctx context.Context, o store.Owner, stale stale) error {
+func (s *Service) cleanOwner(ctx context.Context, id string, o store.Owner, stale stale) error {
 	ctx, cancel := context.WithTimeout(ctx, ownerCleanTimeout)
 	defer cancel()
 	for _, d := range s.sweepDirs(o) {
 		s.sweepLeftovers(ctx, d, stale)
 	}
-	if err := s.recoverOwner(ctx, o); err != nil {
+	if err := s.recoverOwner(ctx, o, func(c store.Command) bool { return c.Replica == id }); err != nil {
 		return err
 	}
 	_, _, err := s.Reconcile(ctx, o)
@@ -312,8 +312,9 @@ func (s *Service) cleanOwner(ctx context.Context, o store.Owner, stale stale) er
 }
 
 // recoverOwner commits what a killed write left uncommitted in o's versioned space (a user's
-// Documents, a group's space), if it has a repository.
-func (s *Service) recoverOwner(ctx context.Context, o store.Owner) error {
+// Documents, a group's space), if it has a repository, after the guards of the commands
+// that dead says died there (recover_commands.go).
+func (s *Service) recoverOwner(ctx context.Context, o store.Owner, dead func(store.Command) bool) error {
 	z := &Zone{Kind: Documents, Name: "Documents", Label: "documents", Versioned: true, Owner: o,
 		Space: filepath.Join(s.base, "users", o.ID, "Documents")}
 	if o.Kind == "group" {
@@ -334,7 +335,11 @@ func (s *Service) recoverOwner(ctx context.Context, o store.Owner) error {
 		return err
 	}
 	defer r.Release()
-	return s.commitLeftovers(ctx, r, z, func() bool { return false })
+	if err := s.commitLeftovers(ctx, r, z, func() bool { return false }, dead); err != nil {
+		return err
+	}
+	s.recovery.done.Store(z.Space, struct{}{})
+	return nil
 }
 
 // staleTemp is the sweeps' rule for the names of other processes. Among replicas a

@@ -40,6 +40,7 @@ func (s *Service) startSweep() {
 	if f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE, 0o600); err == nil { // not os.Create: 0666 minus umask
 		f.Close()
 	}
+	s.recoverCommands() // before the sweep reconciles, and before the server serves
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	complete := false

@@ -25,6 +25,9 @@ func fillEveryTable(t *testing.T, d *DB) {
 		d.NoteWriter(ctx, "r1", Owner{Kind: "group", ID: "g1"}),
 		d.SetIdentity(ctx, IdentityMasterKey, "0123456789abcdef"),
 		d.SetIdentity(ctx, IdentityDatabase, "the-source-id"),
+		// a command killed with the server: its record goes along, for the recovery
+		d.StartCommand(ctx, Command{ID: "c1", Replica: "r1", Owner: Owner{Kind: "group", ID: "g1"}, UserID: "alice",
+			Name: "Alice", ConvID: "c1", Message: "shed_exec: tar", Protected: []string{awkward}, Started: now}),
 	}
 	_, err := d.AcquireLock(ctx, Lock{ZoneKey: "group:g1", Path: awkward, UserID: "alice", ConvID: "c1"}, time.Hour)
 	steps = append(steps, err)

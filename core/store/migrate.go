@@ -174,6 +174,29 @@ var migrations = []migration{
 			updated_us BIGINT NOT NULL
 		)`,
 	}},
+	{version: 10, name: "commands", stmts: []string{
+		// The writing commands running in versioned spaces (core/recover_commands.go): one
+		// row from before a command runs until its settlement ended, so that the recovery
+		// of a command killed with its server (kill -9, a dead replica) applies its guards
+		// before it commits: who ran it (user, name and e-mail of the commit, conversation),
+		// where (the space's owner), on which replica, its commit message, and the protected
+		// names (.git...) already in the zone before it ran, one strconv.Quote'd path a line.
+		`CREATE TABLE commands (
+			id         TEXT PRIMARY KEY,
+			replica_id TEXT NOT NULL,
+			owner_kind TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')),
+			owner_id   TEXT NOT NULL,
+			user_id    TEXT NOT NULL,
+			user_name  TEXT NOT NULL,
+			user_email TEXT NOT NULL,
+			conv_id    TEXT NOT NULL,
+			message    TEXT NOT NULL,
+			protected  TEXT NOT NULL,
+			started_us BIGINT NOT NULL
+		)`,
+		`CREATE INDEX commands_owner ON commands (owner_kind, owner_id)`,
+		`CREATE INDEX commands_replica ON commands (replica_id)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

@@ -157,10 +157,14 @@ func (d *DB) WrittenBy(ctx context.Context, replica string) ([]Owner, error) {
 	return out, rs.Err()
 }
 
-// ForgetReplica deletes a dead replica's row and journal, once what it left was cleaned.
+// ForgetReplica deletes a dead replica's row, journal and command records, once what it left
+// was cleaned.
 func (d *DB) ForgetReplica(ctx context.Context, id string) error {
 	return d.inTx(ctx, func(ctx context.Context, tx conn) error {
 		if _, err := tx.exec(ctx, `DELETE FROM replica_owners WHERE replica_id = $1`, id); err != nil {
+			return fmt.Errorf("store: forget replica: %w", err)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM commands WHERE replica_id = $1`, id); err != nil {
 			return fmt.Errorf("store: forget replica: %w", err)
 		}
 		if _, err := tx.exec(ctx, `DELETE FROM replicas WHERE id = $1`, id); err != nil {

@@ -39,12 +39,26 @@ func cleanPath(p string) (string, error) {
 // For us they are user-writable names that must never reach the repository, nor be
 // created where history is kept (core's protected paths).
 func ignoredName(name string) bool {
+	if plainASCII(name) { // no ignorable to drop, no backslash: the common case, without the replacer
+		return dotGit(name)
+	}
 	for part := range strings.SplitSeq(name, `\`) {
 		if dotGit(hfsIgnorable.Replace(part)) {
 			return true
 		}
 	}
 	return false
+}
+
+// plainASCII reports whether name is ASCII without a backslash (every HFS+ ignorable is
+// outside ASCII).
+func plainASCII(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 || name[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // dotGit is the NTFS rule of ignoredName on one name without HFS+ ignorables.

@@ -162,8 +162,8 @@ func truncateTo(root *os.Root, p string, size int64) bool {
 func restoreVersions(l *vcs.Locked, z *core.Zone, files map[string]core.Version, rb *rolledBack) {
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		v := files[p]
-		switch err := putBack(l, z.Fs, p, v); {
-		case errors.Is(err, errNoVersion) && v.Fixed:
+		switch err := core.PutBack(l, z.Fs, p, v); {
+		case errors.Is(err, core.ErrNoVersion) && v.Fixed:
 			if z.Fs.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 			}

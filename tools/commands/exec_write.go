@@ -21,7 +21,10 @@ var errOverQuota = errors.New("command over quota")
 // its protected files are noted (groups_guard.go). After it, the guards put back what the
 // command may not change, the zone is measured again, a command over the quota is rolled
 // back (exec_rollback.go), the usage is settled, and in versioned zones the changes are
-// committed with the caller as author.
+// committed with the caller as author. There the command is recorded in the state database
+// before its run (core.StartCommand) and forgotten once its settlement ran: killed in
+// between with its server, the recovery applies its guards before it commits
+// (core/recover_commands.go).
 //
 // In a versioned zone the command holds the space's turn from its first measure to its
 // commit, so no whole-tree operation (rename, delete, restore...) runs meanwhile, but the
@@ -36,7 +39,20 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	}
 	defer sp.release()
 	var owned *execGuard
-	err = sp.locked(ctx, func(*vcs.Locked) error {
+	message := "shed_exec: " + core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " "))
+	var recorded func()
+	settled := false
+	defer func() {
+		if recorded != nil && settled {
+			recorded() // the settlement ran: nothing left to recover (else the recovery's)
+		}
+	}()
+	err = sp.locked(ctx, func(l *vcs.Locked) error {
+		if l != nil { // a command that died in the space is settled first, as its caller's
+			if err := s.RecoverInterrupted(ctx, l, z); err != nil {
+				return err
+			}
+		}
 		if err := guard.take(); err != nil {
 			return err
 		}
@@ -46,6 +62,11 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 		var err error
 		if owned, err = s.guardExec(ctx, c, z); err != nil { // group zones: ownership kept
 			return err
+		}
+		if sp.versioned() { // a crash before the settlement: the recovery applies the guards
+			if recorded, err = s.StartCommand(ctx, c, z, message, q.before); err != nil {
+				return err
+			}
 		}
 		run := sp.start()
 		q.beside = run
@@ -68,6 +89,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	// The command ran: its settlement and commit happen whatever became of the call.
 	err = sp.locked(context.WithoutCancel(ctx), func(l *vcs.Locked) error {
 		defer sp.stop()
+		settled = true
 		if data == nil {
 			return runErr // refused or not started: nothing changed
 		}
@@ -117,7 +139,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 			}
 		}
 		ch.BeforeCommit = sp.checked(ch.BeforeCommit)
-		_, err = s.Commit(l, c, z, "shed_exec", "shed_exec: "+core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")), ch)
+		_, err = s.Commit(l, c, z, "shed_exec", message, ch)
 		owned.recordCreated(q.before, after)
 		return err
 	})
@@ -216,6 +238,9 @@ func (sp *execSpace) checked(before func(*vcs.Locked) error) func(*vcs.Locked) e
 		return core.CheckLeases(true, sp.leases...)
 	}
 }
+
+// versioned reports whether the command runs in a versioned zone's space (not in a mirror).
+func (sp *execSpace) versioned() bool { return sp != nil && sp.r != nil }
 
 // start (under locked) opens the command's note: from now on single-file writes of the
 // zone are noted in it.

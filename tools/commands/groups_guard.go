@@ -1,10 +1,8 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -13,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
 )
@@ -147,8 +144,8 @@ func (g *execGuard) restore(l *vcs.Locked, data *ExecData) error {
 		if reason == "" {
 			continue
 		}
-		err := putBack(l, g.z.Fs, f.rec.Path, f.from)
-		if errors.Is(err, errNoVersion) && f.from.Fixed {
+		err := core.PutBack(l, g.z.Fs, f.rec.Path, f.from)
+		if errors.Is(err, core.ErrNoVersion) && f.from.Fixed {
 			err = g.z.Fs.RemoveAll(f.rec.Path) // created beside the command, and contested: no version to trust
 		}
 		if err != nil {
@@ -246,61 +243,6 @@ func (g *execGuard) besides() error {
 		g.files[i].st, g.files[i].from, g.files[i].contested = w.St, w.Version(), w.Contested
 	}
 	return nil
-}
-
-// errNoVersion says that the version to put a file back to does not hold it.
-var errNoVersion = errors.New("the version does not hold the file")
-
-// putBack writes p back as version v holds it (errNoVersion, nothing changed, when it does
-// not): whatever stands in the way (a link or a file where a folder was, a link or a
-// folder where the file was) is removed first.
-func putBack(l *vcs.Locked, fsys *confine.Fs, p string, v core.Version) error {
-	rev := "HEAD"
-	if v.Fixed {
-		rev = v.Rev
-	}
-	if rev == "" {
-		return errNoVersion
-	}
-	content, err := l.FileAt(rev, p)
-	if errors.Is(err, vcs.ErrNotFound) {
-		return errNoVersion
-	}
-	if err != nil {
-		return err
-	}
-	for _, d := range ancestors(p) {
-		fi, _, err := fsys.LstatIfPossible(d)
-		if err == nil && fi.IsDir() {
-			continue
-		}
-		if err == nil {
-			if err := fsys.Remove(d); err != nil {
-				return err
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		if err := fsys.Mkdir(d, 0o700); err != nil {
-			return err
-		}
-	}
-	if fi, _, err := fsys.LstatIfPossible(p); err == nil && !fi.Mode().IsRegular() {
-		if err := fsys.RemoveAll(p); err != nil {
-			return err
-		}
-	}
-	_, err = fsys.WriteAtomic(p, bytes.NewReader(content), 0o600)
-	return err
-}
-
-// ancestors lists the folders above p, outermost first ("a/b/c" -> "a", "a/b").
-func ancestors(p string) []string {
-	var out []string
-	for d := path.Dir(p); d != "." && d != ""; d = path.Dir(d) {
-		out = append([]string{d}, out...)
-	}
-	return out
 }
 
 // guardedCompanion is a companion of a protected database as it was before a command.
