@@ -6,10 +6,16 @@ import (
 	"testing"
 
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
-// TestMain stops the private PostgreSQL server the tests started (pgtest).
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+// TestMain runs more tests at once than the cores by default, unless -parallel is given: most
+// of their time is the private PostgreSQL server's (a new database per test, round trips),
+// not this process's. Then it stops that server (pgtest).
+func TestMain(m *testing.M) {
+	testtool.ParallelAtLeast(8)
+	os.Exit(pgtest.Run(m))
+}
 
 // drivers are the drivers every behaviour of the store is tested on.
 var drivers = []string{SQLite, Postgres}

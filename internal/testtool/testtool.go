@@ -1,12 +1,15 @@
 // Package testtool holds what the tests of several packages share: a skip, naming the Debian
 // package, for a test that needs an optional system program where it is not installed (CI
 // installs every package and fails on any skip, .ci/run, so a skip never hides a failure
-// there), and a log buffer safe for concurrent use.
+// there), a log buffer safe for concurrent use, and a higher default -parallel for packages
+// whose tests mostly wait.
 package testtool
 
 import (
 	"bytes"
+	"flag"
 	"os/exec"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -58,4 +61,22 @@ func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// ParallelAtLeast raises -test.parallel (the number of parallel tests run at once, GOMAXPROCS
+// by default) to n, unless the command line gives it: for a TestMain whose package's tests
+// mostly wait on another process (a database server, a subprocess), where the cores alone
+// would leave the machine idle. Call it in TestMain before m.Run.
+func ParallelAtLeast(n int) {
+	testing.Init()
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if p := flag.Lookup("test.parallel"); p != nil && !given {
+		if cur, err := strconv.Atoi(p.Value.String()); err == nil && cur < n {
+			_ = p.Value.Set(strconv.Itoa(n))
+		}
+	}
 }
