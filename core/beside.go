@@ -153,7 +153,7 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-// besideRun is the note of one command running in a versioned zone: the writes committed
+// BesideRun is the note of one command running in a versioned zone: the writes committed
 // beside it. A nil *besideRun (no command running, or an unversioned zone) does nothing.
 type BesideRun struct {
 	// bytes and files are what the writes beside the command added to the zone.
@@ -177,7 +177,7 @@ func (r *BesideRun) kept(p string) {
 	}
 }
 
-// besideWrite is what the command must know of one file written beside it.
+// BesideWrite is what the command must know of one file written beside it.
 type BesideWrite struct {
 	// st is the file as the write committed it (contested: unknown).
 	St unix.Stat_t
@@ -191,14 +191,14 @@ type BesideWrite struct {
 	Gone bool
 }
 
-// version names the content a file is put back to: HEAD's (the zero value), or a fixed
+// Version names the content a file is put back to: HEAD's (the zero value), or a fixed
 // commit's (rev "" for none: there was no commit then).
 type Version struct {
 	Rev   string
 	Fixed bool
 }
 
-// version is the version to put a file written beside the command back to.
+// Version is the version to put a file written beside the command back to.
 func (w BesideWrite) Version() Version { return Version{Rev: w.rev, Fixed: true} }
 
 // Ident is a file's identity for the checks of a write beside a command (ok false: absent).
@@ -215,7 +215,7 @@ func unchanged(written, now map[string]Ident, p string) bool {
 	return okA && okB && a.ok == b.ok && (!a.ok || SameEntry(a.st, b.st))
 }
 
-// grown is what the writes beside the command added so far.
+// Grown is what the writes beside the command added so far.
 func (r *BesideRun) Grown() Amount {
 	if r == nil {
 		return Amount{}
@@ -325,7 +325,7 @@ func (r *BesideRun) contest(p, before string) {
 	r.Writes[p] = BesideWrite{rev: rev, Contested: true}
 }
 
-// touched is what the command must know of a file written beside it, with whether the file
+// Touched is what the command must know of a file written beside it, with whether the file
 // is now as that write left it (intact: the file is the write's, not the command's). ok is
 // false for a file no write touched.
 func (r *BesideRun) Touched(st *Statter, p string) (w BesideWrite, intact, ok bool) {
@@ -342,7 +342,7 @@ func (r *BesideRun) Touched(st *Statter, p string) (w BesideWrite, intact, ok bo
 	return w, !w.Contested && exists && SameEntry(now, w.St), true
 }
 
-// leftAsWritten reports whether p was written beside the command and is still as that
+// LeftAsWritten reports whether p was written beside the command and is still as that
 // write left it.
 func (r *BesideRun) LeftAsWritten(z *Zone, p string) bool {
 	if r == nil {
@@ -357,7 +357,7 @@ func (r *BesideRun) LeftAsWritten(z *Zone, p string) bool {
 	return intact
 }
 
-// holds reports whether a file written beside the command lies in folder dir.
+// Holds reports whether a file written beside the command lies in folder dir.
 func (r *BesideRun) Holds(dir string) bool {
 	if r == nil {
 		return false
@@ -370,7 +370,7 @@ func (r *BesideRun) Holds(dir string) bool {
 	return false
 }
 
-// paths lists the files written beside the command.
+// Paths lists the files written beside the command.
 func (r *BesideRun) Paths() []string {
 	if r == nil {
 		return nil

@@ -42,13 +42,13 @@ type Mirror struct {
 	copied int
 }
 
-// openMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
+// OpenMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
 // their own work).
 func (s *Service) OpenMirror(src *confine.Fs, names []string) (*Mirror, error) {
 	return s.OpenMirrorWithin(context.Background(), src, names)
 }
 
-// openMirrorWithin copies the encrypted folder src, decrypted, into a fresh private folder.
+// OpenMirrorWithin copies the encrypted folder src, decrypted, into a fresh private folder.
 // names, when not nil, limits the copy to those files (a single database or PDF). ctx bounds
 // the copy (a TIMEOUT, the partial copy removed) and the later write-back. The caller
 // removes it.
@@ -290,7 +290,7 @@ func (m *Mirror) syncOne(rel string, now, was entry) error {
 	return m.src.Chmod(rel, fi.Mode().Perm())
 }
 
-// operandOnly are the commands that open no file but the ones their arguments name (the
+// OperandOnly are the commands that open no file but the ones their arguments name (the
 // policy confines every such argument: operands and option values such as sort -o, grep
 // -f, jq --slurpfile). Not here: commands that read files named elsewhere (sqlite3's
 // journals, patch's targets, tar's -T lists), or that walk folders (find; any command given a
@@ -308,7 +308,7 @@ var OperandOnly = map[string]bool{
 	"dos2unix": true, "unix2dos": true, "shuf": true, "tee": true,
 }
 
-// remove deletes the plaintext copy.
+// Remove deletes the plaintext copy.
 func (m *Mirror) Remove() {
 	if m.Fs != nil {
 		_ = m.Fs.Close()

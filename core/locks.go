@@ -37,7 +37,7 @@ const (
 	KindRepo = "repo"
 )
 
-// zoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
+// ZoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
 // and Documents of one user, and one group, never collide.
 func ZoneKey(z *Zone) string {
 	switch z.Kind {
@@ -67,10 +67,10 @@ func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, ZoneKey(
 // ownerKey is a lock of kind on an owner (its turn, its quota).
 func ownerKey(kind string, o store.Owner) lock.Key { return lock.NewKey(kind, o.Kind, o.ID) }
 
-// spaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
+// SpaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
 func SpaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, ZoneKey(z)) }
 
-// hold takes k in mode m for as long as ctx allows and returns its release (safe to call
+// Hold takes k in mode m for as long as ctx allows and returns its release (safe to call
 // more than once). A wait the call's context ended is TIMEOUT naming what, the other call
 // being waited for.
 func (s *Service) Hold(ctx context.Context, k lock.Key, m lock.Mode, what string) (func(), error) {

@@ -59,7 +59,7 @@ const (
 	writeReplace
 )
 
-// groupMode validates a mode argument; "" is the group_default_mode valve.
+// GroupMode validates a mode argument; "" is the group_default_mode valve.
 func (s *Service) GroupMode(mode string) (string, error) {
 	switch m := strings.ToLower(strings.TrimSpace(mode)); m {
 	case "":
@@ -71,7 +71,7 @@ func (s *Service) GroupMode(mode string) (string, error) {
 		WithHint("Use 'owner', 'group', or 'owner_ro'")
 }
 
-// checkGroupWrite refuses a write that the group ownership modes forbid (FILE_OWNER_ONLY,
+// CheckGroupWrite refuses a write that the group ownership modes forbid (FILE_OWNER_ONLY,
 // FILE_READ_ONLY, PERMISSION_DENIED). rel is zone-relative and clean; a folder counts for
 // every file below it. nil outside group zones.
 func (s *Service) CheckGroupWrite(ctx context.Context, c Caller, z *Zone, kind writeKind, rel string) error {
@@ -112,7 +112,7 @@ func (s *Service) CheckGroupWrite(ctx context.Context, c Caller, z *Zone, kind w
 	return s.checkCompanion(ctx, c, z, key) // companions.go
 }
 
-// allowed reports whether c may do kind to the file of record o.
+// Allowed reports whether c may do kind to the file of record o.
 func Allowed(c Caller, o store.Ownership, kind writeKind) bool {
 	switch o.Mode {
 	case ModeGroup:
@@ -196,7 +196,7 @@ func (s *Service) ChangeRecord(ctx context.Context, c Caller, z *Zone, rel, what
 	return o, nil
 }
 
-// ownershipErr wraps a state-database failure on ownership records.
+// OwnershipErr wraps a state-database failure on ownership records.
 func OwnershipErr(err error) *Error {
 	return Errf(InternalError, "Cannot read or record file ownership").Because(err)
 }
@@ -207,7 +207,7 @@ func EntryExists(z *Zone, rel string) bool {
 	return err == nil
 }
 
-// physicalRel resolves the symlinks of rel (zone-relative, clean) to the zone-relative
+// PhysicalRel resolves the symlinks of rel (zone-relative, clean) to the zone-relative
 // path of the file it reaches, for the ownership key; a missing tail is kept as written.
 // A path whose resolution leaves the zone is returned unchanged (confinement refuses it).
 func PhysicalRel(z *Zone, rel string) string {
@@ -245,7 +245,7 @@ func entryRel(z *Zone, rel string) string {
 	return strings.TrimPrefix(path.Join(PhysicalRel(z, dir), path.Base(rel)), "/")
 }
 
-// recordGroupFiles records c as the owner of files about to be created in a group zone,
+// RecordGroupFiles records c as the owner of files about to be created in a group zone,
 // with mode ("" = group_default_mode). Call it before writing when possible: a record
 // without its file is ignored, a file without a record is open to every member. A no-op
 // outside group zones.
@@ -268,7 +268,7 @@ func (s *Service) RecordGroupFiles(ctx context.Context, c Caller, z *Zone, mode 
 	return nil
 }
 
-// dropGroupRecords removes the records of rel and of everything under it after the files
+// DropGroupRecords removes the records of rel and of everything under it after the files
 // are gone (a delete, or a failed create). Errors are ignored: a record without its file
 // is ignored by every reader and dropped when met.
 func (s *Service) DropGroupRecords(ctx context.Context, z *Zone, rel string) {

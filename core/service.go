@@ -226,14 +226,14 @@ func (s *Service) Close() error {
 // RunningCommands is how many commands (shed_exec, shed_lockedit_exec, PDF reading) run now.
 func (s *Service) RunningCommands() int64 { return s.running.Load() }
 
-// runSandboxed runs spec in the sandbox, counted in RunningCommands while it runs.
+// RunSandboxed runs spec in the sandbox, counted in RunningCommands while it runs.
 func (s *Service) RunSandboxed(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
 	s.running.Add(1)
 	defer s.running.Add(-1)
 	return sandbox.Run(ctx, spec)
 }
 
-// encryptionAvailable reports whether the server has a master key (encryption at rest can
+// EncryptionAvailable reports whether the server has a master key (encryption at rest can
 // be set up).
 func (s *Service) EncryptionAvailable() bool { return s.keys.master != nil }
 

@@ -14,7 +14,7 @@ import (
 // server keeps them in a folder of its own, which a clean stop removes and a later sweep
 // removes once the start's replica is dead.
 
-// workDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
+// WorkDir is where mirrors live: encryption.work_dir, or {storage}/.plain.
 func (s *Service) WorkDir() string {
 	if d := s.cfg.Encryption.WorkDir; d != "" {
 		return d

@@ -209,7 +209,7 @@ func execResult(data *ExecData, err error) (core.Result, error) {
 	return core.Result{Data: data, Message: msg}, nil
 }
 
-// runIn runs in inside dir, a directory of zone z other than its root (the editzone copy
+// RunIn runs in inside dir, a directory of zone z other than its root (the editzone copy
 // of shed_lockedit_exec): the same policy, limits and data as shed_exec, with dir as the
 // working directory and the only writable tree; paths are confined to dir. It neither
 // commits nor counts usage (the copy is outside the zone's data until saved), but the
@@ -280,7 +280,7 @@ func removeAdded(dir *confine.Fs, before, after core.Snapshot) {
 	}
 }
 
-// violation maps a policy refusal to the catalogue; its texts never hold host paths.
+// Violation maps a policy refusal to the catalogue; its texts never hold host paths.
 func Violation(v *sandbox.Violation, z *core.Zone) *core.Error {
 	var e *core.Error
 	switch v.Kind {

@@ -88,7 +88,7 @@ func (s *Tools) plan(z *core.Zone, dir *confine.Fs, in ExecInput) (*execPlan, er
 	return p, nil
 }
 
-// execTimeout clamps the timeout argument (reference §2.6): 0 is the default, negative
+// ExecTimeout clamps the timeout argument (reference §2.6): 0 is the default, negative
 // values are refused, larger values are capped at exec_timeout_max.
 func (s *Tools) ExecTimeout(t int) (time.Duration, error) {
 	if t < 0 {
@@ -140,7 +140,7 @@ func outputFile(z *core.Zone, dir *confine.Fs, name, param string, allowZone boo
 	return rel, nil
 }
 
-// confineFn is Request.Confine: the zone's path rules (PATH_STARTS_WITH_ZONE) for
+// ConfineFn is Request.Confine: the zone's path rules (PATH_STARTS_WITH_ZONE) for
 // commands run at the zone root, then the confinement check of dir.
 func ConfineFn(z *core.Zone, dir *confine.Fs, allowZone bool) func(string) (string, error) {
 	return func(rel string) (string, error) {
