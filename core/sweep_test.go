@@ -81,6 +81,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 // rename.
 func TestSweepSparesAHeldNameWrittenAsTheServerStarted(t *testing.T) {
 	s, base := testService(t, nil)
+	s.sweep() // the start-up sweep has ended: the sweeps below are the test's own
 	dir := filepath.Join(base, "users", "ann", "Storage", "data")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
