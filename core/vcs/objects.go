@@ -95,7 +95,8 @@ func (r *Repo) writeObject(t plumbing.ObjectType, size int64, src io.Reader) (pl
 	}()
 	zw := zwriters.Get().(*zlib.Writer)
 	defer zwriters.Put(zw)
-	zw.Reset(tmp)
+	out := &countingWriter{w: tmp}
+	zw.Reset(out)
 	if _, err := zw.Write(objectHeader(t, size)); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", scrub(err))
 	}
@@ -123,7 +124,20 @@ func (r *Repo) writeObject(t plumbing.ObjectType, size int64, src io.Reader) (pl
 		return plumbing.ZeroHash, err
 	}
 	keep = true
+	r.written.Add(out.n)
 	return sum, nil
+}
+
+// countingWriter counts the bytes written through it (the size of a large object's file).
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // objectHeader is the loose object header "<type> <size>\x00".
@@ -204,6 +218,9 @@ func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
 			return err
 		}
 		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, final, unix.AT_SYMLINK_FOLLOW)
+		if err == nil {
+			r.written.Add(int64(len(data)))
+		}
 		if err == nil || errors.Is(err, unix.EEXIST) {
 			return nil
 		}
@@ -222,6 +239,8 @@ func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
+		return werr
 	}
-	return werr
+	r.written.Add(int64(len(data)))
+	return nil
 }
