@@ -151,10 +151,24 @@ func (r *Repo) placeObject(tmp string, h plumbing.Hash) error {
 	if err := r.fanoutDir(h, final); err != nil {
 		return fmt.Errorf("write object: %w", scrub(err))
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := r.renameObject(tmp, h, final); err != nil {
 		return fmt.Errorf("write object: %w", scrub(err))
 	}
 	return nil
+}
+
+// renameObject renames tmp to final, the file of object h. Why a second try: a packing
+// (Pack, of this process or of another sharing the storage) removes the fan-out folders it
+// emptied, which fanout may still remember; the folder is made again.
+func (r *Repo) renameObject(tmp string, h plumbing.Hash, final string) error {
+	err := os.Rename(tmp, final)
+	if errors.Is(err, os.ErrNotExist) {
+		r.fanout[h[0]].Store(false)
+		if err = r.fanoutDir(h, final); err == nil {
+			err = os.Rename(tmp, final)
+		}
+	}
+	return err
 }
 
 // fanoutDir creates the objects/xx directory of h the first time this process needs it.
@@ -235,7 +249,7 @@ func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), final)
+		werr = r.renameObject(tmp.Name(), h, final)
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())

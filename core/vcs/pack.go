@@ -79,12 +79,16 @@ func (r *Repo) git(ctx context.Context, bin string, args ...string) error {
 
 // packsChanged makes go-git read the packs again when objects/pack changed since the last
 // look (a Pack of this process, or of another one sharing the storage: a replica): its
-// index of the packs would name a removed pack. One stat per lock; r.mu is held.
+// index of the packs would name a removed pack; and forgets the fan-out folders known to
+// exist (the pack removed those it emptied). One stat per lock; r.mu is held.
 func (r *Repo) packsChanged() {
 	id, _ := statID(filepath.Join(r.gitDir, "objects", "pack"))
 	if id != r.packs {
 		r.packs = id
 		r.st.Reindex()
+		for i := range r.fanout {
+			r.fanout[i].Store(false)
+		}
 	}
 }
 

@@ -135,12 +135,20 @@ func TestPackShrinksHistoryAndKeepsIt(t *testing.T) {
 			}
 		}
 	}
+	// New objects land in fan-out folders this Repo made before and the pack removed.
+	var paths []string
+	for i := range 40 {
+		z.write(t, fmt.Sprintf("new/%d.txt", i), randomText(100+i))
+		paths = append(paths, fmt.Sprintf("new/%d.txt", i))
+	}
+	z.write(t, "doc.txt", randomText(300<<10))
+	commitLocked(t, r, append(paths, "doc.txt")...)
 	z.write(t, "doc.txt", "after the pack")
 	commitLocked(t, other, "doc.txt")
 	if got := z.gitCLI(t, "fsck", "--strict"); strings.Contains(got, "error") {
 		t.Fatalf("fsck: %s", got)
 	}
-	if n := commitCount(t, r); n != 7 {
+	if n := commitCount(t, r); n != 8 {
 		t.Fatalf("%d commits", n)
 	}
 }
