@@ -179,3 +179,43 @@ func TestPackPrunesUnreachableObjects(t *testing.T) {
 		t.Fatalf("head: %v", files)
 	}
 }
+
+// TestCheckingALaggingIndexWritesNothing: after a crash the index file lags behind HEAD
+// (commits save it lazily); comparing it with HEAD must not store the trees it describes:
+// nothing reaches them, and no commit charges them to the owner's quota (the kill test found
+// the empty tree, 23 bytes, in the history and not in the usage).
+func TestCheckingALaggingIndexWritesNothing(t *testing.T) {
+	z := newZone(t)
+	r := z.open(t)
+	l, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil { // an empty index on disk
+		t.Fatal(err)
+	}
+	l.Unlock()
+	z.write(t, "a/b.txt", "content")
+	commitLocked(t, r, "a/b.txt") // the index file is saved later: it lags (a kill here)
+	before := objectsSize(t, z)
+	other, err := Open(z.gitDir, z.work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ol, err := other.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ol.Recover()
+	ol.Unlock()
+	if err != nil || !rep.IndexRebuilt {
+		t.Fatalf("recover: %+v %v (the index must have lagged)", rep, err)
+	}
+	if err := other.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if after := objectsSize(t, z); after != before {
+		t.Fatalf("checking the index wrote %d bytes of objects", after-before)
+	}
+}

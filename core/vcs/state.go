@@ -82,7 +82,7 @@ func (r *Repo) refresh() error {
 	r.s = state{valid: true, branch: branch, head: head, headTree: tree, idx: entries,
 		file: id, mtime: mtime, trees: map[string]plumbing.Hash{}}
 	if readErr == nil {
-		if got, err := r.buildTree(); err == nil && got == tree {
+		if got, err := r.treeID(); err == nil && got == tree {
 			return nil
 		}
 	}
