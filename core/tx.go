@@ -389,7 +389,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		return ch, err
 	})
 	if tx.r != nil {
-		tx.r.Settle(ctx, Amount{Bytes: ch.Growth.Bytes + charge.bytes, Files: ch.Growth.Files})
+		tx.r.Settle(ctx, Amount{Bytes: ch.Growth.Bytes + ch.Outside.Bytes + charge.bytes, Files: ch.Growth.Files + ch.Outside.Files})
 		tx.settled = true
 	}
 	for i, done := range moves {

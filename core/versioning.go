@@ -173,6 +173,10 @@ type Change struct {
 	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
 	Growth Amount
+	// Outside is what the change adds to its owner's usage outside the zone (negative: the
+	// working copy a locked edit's save removes): settled with Growth, never taken for a
+	// write in the zone by a command running there.
+	Outside Amount
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error

@@ -19,11 +19,20 @@ func randomText(n int) string {
 }
 
 // historyOnDisk is the size of the user's Documents history: the regular files of
-// repo.git/objects (loose objects and packs).
+// repo.git/objects (loose objects and packs); 0 before the first commit.
 func historyOnDisk(t *testing.T, e *env) int64 {
 	t.Helper()
+	return historyAt(t, filepath.Join(e.base, "users/local/Documents"))
+}
+
+// historyAt is the size of the history of the versioned space at the host folder space.
+func historyAt(t *testing.T, space string) int64 {
+	t.Helper()
 	var n int64
-	err := filepath.WalkDir(filepath.Join(e.base, "users/local/Documents/repo.git/objects"), func(_ string, de os.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(space, "repo.git/objects"), func(_ string, de os.DirEntry, err error) error {
+		if os.IsNotExist(err) {
+			return filepath.SkipDir // no history yet
+		}
 		if err != nil {
 			return err
 		}
@@ -182,4 +191,32 @@ func TestWorkingCopiesCountAgainstQuota(t *testing.T) {
 	}
 	usageIsDisk(t, e)
 	reconcileAgrees(t, e)
+}
+
+// historyMasks are pinGolden's swaps for the sizes that vary with the commits' times (a
+// zlib-compressed timestamp): the history of the space at the host folder space, and each
+// usage key holding it besides data bytes of files, written "<data + history>". Values are
+// matched with their delimiter, so 240 never matches the start of 2400.
+func historyMasks(t *testing.T, space string, data int64, keys ...string) map[string]string {
+	t.Helper()
+	h := historyAt(t, space)
+	m := map[string]string{}
+	for _, end := range []string{",", "}"} {
+		m[fmt.Sprintf(`"history_bytes":%d%s`, h, end)] = `"history_bytes":"<history>"` + end
+		for _, k := range keys {
+			m[fmt.Sprintf(`"%s":%d%s`, k, data+h, end)] = fmt.Sprintf(`"%s":"<%d + history>"%s`, k, data, end)
+		}
+	}
+	return m
+}
+
+// mergeMasks joins swap maps.
+func mergeMasks(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -77,7 +77,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 		copied := core.WorkingCopySize(ez, p)
 		core.RemoveWorkingCopy(ez, p)
 		copied -= core.WorkingCopySize(ez, p)
-		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old - copied, Files: files}}, nil
+		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old, Files: files}, Outside: core.Amount{Bytes: -copied}}, nil
 	})
 	if written < 0 {
 		return core.Result{}, err
