@@ -177,6 +177,16 @@ func TestWorkingCopiesCountAgainstQuota(t *testing.T) {
 	usageIsDisk(t, e)
 	wantError(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "a.txt", "content": strings.Repeat("z", 500<<10)}, a), "QUOTA_EXCEEDED")
 	usageIsDisk(t, e)
+	// Hostile: a command makes the copy huge (a sparse 50 MB file): stopped at the quota,
+	// and the count follows the copy as it is left.
+	r = e.post("shed_lockedit_exec", map[string]any{"zone": "storage", "path": "a.txt", "cmd": "truncate", "args": []string{"-s", "50M", "."}}, a)
+	if r.Success && r.Data["returncode"] == 0.0 {
+		t.Fatalf("a 50 MB copy in a 1 MB quota: %s", r.raw)
+	}
+	usageIsDisk(t, e)
+	if used := usage(t, e, "local"); used > 1<<20 {
+		t.Fatalf("usage %d over the quota", used)
+	}
 	wantOK(t, e.post("shed_lockedit_cancel", map[string]any{"zone": "storage", "path": "a.txt"}, a))
 	usageIsDisk(t, e)
 	// A Documents copy, saved: the copy is released, the new version counts in history.
@@ -219,4 +229,37 @@ func mergeMasks(ms ...map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestGroupHistoryCountsAgainstGroupQuota: a group's history counts against the group's
+// quota, not the member's: rewrites by two members are refused once it fills the group's
+// 2 MB, the refusal names the group's history, and the group's usage follows the disk.
+func TestGroupHistoryCountsAgainstGroupQuota(t *testing.T) {
+	t.Parallel()
+	g := startGroups(t, map[string]string{"FILESHED_QUOTA_PER_GROUP_MB": "2"})
+	var refused *reply
+	for i := range 20 {
+		who := []string{"alice", "bob"}[i%2]
+		r := g.as(who, "shed_create_file", map[string]any{"zone": "group", "group": "team", "path": "shared.txt", "content": randomText(200 << 10), "mode": "group"})
+		if !r.Success {
+			refused = &r
+			break
+		}
+	}
+	if refused == nil {
+		t.Fatal("twenty 200 KB versions fit a 2 MB group quota")
+	}
+	wantError(t, *refused, "QUOTA_EXCEEDED")
+	if refused.Details["owner"] != "group" || !strings.Contains(refused.Message, "the group's") {
+		t.Fatalf("refusal: %s", refused.raw)
+	}
+	if u := usage(t, g.env, "alice"); u != 0 {
+		t.Fatalf("the member was charged %d bytes of the group's history", u)
+	}
+	r := g.as("alice", "shed_stats", nil)
+	wantOK(t, r)
+	line := r.Data["groups"].([]any)[0].(map[string]any)
+	if h := historyAt(t, filepath.Join(g.base, "groups/team")); line["history_bytes"] != float64(h) || line["used_bytes"] != float64(h+200<<10) {
+		t.Fatalf("group line %v, history on disk %d", line, h)
+	}
 }
