@@ -263,3 +263,29 @@ func TestGroupHistoryCountsAgainstGroupQuota(t *testing.T) {
 		t.Fatalf("group line %v, history on disk %d", line, h)
 	}
 }
+
+// TestHistoryRefusedWithoutGit: without the git program nothing is packed; the write that
+// history does not leave room for is refused all the same, saying so.
+func TestHistoryRefusedWithoutGit(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no git to find
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "2"})
+	base := randomText(400 << 10)
+	var refused *reply
+	for i := range 10 {
+		r := e.post("shed_create_file", map[string]any{"zone": "documents", "path": "draft.txt", "content": fmt.Sprintf("version %d\n%s", i, base)}, nil)
+		if !r.Success {
+			refused = &r
+			break
+		}
+	}
+	if refused == nil || refused.Error != "QUOTA_EXCEEDED" || !strings.Contains(refused.Message, "history") {
+		t.Fatalf("refusal: %+v", refused)
+	}
+	if packs, _ := filepath.Glob(filepath.Join(e.base, "users/local/Documents/repo.git/objects/pack/*.pack")); len(packs) != 0 {
+		t.Fatalf("packed without git: %v", packs)
+	}
+	if !strings.Contains(e.logs.String(), "git program is not installed") {
+		t.Fatal("the refusal's log does not say why nothing was packed")
+	}
+	reconcileAgrees(t, e)
+}
