@@ -39,6 +39,25 @@ func (s *Service) HistoryBytes(ctx context.Context, o store.Owner) (int64, error
 	return u.SizeBytes, err
 }
 
+// extraDir is a directory outside the zones whose bytes count against an owner's quota,
+// how its paths are shown, and whether its files are encrypted (counted by plaintext).
+type extraDir struct {
+	zone, dir string
+	sealed    bool
+}
+
+// ownerExtras are the owner's directories outside its zones that its quota counts (DESIGN
+// §5): the history of its versioned space and the editzones of its writable zones.
+func (s *Service) ownerExtras(ctx context.Context, o store.Owner) []extraDir {
+	h := s.historyZone(o)
+	extras := []extraDir{{h.Label + "/history", vcs.HistoryDir(gitDir(h)), false}, {h.Label + "/editzone", filepath.Join(h.Space, "editzone"), false}}
+	if o.Kind == "user" {
+		storage := filepath.Join(s.base, "users", o.ID, "Storage", "editzone")
+		extras = append(extras, extraDir{"storage/editzone", storage, s.UserKey(ctx, o.ID).State != ""})
+	}
+	return extras
+}
+
 // historyEstimate is what a change of the versioned zone z reserves for the history it will
 // add: a new version of the resulting file (size), or of the bytes it adds (growth): at most
 // their size once compressed, plus trees and the commit, which the settlement counts

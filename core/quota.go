@@ -11,7 +11,6 @@ import (
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
-	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // quota is the incremental usage accounting of DESIGN §5: every write reserves its growth
@@ -155,25 +154,6 @@ func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []st
 		note(d.zone, u)
 	}
 	return total, unmeasured, nil
-}
-
-// extraDir is a directory outside the zones whose bytes count against an owner's quota,
-// how its paths are shown, and whether its files are encrypted (counted by plaintext).
-type extraDir struct {
-	zone, dir string
-	sealed    bool
-}
-
-// ownerExtras are the owner's directories outside its zones that its quota counts (DESIGN
-// §5): the history of its versioned space and the editzones of its writable zones.
-func (s *Service) ownerExtras(ctx context.Context, o store.Owner) []extraDir {
-	h := s.historyZone(o)
-	extras := []extraDir{{h.Label + "/history", vcs.HistoryDir(gitDir(h)), false}, {h.Label + "/editzone", filepath.Join(h.Space, "editzone"), false}}
-	if o.Kind == "user" {
-		storage := filepath.Join(s.base, "users", o.ID, "Storage", "editzone")
-		extras = append(extras, extraDir{"storage/editzone", storage, s.UserKey(ctx, o.ID).State != ""})
-	}
-	return extras
 }
 
 // Reservation is growth reserved against a quota, holding the owner's lock shared; Settle it

@@ -61,7 +61,8 @@ func (l *Locked) Pack(ctx context.Context) error {
 // git runs one git command on the git directory, with a scrubbed environment and options
 // that keep it from running anything but itself.
 func (r *Repo) git(ctx context.Context, bin string, args ...string) error {
-	full := append([]string{"--git-dir=" + r.gitDir,
+	// safe.directory: a volume owned by another user than the server's is still ours.
+	full := append([]string{"--git-dir=" + r.gitDir, "-c", "safe.directory=" + r.gitDir,
 		"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "gc.auto=0",
 		"-c", "pack.threads=1", "-c", "pack.windowMemory=" + packMemory, "-c", "repack.writeBitmaps=false"}, args...)
 	cmd := exec.CommandContext(ctx, bin, full...)
