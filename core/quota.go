@@ -126,10 +126,16 @@ func (s *Service) Reconcile(ctx context.Context, o store.Owner) (Amount, []strin
 }
 
 // measureOwner walks the owner's directories: the usage they hold and what could not be
-// read, as "zone/path: cause".
+// read, as "zone/path: cause". The history and the working copies count their bytes
+// (ownerExtras), not their names.
 func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []string, error) {
 	var total Amount
 	var unmeasured []string
+	note := func(zone string, u ZoneUsage) {
+		for _, p := range u.Unmeasured {
+			unmeasured = append(unmeasured, zone+"/"+p)
+		}
+	}
 	for _, d := range s.ownerDirs(o) {
 		u, err := s.DirUsage(ctx, o, d.dir)
 		if err != nil {
@@ -137,9 +143,15 @@ func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []st
 		}
 		total.Bytes += u.SizeBytes
 		total.Files += u.Entries
-		for _, p := range u.Unmeasured {
-			unmeasured = append(unmeasured, d.zone+"/"+p)
+		note(d.zone, u)
+	}
+	for _, d := range s.ownerExtras(ctx, o) {
+		u, err := walkUsage(ctx, d.dir, d.sealed, false)
+		if err != nil {
+			return Amount{}, nil, err
 		}
+		total.Bytes += u.SizeBytes
+		note(d.zone, u)
 	}
 	return total, unmeasured, nil
 }
@@ -168,6 +180,12 @@ func (s *Service) CheckSize(size int64) error {
 // reserves growth (bytes, and the names the write adds) for the zone's owner. Nothing
 // touches the disk before this succeeds.
 func (s *Service) Reserve(ctx context.Context, z *Zone, size int64, growth Amount) (*Reservation, error) {
+	return s.reserve(ctx, z, size, growth, 0)
+}
+
+// reserve is Reserve with history bytes more (historyEstimate): refused only because of
+// the owner's history, it packs the history and tries again (packThenRetry).
+func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amount, history int64) (*Reservation, error) {
 	if err := s.CheckSize(size); err != nil {
 		return nil, err
 	}
@@ -181,24 +199,32 @@ func (s *Service) Reserve(ctx context.Context, z *Zone, size int64, growth Amoun
 		return nil, err
 	}
 	r := &Reservation{s: s, owner: z.Owner, release: release}
-	if growth.Bytes <= 0 && growth.Files <= 0 {
+	want := Amount{Bytes: max(growth.Bytes, 0) + max(history, 0), Files: max(growth.Files, 0)}
+	if want.Bytes <= 0 && want.Files <= 0 {
 		return r, nil
 	}
-	if err := r.Grow(ctx, Amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)}); err != nil {
-		r.release()
-		return nil, err
+	if err := r.grow(ctx, want); err != nil {
+		if e := s.packThenRetry(ctx, z.Owner, err, func() error { return r.grow(ctx, want) }); e != nil {
+			r.release()
+			return nil, e
+		}
 	}
 	return r, nil
 }
 
-// grow reserves growth more (QUOTA_EXCEEDED when over the limit).
+// grow reserves growth more (QUOTA_EXCEEDED when over the limit, with the history's share
+// of the usage).
 func (r *Reservation) Grow(ctx context.Context, growth Amount) error {
+	if err := r.grow(ctx, growth); err != nil {
+		return r.s.refusal(ctx, r.owner, err)
+	}
+	return nil
+}
+
+// grow is Grow returning the state database's answer (a *store.QuotaError when refused).
+func (r *Reservation) grow(ctx context.Context, growth Amount) error {
 	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.Limit(r.owner)) }); err != nil {
-		var qe *store.QuotaError
-		if errors.As(err, &qe) {
-			return quotaExceeded(qe, r.owner)
-		}
-		return QuotaErr("Cannot reserve quota", err)
+		return err
 	}
 	r.Reserved.Bytes += growth.Bytes
 	r.Reserved.Files += growth.Files

@@ -299,15 +299,17 @@ func (tx *Tx) Target(i int) Target { return tx.targets[i] }
 
 // Reserve checks the resulting file size against max_file_size_mb (size -1: no single
 // file) and reserves growth for z's owner (QUOTA_EXCEEDED when it does not fit); nothing
-// touches the disk before it succeeds. More calls reserve more.
+// touches the disk before it succeeds. More calls reserve more. In a versioned zone the
+// history the commit will add is reserved too (historyEstimate), and settled exactly.
 func (tx *Tx) Reserve(z *Zone, size int64, growth Amount) error {
+	history := historyEstimate(z, size, growth)
 	if tx.r != nil {
 		if err := tx.s.CheckSize(size); err != nil {
 			return err
 		}
-		return tx.r.Grow(tx.ctx, Amount{Bytes: max(growth.Bytes, 0), Files: max(growth.Files, 0)})
+		return tx.r.Grow(tx.ctx, Amount{Bytes: max(growth.Bytes, 0) + history, Files: max(growth.Files, 0)})
 	}
-	r, err := tx.s.Reserve(tx.ctx, z, size, growth)
+	r, err := tx.s.reserve(tx.ctx, z, size, growth, history)
 	if err != nil {
 		return err
 	}
@@ -363,6 +365,10 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		mut = s.mutateFile
 	}
 	var ch Change
+	var charge *historyCharge
+	if tx.r != nil {
+		charge = &historyCharge{owner: tx.r.owner}
+	}
 	hash, err := mut(ctx, c, z, tx.e.Tool, tx.e.Message, func() (Change, error) {
 		// Why here: with a database-backed Locker a lock is lost when its session ends, and
 		// another replica may then hold the key; the change must not run, nor be committed.
@@ -379,10 +385,11 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		if ch, err = fn(); err == nil && z.Versioned {
 			err = tx.locks.check(true)
 		}
+		ch.charge = charge
 		return ch, err
 	})
 	if tx.r != nil {
-		tx.r.Settle(ctx, ch.Growth)
+		tx.r.Settle(ctx, Amount{Bytes: ch.Growth.Bytes + ch.Outside.Bytes + charge.bytes, Files: ch.Growth.Files + ch.Outside.Files})
 		tx.settled = true
 	}
 	for i, done := range moves {

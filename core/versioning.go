@@ -87,7 +87,11 @@ func (s *Service) Repo(z *Zone) (*OpenRepo, error) {
 		return o, nil
 	}
 	rs.evict(now)
-	r, err := vcs.Open(filepath.Join(z.Space, "repo.git"), z.Fs.Dir())
+	work := filepath.Join(z.Space, "data") // a historyZone has no file system
+	if z.Fs != nil {
+		work = z.Fs.Dir()
+	}
+	r, err := vcs.Open(gitDir(z), work)
 	if err != nil {
 		return nil, Errf(ExecutionError, "The %s repository cannot be opened", z.Name).Because(err).
 			WithHint("Run shed_info(action='maintenance') to repair the repository")
@@ -169,9 +173,16 @@ type Change struct {
 	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
 	Growth Amount
+	// Outside is what the change adds to its owner's usage outside the zone (negative: the
+	// working copy a locked edit's save removes): settled with Growth, never taken for a
+	// write in the zone by a command running there.
+	Outside Amount
 	// BeforeCommit, in versioned zones, runs under the repository lock just before the
 	// commit (the shed_exec guard of group zones restores protected files there).
 	BeforeCommit func(l *vcs.Locked) error
+	// charge, set by the write transaction, collects the history the commit adds, to be
+	// settled with its reservation (history.go); nil: the commit charges it itself.
+	charge *historyCharge
 }
 
 // mutate runs a modifying operation. In versioned zones it holds the space's turn (it waits
@@ -351,6 +362,8 @@ func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string,
 	}
 	var hash string
 	var err error
+	// What the commit wrote is on disk whatever its fate: charged to the owner (history.go).
+	defer func(written int64) { s.chargeHistory(z, ch, l.Written()-written) }(l.Written())
 	if ch.All {
 		err = s.timed("git_commit_all", func() (err error) { hash, err = l.CommitAll(author, message); return err })
 	} else {

@@ -86,14 +86,14 @@ func TestBridgeDocumentsSidesCommit(t *testing.T) {
 	e.write(storageDir+"/draft/x.txt", "x1")
 	e.write(storageDir+"/draft/y.txt", "y22")
 	e.write(storageDir+"/draft/.fileshed-tmp-"+strings.Repeat("A", 26), "a write in flight: never copied")
-	before := e.used(t)
+	before, history := e.used(t), historyOnDisk(t, e)
 	r = e.post("shed_copy_storage_to_documents", map[string]any{"src": "draft", "dest": "final", "message": "publish"}, nil)
 	wantOK(t, r)
 	if readFile(t, e, documentsDir+"/final/y.txt") != "y22" || e.disk("draft/x.txt") != "x1" {
 		t.Fatal("not copied")
 	}
-	if u := e.used(t); u != before+5 {
-		t.Fatalf("usage %d, want %d", u, before+5)
+	if u, want := e.used(t), before+5+historyOnDisk(t, e)-history; u != want {
+		t.Fatalf("usage %d, want %d (the copies and their history)", u, want)
 	}
 	if got := git(t, e, "log", "-1", "--format=%an|%s"); got != "local|publish" {
 		t.Fatalf("commit: %q", got)
@@ -113,8 +113,8 @@ func TestBridgeDocumentsSidesCommit(t *testing.T) {
 	if got := git(t, e, "log", "-1", "--format=%an|%s"); got != "local|Move to Storage: final" {
 		t.Fatalf("commit: %q", got)
 	}
-	if u := e.used(t); u != before+5 {
-		t.Fatalf("usage %d after the move, want %d", u, before+5)
+	if u, want := e.used(t), before+5+historyOnDisk(t, e)-history; u != want {
+		t.Fatalf("usage %d after the move, want %d (the files moved, and the history kept)", u, want)
 	}
 	if got := git(t, e, "status", "--porcelain"); got != "" {
 		t.Fatalf("work tree not clean: %q", got)

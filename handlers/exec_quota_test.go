@@ -175,8 +175,8 @@ func TestExecSparseFilesRolledBack(t *testing.T) {
 	}
 }
 
-// TestLockeditExecBombStopped: the copy's folder of shed_lockedit_exec is not in the quota
-// until saved, but it is held to the remaining quota all the same (the command runs under
+// TestLockeditExecBombStopped: the copy's folder of shed_lockedit_exec is held to the
+// remaining quota, which counts the working copy (the command runs under
 // shed_exec's per-file limit, watchdog and measure: TestExecBombStopped times the
 // watchdog). A locked edit opens text only, so the bomb is truncate making 20 files of 3 MB
 // beside a text copy, with 10 MB of quota.
@@ -202,6 +202,7 @@ func TestLockeditExecBombStopped(t *testing.T) {
 	if r.Data["stdout"] != "a text file\n" {
 		t.Fatalf("the copy: %s", r.raw)
 	}
+	usageIsDisk(t, e)
 }
 
 // TestExecParallelCopiesStayUnderQuota (finding 2): 10 parallel cp of a 5 MB file into a

@@ -31,10 +31,13 @@ func TestGoldenInfo(t *testing.T) {
 	wantOK(t, g.as("alice", "shed_lockedit_open", map[string]any{"zone": "storage", "path": "s.txt"}))
 	wantOK(t, g.as("alice", "shed_lockedit_open", in(map[string]any{"path": "plan.md"})))
 	wantOK(t, g.as("alice", "shed_link_create", map[string]any{"zone": "storage", "path": "s.txt"}))
-	pinGolden(t, "info_stats_groups", g.as("alice", "shed_stats", nil), nil, "since")
+	// The group's history (plan.md's commit) and its usage: plan.md's 4 bytes, its working
+	// copy's 4 and the history.
+	team := historyMasks(t, filepath.Join(g.base, "groups/team"), 8, "used_bytes")
+	pinGolden(t, "info_stats_groups", g.as("alice", "shed_stats", nil), team, "since")
 	pinGolden(t, "info_stats_no_group", g.as("erin", "shed_stats", nil), nil)
 	pinGolden(t, "info_stats_other_conversation", g.post("shed_stats", nil, map[string]string{"Authorization": "Bearer " + key,
-		"X-OpenWebUI-User-Id": "alice", "X-OpenWebUI-Chat-Id": "c-other"}), nil, "since")
+		"X-OpenWebUI-User-Id": "alice", "X-OpenWebUI-Chat-Id": "c-other"}), team, "since")
 }
 
 // TestGoldenMaintenance pins the answers of shed_maintenance: nothing to do (quota lines of
@@ -44,20 +47,30 @@ func TestGoldenMaintenance(t *testing.T) {
 	g := startGroups(t, nil)
 	g.create("alice", "plan.md", "plan", "group")
 	wantOK(t, g.as("alice", "shed_create_file", map[string]any{"zone": "documents", "path": "a.txt", "content": "v1"}))
-	pinGolden(t, "maintenance_clean", g.as("alice", "shed_maintenance", nil), nil)
+	// Each owner's usage is its files and its history (masks: its size varies with the
+	// commits' times); recorded and measured agree.
+	masks := func() map[string]string {
+		return mergeMasks(historyMasks(t, filepath.Join(g.base, "users/alice/Documents"), 2, "measured_bytes", "recorded_bytes"),
+			historyMasks(t, filepath.Join(g.base, "groups/team"), 4, "measured_bytes", "recorded_bytes"))
+	}
+	r := g.as("alice", "shed_maintenance", nil)
+	pinGolden(t, "maintenance_clean", r, masks())
 
 	gitDir := filepath.Join(g.base, "users/alice/Documents/repo.git")
 	if err := os.WriteFile(filepath.Join(gitDir, "index.lock"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	g.write("users/alice/Documents/data/a.txt", "v2")
-	pinGolden(t, "maintenance_repaired", g.as("alice", "shed_maintenance", nil), nil, "committed_pending")
+	r = g.as("alice", "shed_maintenance", nil)
+	pinGolden(t, "maintenance_repaired", r, masks(), "committed_pending")
 	if err := os.WriteFile(filepath.Join(gitDir, "index"), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pinGolden(t, "maintenance_index_rebuilt", g.as("alice", "shed_maintenance", nil), nil, "committed_pending")
+	r = g.as("alice", "shed_maintenance", nil)
+	pinGolden(t, "maintenance_index_rebuilt", r, masks(), "committed_pending")
 	if err := os.WriteFile(filepath.Join(gitDir, "refs/heads/main"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pinGolden(t, "maintenance_damaged", g.as("alice", "shed_maintenance", nil), nil)
+	r = g.as("alice", "shed_maintenance", nil)
+	pinGolden(t, "maintenance_damaged", r, masks())
 }

@@ -48,7 +48,8 @@ func TestLockExpiry(t *testing.T) {
 		t.Fatalf("second run: %s", r.raw)
 	}
 	q, _ := r.Data["quota"].([]any)
-	if len(q) != 1 || q[0].(map[string]any)["measured_bytes"] != float64(4) {
+	// a.txt and b.txt, and B's working copy of b.txt: it counts until saved or cancelled.
+	if len(q) != 1 || q[0].(map[string]any)["measured_bytes"] != float64(6) || q[0].(map[string]any)["recorded_bytes"] != float64(6) {
 		t.Fatalf("quota reconcile: %s", r.raw)
 	}
 }
@@ -87,13 +88,13 @@ func TestLockeditSaveQuota(t *testing.T) {
 	a := conv("chat-a")
 	body := map[string]any{"zone": "storage", "path": "a.txt"}
 	wantOK(t, e.post("shed_lockedit_open", body, a))
-	wantOK(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "a.txt", "content": strings.Repeat("x", 1<<20+1)}, a))
-	r := e.post("shed_lockedit_save", body, a)
+	// The working copy counts: a copy over the quota is refused at its overwrite.
+	r := e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "a.txt", "content": strings.Repeat("x", 1<<20+1)}, a)
 	wantError(t, r, "QUOTA_EXCEEDED")
-	if readFile(t, e, "users/local/Storage/data/a.txt") != "small" {
-		t.Fatal("original changed")
+	if readFile(t, e, "users/local/Storage/data/a.txt") != "small" || readFile(t, e, "users/local/Storage/editzone/chat-a/a.txt") != "small" {
+		t.Fatal("original or working copy changed")
 	}
-	// The lock is kept for a retry: shrink and save.
+	// The lock is kept for a retry: shrink and save (a counted copy's save needs no room).
 	wantOK(t, e.post("shed_lockedit_overwrite", map[string]any{"zone": "storage", "path": "a.txt", "content": "fits"}, a))
 	wantOK(t, e.post("shed_lockedit_save", body, a))
 }

@@ -59,7 +59,7 @@ func newMetrics(svc *core.Service) *metrics {
 	m.bytes = prometheus.NewCounter(prometheus.CounterOpts{Name: "fileshed_link_bytes_total",
 		Help: "Bytes sent through download links."})
 	m.operations = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "fileshed_operation_duration_seconds",
-		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), state database writes (db_quota_reserve, db_audit), waits for a lock (lock_wait).",
+		Help:    "Duration of internal operations: git commits (git_commit, git_commit_all), history packing (git_pack), state database writes (db_quota_reserve, db_audit), waits for a lock (lock_wait).",
 		Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}}, []string{"op"})
 	if svc != nil { // Spec registers routes without a service
 		svc.SetTimings(func(op string, d time.Duration) { m.operations.WithLabelValues(op).Observe(d.Seconds()) })

@@ -8,7 +8,8 @@ import (
 )
 
 // diskUsage is the truth the quota must follow: the bytes of every regular file in the
-// user's zones (as shed_maintenance's reconcile measures them).
+// user's zones, in the history of its Documents (repo.git/objects) and in its working copies
+// (the editzones), as shed_maintenance's reconcile measures them.
 func diskUsage(t *testing.T, e *env, user string) int64 {
 	t.Helper()
 	return diskUsageAt(t, e.base, user)
@@ -18,7 +19,7 @@ func diskUsage(t *testing.T, e *env, user string) int64 {
 func diskUsageAt(t *testing.T, base, user string) int64 {
 	t.Helper()
 	var n int64
-	for _, d := range []string{"Uploads", "Storage/data", "Documents/data"} {
+	for _, d := range []string{"Uploads", "Storage/data", "Documents/data", "Documents/repo.git/objects", "Storage/editzone", "Documents/editzone"} {
 		err := filepath.WalkDir(filepath.Join(base, "users", user, d), func(_ string, de fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {

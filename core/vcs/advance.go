@@ -55,7 +55,7 @@ func (r *Repo) advance(head plumbing.Hash) bool {
 		}
 	}
 	r.s.idx = idx
-	if got, err := r.buildTree(); err != nil || got != tree {
+	if got, err := r.treeID(); err != nil || got != tree {
 		r.s.valid = false // refresh reloads the whole state
 		return false
 	}

@@ -95,7 +95,8 @@ func (r *Repo) writeObject(t plumbing.ObjectType, size int64, src io.Reader) (pl
 	}()
 	zw := zwriters.Get().(*zlib.Writer)
 	defer zwriters.Put(zw)
-	zw.Reset(tmp)
+	out := &countingWriter{w: tmp}
+	zw.Reset(out)
 	if _, err := zw.Write(objectHeader(t, size)); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", scrub(err))
 	}
@@ -123,7 +124,20 @@ func (r *Repo) writeObject(t plumbing.ObjectType, size int64, src io.Reader) (pl
 		return plumbing.ZeroHash, err
 	}
 	keep = true
+	r.written.Add(out.n)
 	return sum, nil
+}
+
+// countingWriter counts the bytes written through it (the size of a large object's file).
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // objectHeader is the loose object header "<type> <size>\x00".
@@ -137,10 +151,24 @@ func (r *Repo) placeObject(tmp string, h plumbing.Hash) error {
 	if err := r.fanoutDir(h, final); err != nil {
 		return fmt.Errorf("write object: %w", scrub(err))
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := r.renameObject(tmp, h, final); err != nil {
 		return fmt.Errorf("write object: %w", scrub(err))
 	}
 	return nil
+}
+
+// renameObject renames tmp to final, the file of object h. Why a second try: a packing
+// (Pack, of this process or of another sharing the storage) removes the fan-out folders it
+// emptied, which fanout may still remember; the folder is made again.
+func (r *Repo) renameObject(tmp string, h plumbing.Hash, final string) error {
+	err := os.Rename(tmp, final)
+	if errors.Is(err, os.ErrNotExist) {
+		r.fanout[h[0]].Store(false)
+		if err = r.fanoutDir(h, final); err == nil {
+			err = os.Rename(tmp, final)
+		}
+	}
+	return err
 }
 
 // fanoutDir creates the objects/xx directory of h the first time this process needs it.
@@ -204,6 +232,9 @@ func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
 			return err
 		}
 		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, final, unix.AT_SYMLINK_FOLLOW)
+		if err == nil {
+			r.written.Add(int64(len(data)))
+		}
 		if err == nil || errors.Is(err, unix.EEXIST) {
 			return nil
 		}
@@ -218,10 +249,12 @@ func (r *Repo) writeLoose(h plumbing.Hash, data []byte) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), final)
+		werr = r.renameObject(tmp.Name(), h, final)
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
+		return werr
 	}
-	return werr
+	r.written.Add(int64(len(data)))
+	return nil
 }

@@ -138,7 +138,7 @@ func (r *Repo) Verify() error {
 	}
 	cache := r.s
 	r.s = state{valid: true, idx: entries, trees: map[string]plumbing.Hash{}}
-	got, err := r.buildTree()
+	got, err := r.treeID()
 	r.s = cache
 	if err != nil {
 		return err

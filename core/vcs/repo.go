@@ -57,6 +57,10 @@ type Repo struct {
 	s        state // cached index/HEAD; valid only while mu is held
 	// fanout remembers the objects/xx directories known to exist (placeObject).
 	fanout [256]atomic.Bool
+	// written counts the bytes of the object files this Repo created (Locked.Written).
+	written atomic.Int64
+	// packs is the last seen state of objects/pack (packsChanged); guarded by mu.
+	packs fileID
 }
 
 // Open opens the repository whose git directory is gitDir and whose work
@@ -161,6 +165,7 @@ func (r *Repo) Lock() (*Locked, error) {
 	for {
 		err := unix.Flock(int(r.flock.Fd()), unix.LOCK_EX)
 		if err == nil {
+			r.packsChanged()
 			return &Locked{r: r}, nil
 		}
 		if !errors.Is(err, unix.EINTR) {

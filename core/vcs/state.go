@@ -82,7 +82,7 @@ func (r *Repo) refresh() error {
 	r.s = state{valid: true, branch: branch, head: head, headTree: tree, idx: entries,
 		file: id, mtime: mtime, trees: map[string]plumbing.Hash{}}
 	if readErr == nil {
-		if got, err := r.buildTree(); err == nil && got == tree {
+		if got, err := r.treeID(); err == nil && got == tree {
 			return nil
 		}
 	}
@@ -160,8 +160,11 @@ func (r *Repo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
 func (r *Repo) indexPath() string { return filepath.Join(r.gitDir, "index") }
 
 // statIndex identifies the index file on disk (zero when it is missing).
-func (r *Repo) statIndex() (fileID, time.Time) {
-	fi, err := os.Stat(r.indexPath())
+func (r *Repo) statIndex() (fileID, time.Time) { return statID(r.indexPath()) }
+
+// statID identifies one version of the file or folder name (zero when it is missing).
+func statID(name string) (fileID, time.Time) {
+	fi, err := os.Stat(name)
 	if err != nil {
 		return fileID{}, time.Time{}
 	}

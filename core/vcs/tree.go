@@ -17,13 +17,24 @@ import (
 // the trees on that file's path. Index order (byte order of full paths)
 // equals git's tree order, so each directory is one contiguous run.
 func (r *Repo) buildTree() (plumbing.Hash, error) {
-	h, _, err := r.buildDir(0, "")
+	h, _, err := r.buildDir(0, "", true)
+	return h, err
+}
+
+// treeID is the id of the tree the index describes, computed without writing a tree: what
+// refresh, advance and Verify compare with HEAD's. Why not buildTree: an index that lags
+// behind HEAD (after a crash) would leave trees nobody reaches in the history, bytes of the
+// owner's quota that no commit charged. The ids it caches name existing trees only when it
+// returns HEAD's tree: callers drop the cache otherwise.
+func (r *Repo) treeID() (plumbing.Hash, error) {
+	h, _, err := r.buildDir(0, "", false)
 	return h, err
 }
 
 // buildDir builds directory dir ("" for the root) from r.s.idx[i:] and
-// returns its id and the index of the first entry after it.
-func (r *Repo) buildDir(i int, dir string) (plumbing.Hash, int, error) {
+// returns its id and the index of the first entry after it; with write false, the trees
+// are hashed and not stored.
+func (r *Repo) buildDir(i int, dir string, write bool) (plumbing.Hash, int, error) {
 	prefix := ""
 	if dir != "" {
 		prefix = dir + "/"
@@ -36,7 +47,7 @@ func (r *Repo) buildDir(i int, dir string) (plumbing.Hash, int, error) {
 	for i < len(es) && strings.HasPrefix(es[i].Name, prefix) {
 		rest := es[i].Name[len(prefix):]
 		if k := strings.IndexByte(rest, '/'); k >= 0 {
-			h, j, err := r.buildDir(i, prefix+rest[:k])
+			h, j, err := r.buildDir(i, prefix+rest[:k], write)
 			if err != nil {
 				return plumbing.ZeroHash, 0, err
 			}
@@ -47,9 +58,16 @@ func (r *Repo) buildDir(i int, dir string) (plumbing.Hash, int, error) {
 		t = appendTreeEntry(t, es[i].Mode, rest, es[i].Hash)
 		i++
 	}
-	h, err := r.writeBytes(plumbing.TreeObject, t)
-	if err != nil {
-		return plumbing.ZeroHash, 0, err
+	var h plumbing.Hash
+	if write {
+		var err error
+		if h, err = r.writeBytes(plumbing.TreeObject, t); err != nil {
+			return plumbing.ZeroHash, 0, err
+		}
+	} else {
+		hs := plumbing.NewHasher(plumbing.TreeObject, int64(len(t)))
+		_, _ = hs.Write(t)
+		h = hs.Sum()
 	}
 	r.s.trees[dir] = h
 	return h, i, nil

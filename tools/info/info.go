@@ -68,6 +68,11 @@ func (s *Tools) Stats(ctx context.Context, c core.Caller) (core.Result, error) {
 	}
 	data := stats{Uploads: line(usage["uploads"]), Storage: line(usage["storage"]), Documents: line(usage["documents"]),
 		Total: totalOf(core.UsageLine(used, limit), core.HumanMB(used.Bytes), s.Config().QuotaPerUserMB)}
+	history, err := s.HistoryBytes(ctx, store.Owner{Kind: "user", ID: c.UserID})
+	if err != nil {
+		return core.Result{}, core.Errf(core.InternalError, "Cannot measure the documents history").Because(err)
+	}
+	data.Documents.HistoryBytes = &history
 	// Group spaces have quotas of their own: one line per group the caller belongs to.
 	if groups, available, err := s.Memberships(ctx, c); available && err == nil {
 		lines := []groupQuota{}
@@ -75,11 +80,16 @@ func (s *Tools) Stats(ctx context.Context, c core.Caller) (core.Result, error) {
 			if !core.ValidID(g.ID) {
 				continue
 			}
-			used, limit, err := s.UsageOf(ctx, store.Owner{Kind: "group", ID: g.ID})
+			o := store.Owner{Kind: "group", ID: g.ID}
+			used, limit, err := s.UsageOf(ctx, o)
 			if err != nil {
 				return core.Result{}, err
 			}
-			lines = append(lines, groupQuotaOf(core.UsageLine(used, limit), g.Name, g.ID))
+			history, err := s.HistoryBytes(ctx, o)
+			if err != nil {
+				return core.Result{}, core.Errf(core.InternalError, "Cannot measure the history of group %s", g.Name).Because(err)
+			}
+			lines = append(lines, groupQuotaOf(core.UsageLine(used, limit), g.Name, g.ID, history))
 		}
 		data.Groups = &lines
 	}

@@ -151,7 +151,7 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 	if err := core.CheckLeases(false, le); err != nil {
 		return err
 	}
-	core.RemoveWorkingCopy(ez, l.Path)
+	s.DropWorkingCopy(ctx, z, ez, l.Path)
 	return nil
 }
 

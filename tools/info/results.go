@@ -57,8 +57,11 @@ type stats struct {
 // zoneLine is one personal zone of shed_stats, as measured; Unmeasured lists what the walk
 // could not read.
 type zoneLine struct {
-	Files          int64    `json:"files"`
-	Folders        int64    `json:"folders"`
+	Files   int64 `json:"files"`
+	Folders int64 `json:"folders"`
+	// HistoryBytes, in the Documents line, is its history's share of the quota: the old
+	// versions kept in its repository (outside SizeBytes).
+	HistoryBytes   *int64   `json:"history_bytes,omitempty"`
 	PercentOfQuota string   `json:"percent_of_quota"`
 	SizeBytes      int64    `json:"size_bytes"`
 	SizeHuman      string   `json:"size_human"`
@@ -78,11 +81,13 @@ type totalUsage struct {
 	UsedBytes    int64  `json:"used_bytes"`
 }
 
-// groupQuota is the usage of one of the caller's groups (core.QuotaLine with its name and id).
+// groupQuota is the usage of one of the caller's groups (core.QuotaLine with its name and id,
+// and its history's share of used_bytes).
 type groupQuota struct {
 	FilesLimit   int64  `json:"files_limit"`
 	FilesUsed    int64  `json:"files_used"`
 	Group        string `json:"group"`
+	HistoryBytes int64  `json:"history_bytes"`
 	ID           string `json:"id"`
 	LimitBytes   int64  `json:"limit_bytes"`
 	UsagePercent string `json:"usage_percent"`
@@ -160,7 +165,7 @@ func totalOf(q core.QuotaLine, sizeHuman string, quotaMB int) totalUsage {
 }
 
 // groupQuotaOf is q as the stats line of group id (named name).
-func groupQuotaOf(q core.QuotaLine, name, id string) groupQuota {
-	return groupQuota{FilesLimit: q.FilesLimit, FilesUsed: q.FilesUsed, Group: name, ID: id, LimitBytes: q.LimitBytes,
-		UsagePercent: q.UsagePercent, UsedBytes: q.UsedBytes}
+func groupQuotaOf(q core.QuotaLine, name, id string, history int64) groupQuota {
+	return groupQuota{FilesLimit: q.FilesLimit, FilesUsed: q.FilesUsed, Group: name, HistoryBytes: history, ID: id,
+		LimitBytes: q.LimitBytes, UsagePercent: q.UsagePercent, UsedBytes: q.UsedBytes}
 }

@@ -14,7 +14,8 @@ import (
 // database (zone key, path, user, conversation, time) and copies the file into the
 // conversation's editzone, {space}/editzone/{conv}/{path}; overwrite/exec change only that
 // working copy; save replaces the original atomically (and commits in versioned zones);
-// cancel discards it. Working copies do not count against the quota: the save does.
+// cancel discards it. Working copies count against the zone owner's quota from their open
+// to their save, cancel or expiry (core/workcopy.go).
 //
 // Holder = the (user, conversation) pair: conversations without a chat id share "unknown",
 // so the user is checked too.

@@ -40,6 +40,9 @@ func (s *Tools) LockeditExec(ctx context.Context, c core.Caller, in LockeditExec
 	if _, err := workingCopy(z, ez, p); err != nil {
 		return core.Result{}, err
 	}
+	// The command may change the copy's size: settled after it (the copy counts, core/workcopy.go).
+	before := core.WorkingCopySize(ez, p)
+	defer s.WorkingCopyChanged(ctx, z, ez, p, before)
 	box, base := execBoxPrefix+rand.Text(), path.Base(p)
 	if err := ez.Mkdir(box, 0o700); err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot prepare the command's folder").Because(err)

@@ -62,7 +62,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		}
 		return core.Result{}, core.LockErr(p, err)
 	}
-	content, size, err := copyToEditzone(z, ez, p)
+	content, size, err := s.copyToEditzone(ctx, z, ez, p)
 	if err == nil && (!utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0) {
 		// Raw bytes in a JSON string (\u0000, U+FFFD for what is not UTF-8) are no working
 		// copy a model can edit, and saving them back would corrupt the file (issue 23).
@@ -71,7 +71,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 			WithHint("Read its bytes with shed_read_bytes (hex or base64) and change them with shed_patch_bytes")
 	}
 	if err != nil {
-		core.RemoveWorkingCopy(ez, p)
+		s.DropWorkingCopy(context.WithoutCancel(ctx), z, ez, p)
 		_ = s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
 		return core.Result{}, err
 	}
@@ -92,8 +92,8 @@ type opened struct {
 }
 
 // copyToEditzone copies the zone file p to the working copy (atomically, 0600, parents
-// 0700) and returns the copied bytes.
-func copyToEditzone(z *core.Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
+// 0700), its bytes reserved against the quota first, and returns the copied bytes.
+func (s *Tools) copyToEditzone(ctx context.Context, z *core.Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
 	src, err := z.Fs.Open(p)
 	if err != nil {
 		return nil, 0, core.PathNotFound(err, z, p)
@@ -107,14 +107,21 @@ func copyToEditzone(z *core.Zone, ez *confine.Fs, p string) ([]byte, int64, erro
 		return nil, 0, core.Errf(core.FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).
 			With("path", p).WithHint("Edit large files with shed_patch_text / shed_patch_bytes instead")
 	}
-	if d := path.Dir(p); d != "." {
-		if err := ez.MkdirAll(d, 0o700); err != nil {
-			return nil, 0, core.Errf(core.InternalError, "Cannot prepare the working copy of %s", p).Because(err)
+	var n int64
+	err = s.ChangeWorkingCopy(ctx, z, ez, p, int64(len(data)), func() error {
+		if d := path.Dir(p); d != "." {
+			if err := ez.MkdirAll(d, 0o700); err != nil {
+				return core.Errf(core.InternalError, "Cannot prepare the working copy of %s", p).Because(err)
+			}
 		}
-	}
-	n, err := ez.WriteAtomic(p, bytes.NewReader(data), 0o600)
+		var err error
+		if n, err = ez.WriteAtomic(p, bytes.NewReader(data), 0o600); err != nil {
+			return core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, 0, core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+		return nil, 0, err
 	}
 	return data, n, nil
 }
@@ -157,13 +164,20 @@ func (s *Tools) LockeditOverwrite(ctx context.Context, c core.Caller, in Lockedi
 			With("size", newSize).With("limit", maxSize).With("max_mb", s.Config().MaxFileSizeMB).
 			WithHint("Max size is %d MB", s.Config().MaxFileSizeMB)
 	}
-	if in.Append {
-		err = appendFile(ez, p, in.Content)
-	} else {
-		_, err = ez.WriteAtomic(p, strings.NewReader(in.Content), 0o600)
-	}
+	err = s.ChangeWorkingCopy(ctx, z, ez, p, newSize, func() error {
+		var err error
+		if in.Append {
+			err = appendFile(ez, p, in.Content)
+		} else {
+			_, err = ez.WriteAtomic(p, strings.NewReader(in.Content), 0o600)
+		}
+		if err != nil {
+			return core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+		}
+		return nil
+	})
 	if err != nil {
-		return core.Result{}, core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
+		return core.Result{}, err
 	}
 	return core.Result{Data: overwritten{BytesWritten: len(in.Content), Mode: mode, NewSize: newSize, Path: p, Zone: z.Name},
 		Message: "Content written to editzone"}, nil

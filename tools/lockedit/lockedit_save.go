@@ -48,7 +48,10 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	if t.Exists {
 		old, files = t.Size, 0
 	}
-	if err := tx.Reserve(z, wfi.Size(), core.Amount{Bytes: wfi.Size() - old, Files: files}); err != nil {
+	// The working copy leaves the editzone as the file takes its place: the save grows the
+	// usage by the file's new size less its old one and less the copy's (quota.go counts
+	// both), that is by -old; a versioned zone reserves the new version's history too.
+	if err := tx.Reserve(z, wfi.Size(), core.Amount{Bytes: -old, Files: files}); err != nil {
 		return core.Result{}, err
 	}
 	var written int64 = -1
@@ -70,16 +73,20 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 			return core.Change{}, core.PathError(err, z, p)
 		}
 		written = n
-		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old, Files: files}}, nil
+		// The file is saved: its working copy goes, settled with the write.
+		copied := core.WorkingCopySize(ez, p)
+		core.RemoveWorkingCopy(ez, p)
+		copied -= core.WorkingCopySize(ez, p)
+		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old, Files: files}, Outside: core.Amount{Bytes: -copied}}, nil
 	})
 	if written < 0 {
 		return core.Result{}, err
 	}
-	// The file is saved: release and clean up even if the commit failed (err says so).
+	// The file is saved (its working copy removed): release even if the commit failed (err
+	// says so).
 	if rerr := s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
 		return core.Result{}, core.LockErr(p, rerr)
 	}
-	core.RemoveWorkingCopy(ez, p)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -121,7 +128,7 @@ func (s *Tools) LockeditCancel(ctx context.Context, c core.Caller, in LockeditCa
 	if err != nil {
 		return core.Result{}, err
 	}
-	core.RemoveWorkingCopy(ez, p)
+	s.DropWorkingCopy(ctx, z, ez, p)
 	if err := s.DB().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.Result{}, core.LockErr(p, err)
 	}
