@@ -31,7 +31,7 @@ type quota struct {
 	reconciled sync.Map
 }
 
-// holdOwner takes the owner's quota lock in mode m (writers shared, a measure of the disk
+// HoldOwner takes the owner's quota lock in mode m (writers shared, a measure of the disk
 // exclusively) and returns its idempotent release. A writer is first noted in this
 // replica's journal (replicas.go), so that its death with a reservation in flight is
 // repaired for this owner.
@@ -53,13 +53,13 @@ func (s *Service) ownerLease(ctx context.Context, o store.Owner, m lock.Mode) (l
 	return s.hold(ctx, ownerKey(kindQuota, o), m, "another measure of the "+o.Kind+"'s usage")
 }
 
-// amount is a quantity of usage: bytes, and names (store.Amount).
+// Amount is a quantity of usage: bytes, and names (store.Amount).
 type Amount = store.Amount
 
-// sub is a - b.
+// Sub is a - b.
 func Sub(a, b Amount) Amount { return Amount{Bytes: a.Bytes - b.Bytes, Files: a.Files - b.Files} }
 
-// limit is the owner's quota.
+// Limit is the owner's quota.
 func (s *Service) Limit(o store.Owner) Amount {
 	if o.Kind == "group" {
 		return Amount{Bytes: int64(s.cfg.QuotaPerGroupMB) << 20, Files: int64(s.cfg.QuotaFilesPerGroup)}
@@ -82,7 +82,7 @@ func (s *Service) ownerDirs(o store.Owner) []ownerDir {
 		{"documents", filepath.Join(u, "Documents", "data")}}
 }
 
-// ensureUsage reconciles an owner once per process when its recorded usage holds no name
+// EnsureUsage reconciles an owner once per process when its recorded usage holds no name
 // (a new owner, or a row written before the file count), so files that pre-date the
 // accounting are counted. Callers must not hold the owner's lock.
 func (s *Service) EnsureUsage(ctx context.Context, o store.Owner) error {
@@ -167,7 +167,7 @@ type Reservation struct {
 	release func()
 }
 
-// checkSize refuses a resulting file over max_file_size_mb.
+// CheckSize refuses a resulting file over max_file_size_mb.
 func (s *Service) CheckSize(size int64) error {
 	if maxSize := int64(s.cfg.MaxFileSizeMB) << 20; size > maxSize {
 		return Errf(FileTooLarge, "File would be %d bytes, over the %d MB limit", size, s.cfg.MaxFileSizeMB).
@@ -176,7 +176,7 @@ func (s *Service) CheckSize(size int64) error {
 	return nil
 }
 
-// reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
+// Reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
 // reserves growth (bytes, and the names the write adds) for the zone's owner. Nothing
 // touches the disk before this succeeds.
 func (s *Service) Reserve(ctx context.Context, z *Zone, size int64, growth Amount) (*Reservation, error) {
@@ -212,7 +212,7 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amoun
 	return r, nil
 }
 
-// grow reserves growth more (QUOTA_EXCEEDED when over the limit, with the history's share
+// Grow reserves growth more (QUOTA_EXCEEDED when over the limit, with the history's share
 // of the usage).
 func (r *Reservation) Grow(ctx context.Context, growth Amount) error {
 	if err := r.grow(ctx, growth); err != nil {
@@ -244,7 +244,7 @@ func quotaExceeded(qe *store.QuotaError, o store.Owner) *Error {
 		With("used", qe.Used.Bytes).With("requested", qe.Requested.Bytes).With("limit", qe.Limit.Bytes).With("owner", o.Kind)
 }
 
-// mkdirAll creates the folder dir of fsys and its missing parents (0700) for the
+// MkdirAll creates the folder dir of fsys and its missing parents (0700) for the
 // reservation's write: the folders it is about to make are reserved first (QUOTA_EXCEEDED
 // when they do not fit), and those it made are counted in the settlement.
 func (r *Reservation) MkdirAll(ctx context.Context, fsys *confine.Fs, dir string) error {
@@ -285,7 +285,7 @@ func (r *Reservation) Settle(ctx context.Context, actual Amount) {
 	r.release()
 }
 
-// quotaErr is the answer of a failed read or reservation of the quota. A call whose time
+// QuotaErr is the answer of a failed read or reservation of the quota. A call whose time
 // ran out before it got there (it waited behind a slow statement on the same database, or
 // another writer of the same file) answers TIMEOUT: nothing is wrong but the wait.
 func QuotaErr(what string, err error) *Error {
@@ -296,7 +296,7 @@ func QuotaErr(what string, err error) *Error {
 	return Errf(InternalError, "%s", what).Because(err)
 }
 
-// remainingQuota is what the zone's owner may still add (0 of what is over the quota).
+// RemainingQuota is what the zone's owner may still add (0 of what is over the quota).
 func (s *Service) RemainingQuota(ctx context.Context, z *Zone) (Amount, error) {
 	if err := s.EnsureUsage(ctx, z.Owner); err != nil {
 		return Amount{}, QuotaErr("Cannot read the quota", err)

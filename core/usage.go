@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// zoneUsage is one line of shed_stats: bytes of the regular files, and names (files,
+// ZoneUsage is one line of shed_stats: bytes of the regular files, and names (files,
 // folders, links: what the file quota counts).
 type ZoneUsage struct {
 	SizeBytes int64  `json:"size_bytes"`
@@ -28,7 +28,7 @@ type ZoneUsage struct {
 	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
-// usageOf is an owner's accounted usage and quota.
+// UsageOf is an owner's accounted usage and quota.
 func (s *Service) UsageOf(ctx context.Context, o store.Owner) (used, limit Amount, err error) {
 	if err := s.EnsureUsage(ctx, o); err != nil {
 		return Amount{}, Amount{}, QuotaErr("Cannot read the quota", err)
@@ -55,7 +55,7 @@ func UsageLine(used, limit Amount) QuotaLine {
 		FilesUsed: used.Files, FilesLimit: limit.Files}
 }
 
-// percent renders part/whole as "12.5%" (0% for an unlimited whole).
+// Percent renders part/whole as "12.5%" (0% for an unlimited whole).
 func Percent(part, whole int64) string {
 	pct := 0.0
 	if whole > 0 {
@@ -64,7 +64,7 @@ func Percent(part, whole int64) string {
 	return fmt.Sprintf("%.1f%%", pct)
 }
 
-// dirUsage is walkUsage of one of o's directories, counting an encrypted file by its
+// DirUsage is walkUsage of one of o's directories, counting an encrypted file by its
 // plaintext size (the unit of the quota) in a user's Storage and Uploads. The folders
 // directly in Uploads are the conversations' zone roots, made by the server: not counted.
 func (s *Service) DirUsage(ctx context.Context, o store.Owner, dir string) (ZoneUsage, error) {

@@ -36,7 +36,7 @@ type repos struct {
 	idle time.Duration
 }
 
-// openRepo is one open repository with its gate and the number of callers holding it.
+// OpenRepo is one open repository with its gate and the number of callers holding it.
 type OpenRepo struct {
 	*vcs.Repo
 	// The space's turn and gate are locks (locks.go). kindSpace, the turn, orders the
@@ -62,7 +62,7 @@ type OpenRepo struct {
 	owner *repos
 }
 
-// release gives back the reference taken by Service.repo; call it once.
+// Release gives back the reference taken by Service.repo; call it once.
 func (o *OpenRepo) Release() {
 	rs := o.owner
 	rs.mu.Lock()
@@ -72,7 +72,7 @@ func (o *OpenRepo) Release() {
 	rs.sweep(o.used)
 }
 
-// repo opens the repository of a versioned zone, or shares the one already open, and holds
+// Repo opens the repository of a versioned zone, or shares the one already open, and holds
 // it until release: the work tree is the zone's data directory, the git directory sits
 // beside it, outside the zone, so nothing a user command writes can change git's
 // configuration or hooks.
@@ -147,7 +147,7 @@ func (rs *repos) close(space string, o *OpenRepo) {
 	delete(rs.m, space)
 }
 
-// flushIndex writes the zone's cached git index to disk, so that the git CLI run by
+// FlushIndex writes the zone's cached git index to disk, so that the git CLI run by
 // shed_exec sees HEAD's stat cache (commits save it lazily, core/vcs commitWith).
 func (s *Service) FlushIndex(ctx context.Context, z *Zone) error {
 	r, err := s.Repo(z)
@@ -185,7 +185,7 @@ type Change struct {
 	charge *historyCharge
 }
 
-// mutate runs a modifying operation. In versioned zones it holds the space's turn (it waits
+// Mutate runs a modifying operation. In versioned zones it holds the space's turn (it waits
 // for a command running there), the zone's gate exclusively and the repository lock across
 // the change and the commit (so a concurrent full commit never sweeps a half-done change
 // under another message) and commits what fn reports, with the caller as author; message
@@ -335,7 +335,7 @@ func repoErr(z *Zone, err error) *Error {
 		WithHint("Retry, or run shed_info(action='maintenance') to repair the repository")
 }
 
-// commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
+// Commit runs ch.BeforeCommit and commits ch under l, the repository lock of z, with c as
 // the author: ch.Paths, or every change with ch.All; message defaults
 // to "tool: path". It returns the commit hash ("" when nothing changed).
 func (s *Service) Commit(l *vcs.Locked, c Caller, z *Zone, tool, message string, ch Change) (string, error) {
