@@ -20,7 +20,7 @@ ARG COMMIT=""
 LABEL org.opencontainers.image.title="fileshed" \
       org.opencontainers.image.description="A persistent, sandboxed file workshop for Open WebUI: an OpenAPI tool server" \
       org.opencontainers.image.source="https://github.com/fileshed/fileshed" \
-      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.version="0.2.0" \
       org.opencontainers.image.revision="${COMMIT}"
 COPY deploy/image-tools.sh /tmp/image-tools.sh
 RUN sh /tmp/image-tools.sh --slim && rm /tmp/image-tools.sh \

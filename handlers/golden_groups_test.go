@@ -21,7 +21,10 @@ func TestGoldenGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinGolden(t, "groups_list", g.as("alice", "shed_group_list", nil), nil)
-	pinGolden(t, "groups_info", g.as("alice", "shed_group_info", map[string]any{"group": "team"}), nil, "last_seen")
+	// The group's usage: its two files' 9 bytes and their history (raw.txt was put there
+	// behind the server's back, so is not counted until a reconcile).
+	pinGolden(t, "groups_info", g.as("alice", "shed_group_info", map[string]any{"group": "team"}),
+		historyMasks(t, filepath.Join(g.base, "groups/team"), 9, "used_bytes"), "last_seen")
 	pinGolden(t, "groups_set_mode", g.as("alice", "shed_group_set_mode", map[string]any{"group": "team", "path": "docs/plan.md",
 		"mode": "owner_ro"}), nil)
 	pinGolden(t, "groups_chown", g.as("alice", "shed_group_chown", map[string]any{"group": "team", "path": "docs/notes.md",

@@ -14,7 +14,7 @@ import (
 )
 
 // Version is the server version shown in the OpenAPI document.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Deps are what the HTTP edge needs; main and the tests build them the same way.
 type Deps struct {
