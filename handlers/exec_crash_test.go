@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/internal/pgtest"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // crashKey is the API key of the binaries of the command-crash tests (headers mode).
@@ -33,23 +33,10 @@ func (s *server) callAs(t *testing.T, user, tool string, args map[string]any) (m
 	must(t, err)
 	req, err := http.NewRequest(http.MethodPost, s.url+"/"+tool, bytes.NewReader(body))
 	must(t, err)
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+crashKey)
 	req.Header.Set("X-OpenWebUI-User-Id", user)
 	req.Header.Set("X-OpenWebUI-Chat-Id", "c-"+user)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, err
-	}
-	if out["success"] != true {
-		return out, fmt.Errorf("%s failed: %v", tool, out)
-	}
-	return out, nil
+	return s.do(tool, req)
 }
 
 // slowArchive is a gzip'd tar whose first entries are files (name, content), then n entries
@@ -223,7 +210,9 @@ func checkRecovered(t *testing.T, dir, base string, db *sql.DB) {
 	if err := db.QueryRow(`SELECT bytes FROM usage WHERE owner_kind = 'group' AND owner_id = 'team'`).Scan(&used); err != nil {
 		t.Fatal(err)
 	}
-	if disk := treeBytes(t, data); used != disk {
+	// The quota's measure: the files, the history and carol's working copy.
+	space := filepath.Dir(data)
+	if disk := testtool.RegularSize(t, data) + historyAt(t, space) + testtool.RegularSize(t, filepath.Join(space, "editzone")); used != disk {
 		t.Errorf("the group's recorded usage %d, disk %d", used, disk)
 	}
 }
@@ -246,19 +235,6 @@ func openState(t *testing.T, driver, dsn string) *sql.DB {
 	must(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// treeBytes is the size of the regular files under dir.
-func treeBytes(t *testing.T, dir string) int64 {
-	t.Helper()
-	var n int64
-	must(t, filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-		return err
-	}))
-	return n
 }
 
 // TestExecRecordsItsCommandUntilSettled: a writing command in a group or Documents is in the

@@ -50,7 +50,18 @@ func startBinary(t testing.TB, bin, base string, env ...string) *server {
 }
 
 func (s *server) call(t *testing.T, tool string, body []byte) (map[string]any, error) {
-	resp, err := http.Post(s.url+"/"+tool, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, s.url+"/"+tool, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	return s.do(tool, req)
+}
+
+// do sends req, a call of tool, to the binary and returns its envelope (an error when the
+// call did not succeed).
+func (s *server) do(tool string, req *http.Request) (map[string]any, error) {
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
 	}

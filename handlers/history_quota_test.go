@@ -4,10 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // randomText is n bytes of base64 text from random bytes: zlib keeps ~76% of it, and no two
@@ -28,27 +29,7 @@ func historyOnDisk(t *testing.T, e *env) int64 {
 // historyAt is the size of the history of the versioned space at the host folder space.
 func historyAt(t *testing.T, space string) int64 {
 	t.Helper()
-	var n int64
-	err := filepath.WalkDir(filepath.Join(space, "repo.git/objects"), func(_ string, de os.DirEntry, err error) error {
-		if os.IsNotExist(err) {
-			return filepath.SkipDir // no history yet
-		}
-		if err != nil {
-			return err
-		}
-		if de.Type().IsRegular() {
-			fi, err := de.Info()
-			if err != nil {
-				return err
-			}
-			n += fi.Size()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return testtool.RegularSize(t, filepath.Join(space, "repo.git/objects")) // 0: no history yet
 }
 
 // reconcileAgrees runs shed_maintenance and checks that its measure of the disk equals the

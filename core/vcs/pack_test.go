@@ -5,34 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // objectsSize is the size of the regular files under the history folder (what core's
 // reconcile measures).
 func objectsSize(t testing.TB, z zone) int64 {
 	t.Helper()
-	var n int64
-	err := filepath.WalkDir(HistoryDir(z.gitDir), func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			n += fi.Size()
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return testtool.RegularSize(t, HistoryDir(z.gitDir))
 }
 
 // randomText is n bytes of base64 text that no other call shares.

@@ -7,8 +7,11 @@ package testtool
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -79,4 +82,31 @@ func ParallelAtLeast(n int) {
 			_ = p.Value.Set(strconv.Itoa(n))
 		}
 	}
+}
+
+// RegularSize is the size of the regular files under dir (0 when dir does not exist): what
+// the kernel's reconcile measures of a folder, for the tests that compare with it.
+func RegularSize(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if p == dir && errors.Is(err, fs.ErrNotExist) {
+			return filepath.SkipDir
+		}
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += fi.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
