@@ -113,8 +113,19 @@ func (r *replicasReport) settle(t *testing.T, addr string, settleFor time.Durati
 
 // measureDisk sums what the quota counts under a user's directory (as core's walkUsage:
 // the bytes of regular files and every name, but the conversations' folders directly in
-// Uploads), and lists the temporary names anywhere in it.
+// Uploads; and, bytes only, the Documents history and the locked edits' working copies),
+// and lists the temporary names anywhere in it.
 func measureDisk(userDir string) (u usage, leftovers []string) {
+	for _, bytesOnly := range []string{"Documents/repo.git/objects", "Storage/editzone", "Documents/editzone"} {
+		filepath.WalkDir(filepath.Join(userDir, bytesOnly), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					u.bytes += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
 	for _, zone := range []string{"Uploads", "Storage/data", "Documents/data"} {
 		root := filepath.Join(userDir, zone)
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
