@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // groupOriginal is an original with one group whose files alice and bob own.
@@ -72,7 +75,9 @@ func TestImportOriginalOwnersBecomeMembers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import: %s %s", out, errOut)
 	}
-	for _, want := range []string{"group 2 file(s), 14 B", "2 ownership record(s), 2 member(s) recorded", "usage 14 B of ", "(14 B) from"} {
+	// The usage counts the files and the history (the quota's unit since issue 32 item 8).
+	used := 14 + testtool.RegularSize(t, filepath.Join(base, "groups", team, "repo.git", "objects"))
+	for _, want := range []string{"group 2 file(s), 14 B", "2 ownership record(s), 2 member(s) recorded", "usage " + core.HumanSize(used) + " of ", "(14 B) from"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}

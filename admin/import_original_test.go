@@ -10,6 +10,7 @@ import (
 
 	"github.com/fileshed/fileshed/admin"
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // buildOriginal lays out an original storage with everything the import must carry over
@@ -163,10 +164,13 @@ func TestImportOriginal(t *testing.T) {
 		}
 	}
 
-	// Usage recorded by the import, before any server recounts: the bytes of the files.
+	// Usage recorded by the import, before any server recounts: the bytes of the files...
 	aliceBytes := len("v1\nv2\n") + len("never committed\n") + len("storage text\n") + len("a,b\n1,2\n") + (1<<20 + 1) +
 		len("uploaded\n") + len("other chat\n") + len("cloned\n") // not proj/.git: a protected name (issue 32 #9)
 	groupBytes := len("alice's\n") + len("everyone's\n") + len("frozen\n")
+	// ... and their history (the quota's unit since issue 32 item 8).
+	aliceBytes += int(testtool.RegularSize(t, filepath.Join(base, "users", alice, "Documents", "repo.git", "objects")))
+	groupBytes += int(testtool.RegularSize(t, filepath.Join(base, "groups", team, "repo.git", "objects")))
 	code, shown, _ := run(t, base, "quota", "show")
 	if code != 0 || !strings.Contains(shown, fmt.Sprintf("%s  %d", alice, aliceBytes)) {
 		t.Fatalf("alice's usage is not %d bytes:\n%s", aliceBytes, shown)

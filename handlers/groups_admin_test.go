@@ -33,7 +33,7 @@ func TestGroupListInfo(t *testing.T) {
 		t.Fatalf("files: %v", files)
 	}
 	q := r.Data["quota"].(map[string]any)
-	if q["used_bytes"] != 10.0 || q["limit_bytes"] != float64(2000<<20) {
+	if q["used_bytes"] != float64(10+historyAt(t, filepath.Join(g.base, "groups", "team"))) || q["limit_bytes"] != float64(2000<<20) {
 		t.Fatalf("quota: %v", q)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // Issue 24, item 9: a member's command in a group zone used to hold the repository lock and
@@ -70,16 +72,18 @@ func (g *groupEnv) usageMatchesDisk() {
 	st := g.as("alice", "shed_group_info", map[string]any{"group": "team"})
 	wantOK(g.t, st)
 	used := int64(st.Data["quota"].(map[string]any)["used_bytes"].(float64))
-	var sum int64
-	_ = filepath.Walk(g.teamDir(), func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			sum += fi.Size()
-		}
-		return nil
-	})
-	if used != sum {
-		g.t.Fatalf("usage %d, files on disk %d", used, sum)
+	if disk := groupDiskAt(g.t, g.base, "team"); used != disk {
+		g.t.Fatalf("usage %d, on disk %d (files, history, working copies)", used, disk)
 	}
+}
+
+// groupDiskAt is what the quota counts of the group's space in the storage base: its
+// files, its history and its working copies (bytes).
+func groupDiskAt(t *testing.T, base, group string) int64 {
+	t.Helper()
+	space := filepath.Join(base, "groups", group)
+	return testtool.RegularSize(t, filepath.Join(space, "data")) + historyAt(t, space) +
+		testtool.RegularSize(t, filepath.Join(space, "editzone"))
 }
 
 // TestGroupCommandDoesNotFreezeTheGroup: while alice's command runs (sleep 3), bob's

@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/base64"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -142,15 +140,8 @@ func TestGroupExecOwnerAndOthers(t *testing.T) {
 	st := g.as("alice", "shed_group_info", map[string]any{"group": "team"})
 	wantOK(t, st)
 	used := st.Data["quota"].(map[string]any)["used_bytes"].(float64)
-	var sum int64
-	_ = filepath.Walk(filepath.Join(g.base, "groups", "team", "data"), func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			sum += fi.Size()
-		}
-		return nil
-	})
-	if int64(used) != sum {
-		t.Fatalf("used %v, disk %d", used, sum)
+	if disk := groupDiskAt(t, g.base, "team"); int64(used) != disk {
+		t.Fatalf("used %v, disk %d", used, disk)
 	}
 }
 
