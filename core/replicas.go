@@ -87,8 +87,9 @@ var serving = struct {
 	n map[string]int
 }{n: map[string]int{}}
 
-// join counts one more server of this process on database and returns how many there are.
-func join(database string, delta int) int {
+// countServers adds delta (1 at a start, -1 at a stop) to the servers of this process on database
+// and returns how many there are then.
+func countServers(database string, delta int) int {
 	serving.Lock()
 	defer serving.Unlock()
 	serving.n[database] += delta
@@ -117,7 +118,7 @@ func (s *Service) startReplica(database string) error {
 		return fmt.Errorf("state database: %w", err)
 	}
 	c.tryLead(ctx, session) // a lone server leads from its start
-	join(database, 1)
+	countServers(database, 1)
 	now := time.Now()
 	c.healthy.Store(&now)
 	s.cluster = c
@@ -202,7 +203,7 @@ func (s *Service) leaveReplicas() {
 		return
 	}
 	c.stop()
-	if join(c.database, -1) > 0 {
+	if countServers(c.database, -1) > 0 {
 		return // another server of this process on the database keeps the row alive
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -21,13 +21,7 @@ import (
 func (e *env) crossSite(method, path, body string, headers map[string]string) (reply, http.Header) {
 	e.t.Helper()
 	req, _ := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
-	for k, v := range headers {
-		if k == "Host" {
-			req.Host = v
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
+	setHeaders(req, headers)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -262,3 +256,14 @@ func nonLoopbackIP(t *testing.T) string {
 
 // itoa is strconv.Itoa, short for the expected metric lines.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// setHeaders sets headers on req; "Host" sets the request's Host (a header map cannot).
+func setHeaders(req *http.Request, headers map[string]string) {
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+}

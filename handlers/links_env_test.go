@@ -76,13 +76,7 @@ func (e *env) get(method, url string, headers map[string]string) fetched {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for k, v := range headers {
-		if k == "Host" {
-			req.Host = v
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
+	setHeaders(req, headers)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
