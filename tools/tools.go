@@ -1,6 +1,6 @@
 // Package tools gathers the tool families over one kernel: what the handlers serve. Each
 // family is a package of its own (tools/<family>); this package only builds them, in the
-// order their siblings need.
+// order their siblings need, over a kernel it is given (New) or builds (Open).
 package tools
 
 import (
