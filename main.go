@@ -1,5 +1,6 @@
 // Command fileshed is an OpenAPI tool server that gives Open WebUI users a persistent,
-// sandboxed file workshop. Wiring only: load valves -> core.New -> handlers.New -> serve.
+// sandboxed file workshop. Wiring only: load valves -> the kernel (core.New) and its tool
+// families (tools.Open) -> handlers.New -> serve.
 //
 //	fileshed [flags]            serve (default)
 //	fileshed version            print the version and commit (build information or -X main.commit)
@@ -35,6 +36,7 @@ import (
 	"github.com/fileshed/fileshed/core/sandbox/launch"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/tools"
 )
 
 //go:embed valves.yaml
@@ -158,11 +160,19 @@ func serve(cfg *valves.Config, stderr io.Writer) error {
 		return fmt.Errorf("cannot listen on %s (--listen, FILESHED_LISTEN): %w", cfg.Listen, err)
 	}
 	defer ln.Close()
-	h, _, svc, err := handlers.Build(cfg, log)
+	// The wiring (handlers.Build gives the tests the same): who calls, the kernel and its
+	// tool families, the HTTP edge.
+	client, auth, err := handlers.Identity(cfg)
 	if err != nil {
 		return err
 	}
+	set, err := tools.Open(cfg, core.Options{OpenWebUI: client}, log)
+	if err != nil {
+		return err
+	}
+	svc := set.Service
 	defer svc.Close() // runs after drain: the database closes after every call
+	h, _ := handlers.New(handlers.Deps{Tools: set, Auth: auth, Log: log})
 	logSandbox(log, svc.SandboxStatus())
 	// Every request's context derives from base: cancelling it at the end of the grace
 	// period stops the calls still running (their commands' process groups are killed).

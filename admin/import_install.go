@@ -37,6 +37,13 @@ import (
 // state database's companions before it, the zones last.
 var installNames = []string{"fileshed.sqlite-wal", "fileshed.sqlite-shm", "fileshed.sqlite", "groups", "users"}
 
+// swapDirs are the staging storage of base and the folder of it that receives what the swap
+// replaces (previousName).
+func swapDirs(base string) (staging, prev core.Layout) {
+	staging = core.LayoutOf(core.LayoutOf(base).ImportStaging())
+	return staging, core.LayoutOf(staging.Top(previousName))
+}
+
 // previousName is the folder of the staging directory that receives what the swap replaced.
 const previousName = "previous"
 
@@ -58,11 +65,11 @@ func (im *importer) install(base string) error {
 	}
 	var m swapMarker
 	for _, name := range installNames {
-		if _, err := os.Lstat(filepath.Join(im.staging, name)); err == nil {
+		if _, err := os.Lstat(core.LayoutOf(im.staging).Top(name)); err == nil {
 			m.Staged = append(m.Staged, name)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(im.staging, previousName), 0o700); err != nil {
+	if err := os.Mkdir(core.LayoutOf(im.staging).Top(previousName), 0o700); err != nil {
 		return err
 	}
 	if err := writeMarker(base, m); err != nil {
@@ -74,9 +81,9 @@ func (im *importer) install(base string) error {
 // finishSwap moves every staged name still in the staging directory into base, the one it
 // replaces aside first, then ends the swap (step 3 and 4); it resumes an interrupted one.
 func finishSwap(base string, m swapMarker) error {
-	staging, prev := filepath.Join(base, stagingName), filepath.Join(base, stagingName, previousName)
+	staging, prev := swapDirs(base)
 	for _, name := range installNames {
-		from, cur, old := filepath.Join(staging, name), filepath.Join(base, name), filepath.Join(prev, name)
+		from, cur, old := staging.Top(name), core.LayoutOf(base).Top(name), prev.Top(name)
 		staged := slices.Contains(m.Staged, name)
 		if staged && !exists(from) {
 			continue // moved in before the interruption
@@ -104,9 +111,9 @@ func finishSwap(base string, m swapMarker) error {
 // back to the staging directory, each name moved aside back into base; then the staging
 // directory (the import) is removed.
 func rollbackSwap(base string, m swapMarker) error {
-	staging, prev := filepath.Join(base, stagingName), filepath.Join(base, stagingName, previousName)
+	staging, prev := swapDirs(base)
 	for _, name := range slices.Backward(installNames) {
-		from, cur, old := filepath.Join(staging, name), filepath.Join(base, name), filepath.Join(prev, name)
+		from, cur, old := staging.Top(name), core.LayoutOf(base).Top(name), prev.Top(name)
 		if slices.Contains(m.Staged, name) && !exists(from) && exists(cur) {
 			if err := os.Rename(cur, from); err != nil {
 				return err
@@ -127,19 +134,19 @@ func rollbackSwap(base string, m swapMarker) error {
 // endSwap makes the renames durable, removes the marker (the storage is whole again), then
 // the staging directory with what it holds.
 func endSwap(base string) error {
-	staging := filepath.Join(base, stagingName)
-	for _, d := range []string{base, staging, filepath.Join(staging, previousName)} {
+	staging, prev := swapDirs(base)
+	for _, d := range []string{base, staging.Base(), prev.Base()} {
 		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if err := os.Remove(filepath.Join(base, core.ImportSwapMarker)); err != nil {
+	if err := os.Remove(core.LayoutOf(base).ImportSwap()); err != nil {
 		return err
 	}
-	if err := syncDir(staging); err != nil {
+	if err := syncDir(staging.Base()); err != nil {
 		return err
 	}
-	return os.RemoveAll(staging)
+	return os.RemoveAll(staging.Base())
 }
 
 // endInterrupted finishes or rolls back the swap an interrupted import left in the storage.
@@ -196,7 +203,7 @@ func makeBase(base string) (madeBase, error) {
 			break
 		}
 	}
-	if lock := filepath.Join(base, "fileshed.lock"); !exists(lock) {
+	if lock := core.LayoutOf(base).StorageLock(); !exists(lock) {
 		m.lock = lock
 	}
 	return m, os.MkdirAll(base, 0o700)
@@ -218,7 +225,7 @@ func (m madeBase) undo() {
 // readMarker reads the marker of an interrupted swap in base; ok is false when there is
 // none.
 func readMarker(base string) (m swapMarker, ok bool, err error) {
-	raw, err := os.ReadFile(filepath.Join(base, core.ImportSwapMarker))
+	raw, err := os.ReadFile(core.LayoutOf(base).ImportSwap())
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, false, nil
 	}
@@ -238,7 +245,7 @@ func writeMarker(base string, m swapMarker) error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(base, core.ImportSwapMarker)
+	p := core.LayoutOf(base).ImportSwap()
 	f, err := os.OpenFile(p+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err

@@ -33,10 +33,6 @@ import (
 // storage as it was (the staging directory is removed by the next run); one interrupted
 // during the swap leaves a marker that refuses the storage until --finish or --rollback.
 
-// stagingName is the staging directory inside the storage; no other fileshed code reads it
-// (core knows only the swap marker inside it, core.ImportSwapMarker).
-const stagingName = ".import-original"
-
 // importer is one run of import-original.
 type importer struct {
 	cfg     *valves.Config
@@ -88,7 +84,7 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, opt imp
 	if err != nil {
 		return err
 	}
-	im := &importer{cfg: cfg, opt: opt, staging: filepath.Join(base, stagingName), rep: &report{}}
+	im := &importer{cfg: cfg, opt: opt, staging: core.LayoutOf(base).ImportStaging(), rep: &report{}}
 	lock, err := core.LockForOperator(base)
 	if err != nil {
 		made.undo()
@@ -132,8 +128,8 @@ func importOriginal(ctx context.Context, cfg *valves.Config, src string, opt imp
 // build fills the staging directory: every user, every group, their ownership records,
 // then every owner's usage measured on the staged files.
 func (im *importer) build(ctx context.Context) error {
-	for _, d := range []string{"users", "groups"} {
-		if err := os.MkdirAll(filepath.Join(im.staging, d), 0o700); err != nil {
+	for _, kind := range []string{"user", "group"} {
+		if err := os.MkdirAll(core.LayoutOf(im.staging).Owners(kind), 0o700); err != nil {
 			return err
 		}
 	}
@@ -192,7 +188,7 @@ func (im *importer) owners(ctx context.Context, dir string) error {
 			if kind == "user" {
 				err = im.user(o, rel)
 			} else {
-				err = im.space(o, "group", rel, filepath.Join(im.staging, filepath.FromSlash(rel)), true)
+				err = im.space(o, "group", rel, core.LayoutOf(im.staging).GroupSpace(e.Name()), true)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
@@ -285,7 +281,7 @@ func within(p, dir string) bool {
 
 // looksOriginal refuses a directory that is not an original Fileshed storage directory.
 func looksOriginal(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "fileshed.sqlite")); err == nil {
+	if _, err := os.Stat(core.LayoutOf(dir).StateFile()); err == nil {
 		return fmt.Errorf("%s is a fileshed storage directory, not the original's (use fileshed admin backup and restore)", dir)
 	}
 	for _, name := range []string{"users", "groups", ownershipDB} {

@@ -63,7 +63,7 @@ func (im *importer) ownership(ctx context.Context) error {
 	}
 	// The database is read from a copy with its journal: opening the original, even
 	// read-only, may write its -shm file or roll back a journal, and it must stay untouched.
-	dir := filepath.Join(im.staging, "original")
+	dir := core.LayoutOf(im.staging).Top("original")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (im *importer) ownership(ctx context.Context) error {
 	if keys > 0 {
 		im.rep.note("%s: %d user(s) had set up the original's encryption: keys are not imported (fileshed's encryption is its own: shed_encryption)", ownershipDB, keys)
 	}
-	db, err := store.Open(filepath.Join(im.staging, "fileshed.sqlite"))
+	db, err := store.Open(core.LayoutOf(im.staging).StateFile())
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (im *importer) ownership(ctx context.Context) error {
 			continue
 		}
 		if zones[r.group] == nil {
-			if zones[r.group], err = confine.New(filepath.Join(im.staging, "groups", r.group, "data")); err != nil {
+			if zones[r.group], err = confine.New(core.DataDir(core.LayoutOf(im.staging).GroupSpace(r.group))); err != nil {
 				return err
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -134,7 +133,7 @@ func (r *report) totals() totals {
 // "admin_import_original", no user: the operator), its counts in the outcome; it moves in
 // with the rest, or not at all.
 func (im *importer) audit(ctx context.Context) error {
-	db, err := store.Open(filepath.Join(im.staging, "fileshed.sqlite"))
+	db, err := store.Open(core.LayoutOf(im.staging).StateFile())
 	if err != nil {
 		return err
 	}

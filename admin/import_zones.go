@@ -17,7 +17,7 @@ func (im *importer) user(o *ownerReport, rel string) error {
 	if err != nil {
 		return err
 	}
-	dst := filepath.Join(im.staging, filepath.FromSlash(rel))
+	l := core.LayoutOf(im.staging)
 	for _, e := range entries {
 		name, sub := e.Name(), path.Join(rel, e.Name())
 		if !e.IsDir() {
@@ -26,11 +26,11 @@ func (im *importer) user(o *ownerReport, rel string) error {
 		}
 		switch name {
 		case "Uploads":
-			err = im.uploads(o, sub, filepath.Join(dst, name))
+			err = im.uploads(o, sub)
 		case "Storage":
-			err = im.space(o, name, sub, filepath.Join(dst, name), false)
+			err = im.space(o, name, sub, l.StorageSpace(o.id), false)
 		case "Documents":
-			err = im.space(o, name, sub, filepath.Join(dst, name), true)
+			err = im.space(o, name, sub, l.DocumentsSpace(o.id), true)
 		default:
 			o.note("%s: not a zone of the original: not imported", sub)
 		}
@@ -58,14 +58,14 @@ func (im *importer) space(o *ownerReport, label, rel, dst string, versioned bool
 		}
 		switch e.Name() {
 		case "data":
-			data := filepath.Join(dst, "data")
+			data := core.DataDir(dst)
 			z := &zoneCopy{im: im, o: o, src: sub, dst: data, versioned: versioned}
 			if err := z.copy(); err != nil {
 				return err
 			}
 			o.zones = append(o.zones, zoneReport{name: label, files: z.files, bytes: z.bytes})
 			if versioned {
-				if err := im.repo(o, label, sub, filepath.Join(dst, "repo.git"), data); err != nil {
+				if err := im.repo(o, label, sub, core.RepoDir(dst), data); err != nil {
 					return err
 				}
 			}
@@ -82,7 +82,7 @@ func (im *importer) space(o *ownerReport, label, rel, dst string, versioned bool
 
 // uploads imports Uploads/{chat}/...: one zone per conversation, under the name fileshed
 // gives that chat id (core.SanitizeConvID), so the conversation finds its files again.
-func (im *importer) uploads(o *ownerReport, rel, dst string) error {
+func (im *importer) uploads(o *ownerReport, rel string) error {
 	entries, err := im.readDir(rel)
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (im *importer) uploads(o *ownerReport, rel, dst string) error {
 		if conv != e.Name() {
 			o.note("%s: conversation folder renamed %s (the name fileshed gives that chat id)", sub, conv)
 		}
-		z := &zoneCopy{im: im, o: o, src: sub, dst: filepath.Join(dst, conv)}
+		z := &zoneCopy{im: im, o: o, src: sub, dst: core.LayoutOf(im.staging).UploadsOf(o.id, conv)}
 		if err := z.copy(); err != nil {
 			return err
 		}

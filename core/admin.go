@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -54,7 +53,7 @@ const (
 // holds it, an operator gets ErrServerRunning and a server gets ErrStorageInUse with a
 // message naming the directory, the holder and the way to run several servers.
 func lockStorage(base string, who lockHolder) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(base, storageLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(LayoutOf(base).StorageLock(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +180,7 @@ func (s *Service) owners(kind string, ids []string) ([]store.Owner, error) {
 		}
 		list := ids
 		if len(list) == 0 {
-			entries, _ := os.ReadDir(filepath.Join(s.base, k+"s"))
+			entries, _ := os.ReadDir(s.Layout().Owners(k))
 			for _, e := range entries {
 				if e.IsDir() && ValidID(e.Name()) {
 					list = append(list, e.Name())
@@ -237,15 +236,16 @@ func (s *Service) AdminList(kind, id, zone, rel string) ([]ListEntry, error) {
 		return nil, fmt.Errorf("invalid id %q", id)
 	}
 	var dir string
+	l, o := s.Layout(), store.Owner{Kind: kind, ID: id}
 	switch {
 	case kind == "group":
-		dir = filepath.Join(s.base, "groups", id, "data")
+		dir = l.ZoneRoot(o, GroupZone)
 	case zone == "uploads":
-		dir = filepath.Join(s.base, "users", id, "Uploads")
+		dir = l.ZoneRoot(o, Uploads)
 	case zone == "storage", zone == "":
-		dir = filepath.Join(s.base, "users", id, "Storage", "data")
+		dir = l.ZoneRoot(o, Storage)
 	case zone == "documents":
-		dir = filepath.Join(s.base, "users", id, "Documents", "data")
+		dir = l.ZoneRoot(o, Documents)
 	default:
 		return nil, fmt.Errorf("zone %q is not uploads, storage or documents", zone)
 	}
@@ -313,13 +313,13 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 		return rep, err
 	}
 	for _, o := range owners {
-		space, z := filepath.Join(s.base, "groups", o.ID), &Zone{Kind: GroupZone, GroupID: o.ID}
+		space, z := s.Layout().VersionedSpace(o), &Zone{Kind: GroupZone, GroupID: o.ID}
 		name := "group " + o.ID
 		if o.Kind == "user" {
-			space, z = filepath.Join(s.base, "users", o.ID, "Documents"), &Zone{Kind: Documents, Owner: o}
+			z = &Zone{Kind: Documents, Owner: o}
 			name = "user " + o.ID + " documents"
 		}
-		if _, err := os.Stat(filepath.Join(space, "repo.git")); err == nil {
+		if _, err := os.Stat(RepoDir(space)); err == nil {
 			rep.Repositories[name] = s.verifyRepo(ctx, space, z)
 			if rep.Repositories[name] != "ok" {
 				rep.Problems++
@@ -357,7 +357,7 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 // or the problem (every object reachable from a branch or tag is read). What a writer that died left (lock files, an index behind HEAD) is
 // recovered first, under the repository's key as every writer holds it (vcs.Locked.Recover).
 func (s *Service) verifyRepo(ctx context.Context, space string, z *Zone) string {
-	r, err := vcs.Open(filepath.Join(space, "repo.git"), filepath.Join(space, "data"))
+	r, err := vcs.Open(RepoDir(space), DataDir(space))
 	if err != nil {
 		return err.Error()
 	}

@@ -35,8 +35,8 @@ import (
 // stateFiles are the top-level files that are not copied as they are (the database is
 // snapshotted; its WAL, shared memory and the storage lock belong to the live process; a
 // backup's manifest describes that backup only).
-var stateFiles = map[string]bool{"fileshed.sqlite": true, "fileshed.sqlite-wal": true,
-	"fileshed.sqlite-shm": true, storageLockName: true, backupManifest: true}
+var stateFiles = map[string]bool{stateFileName: true, stateFileName + "-wal": true,
+	stateFileName + "-shm": true, storageLockName: true, backupManifest: true}
 
 // backupManifest is the file a backup writes last: a directory without it is not a finished
 // backup (interrupted, or still being written), and restore refuses it.
@@ -62,7 +62,7 @@ func (s *Service) AdminBackup(ctx context.Context, dst string) (BackupReport, er
 	if err := os.MkdirAll(dst, 0o700); err != nil {
 		return BackupReport{}, err
 	}
-	if err := s.db.BackupTo(ctx, filepath.Join(dst, "fileshed.sqlite")); err != nil {
+	if err := s.db.BackupTo(ctx, LayoutOf(dst).StateFile()); err != nil {
 		return BackupReport{}, err
 	}
 	skipped, err := copyStorage(ctx, s.base, dst)
@@ -89,7 +89,7 @@ func (s *Service) AdminBackup(ctx context.Context, dst string) (BackupReport, er
 // readManifest reads the manifest of the backup src.
 func readManifest(src string) (BackupReport, error) {
 	var rep BackupReport
-	b, err := os.ReadFile(filepath.Join(src, backupManifest))
+	b, err := os.ReadFile(LayoutOf(src).Top(backupManifest))
 	if errors.Is(err, fs.ErrNotExist) {
 		return rep, fmt.Errorf("%s is not a finished backup (no %s: the backup was interrupted or is still being written)", src, backupManifest)
 	}
@@ -107,7 +107,7 @@ func readManifest(src string) (BackupReport, error) {
 // (what the backup itself could not copy). It refuses while a server runs on that storage,
 // and refuses a storage that holds data unless force (which replaces it).
 func Restore(ctx context.Context, cfg *valves.Config, src string, force bool) (BackupReport, error) {
-	if _, err := os.Stat(filepath.Join(src, "fileshed.sqlite")); err != nil {
+	if _, err := os.Stat(LayoutOf(src).StateFile()); err != nil {
 		return BackupReport{}, fmt.Errorf("%s is not a fileshed backup (no fileshed.sqlite)", src)
 	}
 	rep, err := readManifest(src)
@@ -129,8 +129,9 @@ func Restore(ctx context.Context, cfg *valves.Config, src string, force bool) (B
 	if !force && hasData(base) {
 		return rep, fmt.Errorf("%s already holds data: restore with --force to replace it", base)
 	}
-	for _, name := range []string{"users", "groups", "fileshed.sqlite", "fileshed.sqlite-wal", "fileshed.sqlite-shm"} {
-		if err := os.RemoveAll(filepath.Join(base, name)); err != nil {
+	sl := LayoutOf(base)
+	for _, p := range append([]string{sl.Owners("user"), sl.Owners("group")}, sl.StateFiles()...) {
+		if err := os.RemoveAll(p); err != nil {
 			return rep, err
 		}
 	}
@@ -166,17 +167,17 @@ func copyState(src, base string) error {
 		return err
 	}
 	defer unix.Close(to)
-	return copyFileAt(from, to, "fileshed.sqlite")
+	return copyFileAt(from, to, stateFileName)
 }
 
 // hasData reports whether a storage directory holds zones or a state database.
 func hasData(base string) bool {
-	for _, d := range []string{"users", "groups"} {
-		if entries, _ := os.ReadDir(filepath.Join(base, d)); len(entries) > 0 {
+	for _, d := range []string{"user", "group"} {
+		if entries, _ := os.ReadDir(LayoutOf(base).Owners(d)); len(entries) > 0 {
 			return true
 		}
 	}
-	_, err := os.Stat(filepath.Join(base, "fileshed.sqlite"))
+	_, err := os.Stat(LayoutOf(base).StateFile())
 	return err == nil
 }
 
@@ -219,7 +220,7 @@ func copyStorage(ctx context.Context, src, dst string) (walkProblems, error) {
 	}
 	w := treeWalk{
 		order: func(rel string, ents []walkEnt) []walkEnt {
-			if path.Base(rel) == "repo.git" {
+			if path.Base(rel) == repoName {
 				return refsFirst(ents)
 			}
 			return ents

@@ -1,5 +1,6 @@
 // Package core is fileshed's kernel: what every tool family shares and must go through.
-// Zones and paths (zone.go, open.go), the one write transaction every change of a zone
+// The storage layout, the one place that joins a storage path (layout.go), zones and paths
+// (zone.go, open.go), the one write transaction every change of a zone
 // goes through (tx.go, write.go: protected paths, path locks, locked edits, ownership modes,
 // size and quota, versioning, settlement; write_stream.go: a result streamed into it as it is
 // computed), copies between zones (copy.go, bridge_copy.go),

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -58,7 +57,7 @@ func (s *Service) LockMaxAge() time.Duration {
 
 // Editzone opens the conversation's editzone of the zone, confined like a zone (created 0700).
 func (s *Service) Editzone(z *Zone, conv string) (*confine.Fs, error) {
-	ez, err := confine.New(filepath.Join(z.Space, "editzone", conv))
+	ez, err := confine.New(EditzoneDir(z.Space, conv))
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
 	}

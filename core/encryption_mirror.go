@@ -57,7 +57,7 @@ func (s *Service) OpenMirrorWithin(ctx context.Context, src *confine.Fs, names [
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	m := &Mirror{src: src, Root: root, Dir: filepath.Join(root, "data"), ctx: ctx}
+	m := &Mirror{src: src, Root: root, Dir: DataDir(root), ctx: ctx}
 	if m.Fs, err = confine.New(m.Dir); err != nil {
 		_ = os.RemoveAll(root)
 		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)

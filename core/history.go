@@ -23,14 +23,14 @@ import (
 func (s *Service) historyZone(o store.Owner) *Zone {
 	if o.Kind == "group" {
 		return &Zone{Kind: GroupZone, Name: "Group:" + o.ID, Label: "group", Versioned: true, GroupID: o.ID, Owner: o,
-			Space: filepath.Join(s.base, "groups", o.ID)}
+			Space: s.Layout().GroupSpace(o.ID)}
 	}
 	return &Zone{Kind: Documents, Name: "Documents", Label: "documents", Versioned: true, Owner: o,
-		Space: filepath.Join(s.base, "users", o.ID, "Documents")}
+		Space: s.Layout().DocumentsSpace(o.ID)}
 }
 
 // gitDir is the repository of the versioned space z, beside its data.
-func gitDir(z *Zone) string { return filepath.Join(z.Space, "repo.git") }
+func gitDir(z *Zone) string { return RepoDir(z.Space) }
 
 // HistoryBytes measures o's history: the bytes of its repository's object files (0 when it
 // has none yet).
@@ -50,9 +50,9 @@ type extraDir struct {
 // §5): the history of its versioned space and the editzones of its writable zones.
 func (s *Service) ownerExtras(ctx context.Context, o store.Owner) []extraDir {
 	h := s.historyZone(o)
-	extras := []extraDir{{h.Label + "/history", vcs.HistoryDir(gitDir(h)), false}, {h.Label + "/editzone", filepath.Join(h.Space, "editzone"), false}}
+	extras := []extraDir{{h.Label + "/history", vcs.HistoryDir(gitDir(h)), false}, {h.Label + "/editzone", EditzonesDir(h.Space), false}}
 	if o.Kind == "user" {
-		storage := filepath.Join(s.base, "users", o.ID, "Storage", "editzone")
+		storage := EditzonesDir(s.Layout().StorageSpace(o.ID))
 		extras = append(extras, extraDir{"storage/editzone", storage, s.UserKey(ctx, o.ID).State != ""})
 	}
 	return extras

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // ImportSwapMarker is the file `fileshed admin import-original` keeps in the storage
@@ -13,7 +12,7 @@ import (
 // the first rename to the last, the storage is neither the old one nor the new one. The
 // staging directory that holds it also holds what the swap moved aside, so both ways out
 // stay possible: finishing the swap, or putting the old storage back.
-const ImportSwapMarker = ".import-original/swapping"
+const ImportSwapMarker = importStagingName + "/swapping"
 
 // ErrImportInterrupted reports a storage directory an interrupted import left half
 // replaced: no server and no admin command may use it until the import is finished or
@@ -23,7 +22,7 @@ var ErrImportInterrupted = errors.New("an import-original was interrupted while 
 // ImportInterrupted refuses the storage directory base while ImportSwapMarker exists, with
 // the two commands that end that state.
 func ImportInterrupted(base string) error {
-	_, err := os.Lstat(filepath.Join(base, ImportSwapMarker))
+	_, err := os.Lstat(LayoutOf(base).ImportSwap())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"sync"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -74,12 +73,12 @@ type ownerDir struct{ zone, dir string }
 // ownerDirs are the directories of an owner's quota: every personal zone of a user (all
 // conversations' uploads included), or a group's data.
 func (s *Service) ownerDirs(o store.Owner) []ownerDir {
+	l := s.Layout()
 	if o.Kind == "group" {
-		return []ownerDir{{"group", filepath.Join(s.base, "groups", o.ID, "data")}}
+		return []ownerDir{{"group", l.ZoneRoot(o, GroupZone)}}
 	}
-	u := filepath.Join(s.base, "users", o.ID)
-	return []ownerDir{{"uploads", filepath.Join(u, "Uploads")}, {"storage", filepath.Join(u, "Storage", "data")},
-		{"documents", filepath.Join(u, "Documents", "data")}}
+	return []ownerDir{{"uploads", l.ZoneRoot(o, Uploads)}, {"storage", l.ZoneRoot(o, Storage)},
+		{"documents", l.ZoneRoot(o, Documents)}}
 }
 
 // EnsureUsage reconciles an owner once per process when its recorded usage holds no name

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -316,16 +315,11 @@ func (s *Service) cleanOwner(ctx context.Context, id string, o store.Owner, stal
 // Documents, a group's space), if it has a repository, after the guards of the commands
 // that dead says died there (recover_commands.go).
 func (s *Service) recoverOwner(ctx context.Context, o store.Owner, dead func(store.Command) bool) error {
-	z := &Zone{Kind: Documents, Name: "Documents", Label: "documents", Versioned: true, Owner: o,
-		Space: filepath.Join(s.base, "users", o.ID, "Documents")}
-	if o.Kind == "group" {
-		z = &Zone{Kind: GroupZone, Name: "Group:" + o.ID, Label: "group", Versioned: true, Owner: o, GroupID: o.ID,
-			Space: filepath.Join(s.base, "groups", o.ID)}
-	}
-	if _, err := os.Stat(filepath.Join(z.Space, "repo.git")); err != nil {
+	z := s.historyZone(o)
+	if _, err := os.Stat(RepoDir(z.Space)); err != nil {
 		return nil // never versioned: nothing to commit
 	}
-	fs, err := confine.New(filepath.Join(z.Space, "data"))
+	fs, err := confine.New(DataDir(z.Space))
 	if err != nil {
 		return err
 	}
@@ -389,7 +383,7 @@ func (s *Service) staleTemp(ctx context.Context) stale {
 // of a file written for the purpose. Why not time.Now: on a shared volume file times come
 // from the file server's clock, so an age is taken between two file times.
 func (s *Service) fileNow() time.Time {
-	p := filepath.Join(s.base, ".fileshed-clock")
+	p := s.Layout().Clock()
 	if err := os.WriteFile(p, []byte(s.cluster.self.ID), 0o600); err != nil {
 		return time.Time{}
 	}

@@ -152,7 +152,7 @@ func openState(cfg *valves.Config, opt Options, base string) (*Service, error) {
 
 // open creates the zones' parents and opens the state database.
 func open(cfg *valves.Config, opt Options, base string) (*Service, error) {
-	for _, d := range []string{filepath.Join(base, "users"), filepath.Join(base, "groups")} {
+	for _, d := range []string{LayoutOf(base).Owners("user"), LayoutOf(base).Owners("group")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", d, err)
 		}
@@ -203,7 +203,7 @@ func (s *Service) LockStats() pglock.Stats {
 // StateSource is where cfg keeps the state database: fileshed.sqlite in the storage
 // directory base, or the PostgreSQL database of state.url.
 func StateSource(cfg *valves.Config, base string) store.Source {
-	return store.Source{Driver: cfg.State.Driver, Path: filepath.Join(base, "fileshed.sqlite"), URL: cfg.State.URL}
+	return store.Source{Driver: cfg.State.Driver, Path: LayoutOf(base).StateFile(), URL: cfg.State.URL}
 }
 
 // Close flushes the audit trail and releases the repositories and the state database.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -31,7 +30,7 @@ func StateCopy(ctx context.Context, base, toURL string) (store.CopyReport, error
 	case recorded && rec.Driver != store.SQLite:
 		return rep, fmt.Errorf("the state of %s is already in PostgreSQL (%s): nothing to copy", base, orUnknown(rec.Where))
 	}
-	path := filepath.Join(base, "fileshed.sqlite")
+	path := LayoutOf(base).StateFile()
 	if _, err := os.Stat(path); err != nil {
 		return rep, fmt.Errorf("%s has no SQLite state (fileshed.sqlite) to copy: %w", base, errors.Unwrap(err))
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
@@ -47,7 +46,7 @@ type StateRecord struct {
 
 // ReadStateRecord reads the record of the storage base; ok is false when there is none.
 func ReadStateRecord(base string) (rec StateRecord, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(base, StateRecordName))
+	b, err := os.ReadFile(LayoutOf(base).StateRecord())
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, false, nil
 	}
@@ -107,10 +106,10 @@ func checkRecordBefore(cfg *valves.Config, base string) (StateRecord, bool, erro
 	}
 	// No record: a storage of an older fileshed, or a new one.
 	sqliteUsed := false
-	if fi, err := os.Stat(filepath.Join(base, "fileshed.sqlite")); err == nil && fi.Size() > 0 {
+	if fi, err := os.Stat(LayoutOf(base).StateFile()); err == nil && fi.Size() > 0 {
 		sqliteUsed = true
 	}
-	_, clockErr := os.Stat(filepath.Join(base, ".fileshed-clock")) // written by replicas only
+	_, clockErr := os.Stat(LayoutOf(base).Clock())
 	switch {
 	case driver == store.Postgres && sqliteUsed:
 		return rec, ok, fmt.Errorf("this storage directory (%s) holds the state of a server with state.driver sqlite "+

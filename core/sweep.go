@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -33,7 +32,7 @@ const runningMarker = ".fileshed-running"
 // startSweep starts the background sweep; Close stops it, waits, and removes the marker (a
 // clean stop).
 func (s *Service) startSweep() {
-	marker := filepath.Join(s.base, runningMarker)
+	marker := s.Layout().RunningMarker()
 	_, err := os.Stat(marker)
 	crashed := err == nil
 	s.recovery.crashed = crashed
@@ -92,7 +91,7 @@ func (s *Service) TempLeftover(ctx context.Context) func(name string, mod time.T
 // It reports whether it went through every owner.
 func (s *Service) sweepAll(ctx context.Context, all bool, stale stale) bool {
 	for _, kind := range []string{"user", "group"} {
-		entries, _ := os.ReadDir(filepath.Join(s.base, kind+"s"))
+		entries, _ := os.ReadDir(s.Layout().Owners(kind))
 		for _, e := range entries {
 			if ctx.Err() != nil {
 				return false
@@ -125,7 +124,7 @@ func (s *Service) sweepDirs(o store.Owner) []string {
 		dirs = dirs[1:]
 		for _, c := range convs {
 			if c.IsDir() {
-				dirs = append(dirs, filepath.Join(s.base, "users", o.ID, "Uploads", c.Name()))
+				dirs = append(dirs, s.Layout().UploadsOf(o.ID, c.Name()))
 			}
 		}
 	}

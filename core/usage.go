@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/store"
@@ -68,9 +67,9 @@ func Percent(part, whole int64) string {
 // plaintext size (the unit of the quota) in a user's Storage and Uploads. The folders
 // directly in Uploads are the conversations' zone roots, made by the server: not counted.
 func (s *Service) DirUsage(ctx context.Context, o store.Owner, dir string) (ZoneUsage, error) {
-	user := filepath.Join(s.base, "users", o.ID)
-	sealed := o.Kind == "user" && dir != filepath.Join(user, "Documents", "data") && s.UserKey(ctx, o.ID).State != ""
-	return walkUsage(ctx, dir, sealed, o.Kind == "user" && dir == filepath.Join(user, "Uploads"))
+	l := s.Layout()
+	sealed := o.Kind == "user" && dir != l.ZoneRoot(o, Documents) && s.UserKey(ctx, o.ID).State != ""
+	return walkUsage(ctx, dir, sealed, o.Kind == "user" && dir == l.ZoneRoot(o, Uploads))
 }
 
 // walkUsage sums regular files and counts names under dir without following symlinks

@@ -32,7 +32,7 @@ func protectedIn(ctx context.Context, space string, z *Zone) ([]string, error) {
 		}
 		return false, nil
 	}, problem: func(string, error) {}} // unreadable folders are measureOwner's to report
-	if err := w.run(ctx, filepath.Join(space, "data")); err != nil {
+	if err := w.run(ctx, DataDir(space)); err != nil {
 		return nil, err
 	}
 	if n > maxProtectedShown {

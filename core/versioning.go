@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -87,7 +86,7 @@ func (s *Service) Repo(z *Zone) (*OpenRepo, error) {
 		return o, nil
 	}
 	rs.evict(now)
-	work := filepath.Join(z.Space, "data") // a historyZone has no file system
+	work := DataDir(z.Space) // a historyZone has no file system
 	if z.Fs != nil {
 		work = z.Fs.Dir()
 	}

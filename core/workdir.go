@@ -19,7 +19,7 @@ func (s *Service) WorkDir() string {
 	if d := s.cfg.Encryption.WorkDir; d != "" {
 		return d
 	}
-	return filepath.Join(s.base, ".plain")
+	return s.Layout().Plain()
 }
 
 // WorkTemp makes a fresh private folder for one call's plaintext (a mirror, a CSV export)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -67,7 +66,7 @@ func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string,
 		}
 		return nil, Errf(InvalidZone, "Invalid zone: %s", zone).With("zone", zone).With("valid", ZoneList())
 	}
-	user := filepath.Join(s.base, "users", c.UserID)
+	l := s.Layout()
 	z := &Zone{Kind: kind, Owner: store.Owner{Kind: "user", ID: c.UserID}}
 	var dataDir string
 	switch kind {
@@ -76,16 +75,16 @@ func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string,
 			return nil, Errf(ZoneReadonly, "Uploads zone is read-only").With("zone", "uploads")
 		}
 		z.Name, z.Label, z.ReadOnly = "Uploads", "uploads", true
-		z.Space, z.conv = filepath.Join(user, "Uploads"), c.ConvID
-		dataDir = filepath.Join(z.Space, c.ConvID)
+		z.Space, z.conv = l.Uploads(c.UserID), c.ConvID
+		dataDir = l.UploadsOf(c.UserID, c.ConvID)
 	case Storage:
 		z.Name, z.Label = "Storage", "storage"
-		z.Space = filepath.Join(user, "Storage")
-		dataDir = filepath.Join(z.Space, "data")
+		z.Space = l.StorageSpace(c.UserID)
+		dataDir = DataDir(z.Space)
 	case Documents:
 		z.Name, z.Label, z.Versioned = "Documents", "documents", true
-		z.Space = filepath.Join(user, "Documents")
-		dataDir = filepath.Join(z.Space, "data")
+		z.Space = l.DocumentsSpace(c.UserID)
+		dataDir = DataDir(z.Space)
 	case GroupZone:
 		g, err := s.resolveGroup(ctx, c, group)
 		if err != nil {
@@ -93,8 +92,8 @@ func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string,
 		}
 		z.Name, z.Label, z.Versioned, z.GroupID, z.Group = "Group:"+group, "group", true, g.ID, g
 		z.Owner = store.Owner{Kind: "group", ID: g.ID}
-		z.Space = filepath.Join(s.base, "groups", g.ID)
-		dataDir = filepath.Join(z.Space, "data")
+		z.Space = l.GroupSpace(g.ID)
+		dataDir = DataDir(z.Space)
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the %s zone", z.Name).Because(err)

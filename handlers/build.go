@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,14 +15,31 @@ import (
 	"github.com/fileshed/fileshed/tools"
 )
 
-// Build wires a whole server from the configuration: the Open WebUI client (when
-// openwebui.url is set), the authenticator of auth.mode, the core service and the HTTP
-// handler. main and the tests both call it, so what is tested is what runs. The caller
-// closes the service.
+// Build wires a whole server from the configuration as main does, from the same pieces:
+// the identity (the Open WebUI client and the authenticator of auth.mode), the kernel and
+// its tool families (tools.Open), the HTTP handler (New). The tests call it, so what is
+// tested is what runs. The caller closes the kernel.
 func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.Service, error) {
 	if err := Check(cfg); err != nil {
 		return nil, nil, nil, err
 	}
+	client, auth, err := Identity(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set, err := tools.Open(cfg, core.Options{OpenWebUI: client}, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h, api := New(Deps{Tools: set, Auth: auth, Log: log})
+	return h, api, set.Service, nil
+}
+
+// Identity is who a request is: the Open WebUI client (nil without openwebui.url), which
+// the kernel uses on the caller's behalf too (groups, uploads; in session mode with the
+// user's token, else with openwebui.admin_api_key), and the authenticator of auth.mode,
+// which verifies session tokens through it. It opens no storage: main builds it first.
+func Identity(cfg *valves.Config) (*owui.Client, Authenticator, error) {
 	var client *owui.Client
 	var verifier *owui.Verifier
 	if cfg.OpenWebUI.URL != "" {
@@ -32,27 +48,9 @@ func Build(cfg *valves.Config, log *slog.Logger) (http.Handler, huma.API, *core.
 	}
 	auth, err := NewAuthenticator(cfg, verifier)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	// Calls on the user's behalf use the user's token (session mode); imports in the other
-	// modes use openwebui.admin_api_key.
-	opts := core.Options{OpenWebUI: client}
-	svc, err := core.New(cfg, opts)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if n, err := svc.EncryptionMismatch(context.Background()); err == nil && n > 0 {
-		log.Error("encryption: the master key (encryption.master_key) is missing or is not the one the data keys were wrapped with; "+
-			"these users' storage and uploads are refused (ENCRYPTION_KEY_REQUIRED or INVALID_ENCRYPTION_KEY), nothing is changed, "+
-			"until the original key is configured", "users", n)
-	}
-	set, err := tools.New(svc)
-	if err != nil {
-		svc.Close()
-		return nil, nil, nil, err
-	}
-	h, api := New(Deps{Tools: set, Auth: auth, Log: log})
-	return h, api, svc, nil
+	return client, auth, nil
 }
 
 // Check refuses what only the HTTP edge can judge in a configuration that valves.Validate

@@ -39,6 +39,14 @@ func TestFamiliesImportOnlyTheKernel(t *testing.T) {
 	for _, v := range importViolations(lines) {
 		t.Error(v)
 	}
+	// Test helpers stay in the tests: no package of the module's binary imports them.
+	all, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range helperImports(strings.Split(strings.TrimSpace(string(all)), "\n")) {
+		t.Error(v)
+	}
 	// The kernel and its leaves never import a family (go list -deps: not even indirectly).
 	kernel, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/core/...").Output()
 	if err != nil {
@@ -72,6 +80,44 @@ func TestImportRulesCatchPlantedViolations(t *testing.T) {
 			t.Errorf("%q: violations %v, want bad=%v", c.line, got, c.bad)
 		}
 	}
+	for _, c := range []struct {
+		line string
+		bad  bool
+	}{
+		{module + "/handlers " + module + "/internal/testtool", true},
+		{module + "/core " + module + "/internal/coretest", true},
+		{module + "/admin " + module + "/internal/golden", true},
+		{module + " " + module + "/internal/testvalves", true}, // main
+		{module + "/core/confine/sub " + module + "/internal/pgtest", true},
+		{module + "/tools/files/sub " + module + "/internal/coretest", true},
+		{module + "/internal/coretest " + module + "/internal/testvalves", false}, // a helper uses a helper
+		{module + "/handlers " + module + "/core " + module + "/tools", false},
+		{module + "/handlers github.com/example/internal/x", false}, // another module's
+	} {
+		if got := helperImports([]string{c.line}); (len(got) > 0) != c.bad {
+			t.Errorf("%q: test-helper imports %v, want bad=%v", c.line, got, c.bad)
+		}
+	}
+}
+
+// helperImports checks go list lines of non-test imports ("package import import ...")
+// against the test-helper rule: the packages under internal/ are the tests' helpers (they
+// build kernels, start PostgreSQL, compare golden files), and only they import each other.
+func helperImports(lines []string) []string {
+	var bad []string
+	helpers := module + "/internal/"
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if strings.HasPrefix(fields[0], helpers) {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, helpers) {
+				bad = append(bad, fields[0]+" imports the test helper "+imp+" outside its tests")
+			}
+		}
+	}
+	return bad
 }
 
 // familyOf is the family a package belongs to ("" for none) and whether it is nested below

@@ -1,10 +1,14 @@
 // Package tools gathers the tool families over one kernel: what the handlers serve. Each
 // family is a package of its own (tools/<family>); this package only builds them, in the
-// order their siblings need.
+// order their siblings need, over a kernel it is given (New) or builds (Open).
 package tools
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/tools/archives"
 	"github.com/fileshed/fileshed/tools/commands"
 	"github.com/fileshed/fileshed/tools/encryption"
@@ -48,4 +52,27 @@ func New(k *core.Service) (*Set, error) {
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(k, cmds), Groups: groups.New(k), Links: l,
 		Archives: archives.New(k), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
 		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(k)}, nil
+}
+
+// Open builds the kernel from the configuration (core.New, with the collaborators opt
+// carries) and every family over it: what main wires and what handlers.Build gives the
+// tests, one function so that the two cannot differ. Data keys that the configured master
+// key cannot unwrap are logged (those users are refused, nothing is changed). The caller
+// closes the kernel (Set.Close).
+func Open(cfg *valves.Config, opt core.Options, log *slog.Logger) (*Set, error) {
+	k, err := core.New(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	if n, err := k.EncryptionMismatch(context.Background()); err == nil && n > 0 {
+		log.Error("encryption: the master key (encryption.master_key) is missing or is not the one the data keys were wrapped with; "+
+			"these users' storage and uploads are refused (ENCRYPTION_KEY_REQUIRED or INVALID_ENCRYPTION_KEY), nothing is changed, "+
+			"until the original key is configured", "users", n)
+	}
+	set, err := New(k)
+	if err != nil {
+		k.Close()
+		return nil, err
+	}
+	return set, nil
 }

@@ -97,7 +97,7 @@ func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, ope
 	}
 	// Copies left by a crash: the owner's writing commands run one at a time, so no other
 	// guard of this zone is in use now.
-	if old, _ := filepath.Glob(filepath.Join(z.Space, guardPrefix+"*")); len(old) > 0 {
+	if old, _ := filepath.Glob(core.SpaceEntry(z.Space, guardPrefix+"*")); len(old) > 0 {
 		for _, d := range old {
 			_ = os.RemoveAll(d)
 		}
@@ -112,7 +112,7 @@ func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, ope
 				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", op)
 		}
 	}
-	return &lockGuard{z: z, dir: filepath.Join(z.Space, guardPrefix+rand.Text()), locked: slices.Sorted(maps.Keys(locks)),
+	return &lockGuard{z: z, dir: core.SpaceEntry(z.Space, guardPrefix+rand.Text()), locked: slices.Sorted(maps.Keys(locks)),
 		copies: map[string]string{}}, nil
 }
 

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -208,7 +207,7 @@ func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execP
 			return nil, err
 		}
 		r.Release()
-		gitDir := filepath.Join(z.Space, "repo.git")
+		gitDir := core.RepoDir(z.Space)
 		spec.Env = append(spec.Env, sandbox.GitEnv(gitDir, dir.Dir())...)
 		spec.ExtraRO = []string{gitDir}
 	}

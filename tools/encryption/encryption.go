@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"syscall"
 
 	"github.com/fileshed/fileshed/core"
@@ -345,12 +344,12 @@ type sealedDir struct{ dir, name string }
 // sealedDirs are the user's directories that encryption covers: Storage's data and each
 // conversation's Uploads.
 func (s *Tools) sealedDirs(userID string) []sealedDir {
-	u := filepath.Join(s.Base(), "users", userID)
-	dirs := []sealedDir{{filepath.Join(u, "Storage", "data"), "Storage"}}
-	convs, _ := os.ReadDir(filepath.Join(u, "Uploads"))
+	l, o := s.Layout(), store.Owner{Kind: "user", ID: userID}
+	dirs := []sealedDir{{l.ZoneRoot(o, core.Storage), "Storage"}}
+	convs, _ := os.ReadDir(l.ZoneRoot(o, core.Uploads))
 	for _, c := range convs {
 		if c.IsDir() {
-			dirs = append(dirs, sealedDir{filepath.Join(u, "Uploads", c.Name()), "Uploads/" + c.Name()})
+			dirs = append(dirs, sealedDir{l.UploadsOf(userID, c.Name()), "Uploads/" + c.Name()})
 		}
 	}
 	return dirs

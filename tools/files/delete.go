@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strings"
 
 	"github.com/fileshed/fileshed/core"
 
@@ -33,12 +32,9 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 		return core.Result{}, core.Errf(core.InvalidPath, "Cannot delete zone root").With("path", in.Path).With("zone", z.Label).
 			WithHint("Specify a file or folder within the zone")
 	}
-	// Why keep the rule although our git directory lives outside the zone: a user's own
-	// ".git" (a cloned repository) is as precious as the original's, and prompts expect it.
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
-		return core.Result{}, core.Errf(core.ProtectedPath, "Cannot delete .git directory").With("path", in.Path).
-			WithHint("The .git directory is required for version control")
-	}
+	// A .git is protected where the kernel says so (core.ProtectedReason, through the
+	// transaction): in a versioned zone, in any spelling and at any depth; a user's clone in
+	// Storage is theirs to delete.
 	message := in.Message
 	if message == "" {
 		message = "Delete " + rel

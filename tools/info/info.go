@@ -3,7 +3,6 @@ package info
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,14 +44,14 @@ func (s *Tools) Parameters(_ context.Context, _ core.Caller) (core.Result, error
 // Stats answers shed_stats: size and files of each personal zone (measured), and the quota
 // usage as accounted in the state database (what writes are checked against).
 func (s *Tools) Stats(ctx context.Context, c core.Caller) (core.Result, error) {
-	user := filepath.Join(s.Base(), "users", c.UserID)
+	l, o := s.Layout(), store.Owner{Kind: "user", ID: c.UserID}
 	usage := map[string]core.ZoneUsage{}
 	for label, dir := range map[string]string{
-		"uploads":   filepath.Join(user, "Uploads"),
-		"storage":   filepath.Join(user, "Storage", "data"),
-		"documents": filepath.Join(user, "Documents", "data"),
+		"uploads":   l.ZoneRoot(o, core.Uploads),
+		"storage":   l.ZoneRoot(o, core.Storage),
+		"documents": l.ZoneRoot(o, core.Documents),
 	} {
-		u, err := s.DirUsage(ctx, store.Owner{Kind: "user", ID: c.UserID}, dir)
+		u, err := s.DirUsage(ctx, o, dir)
 		if err != nil {
 			return core.Result{}, core.Errf(core.InternalError, "Cannot measure the %s zone", label).Because(err)
 		}

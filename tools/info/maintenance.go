@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/fileshed/fileshed/core"
@@ -115,7 +114,7 @@ func (s *Tools) maintenanceZones(ctx context.Context, c core.Caller) ([]*core.Zo
 			continue
 		}
 		seen[g.ID] = true
-		if _, err := os.Stat(filepath.Join(s.Base(), "groups", g.ID)); err != nil {
+		if _, err := os.Stat(s.Layout().GroupSpace(g.ID)); err != nil {
 			continue // never used: nothing to maintain
 		}
 		z, err := s.ResolveZone(ctx, c, "group", g.ID, true)
@@ -160,7 +159,7 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 // write in flight, of this server or of another live replica, keeps its own), then the
 // empty folders.
 func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
-	root := filepath.Join(z.Space, "editzone")
+	root := core.EditzonesDir(z.Space)
 	convs, err := os.ReadDir(root)
 	if err != nil {
 		return nil // no editzone yet
@@ -169,7 +168,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(
 		if !cd.IsDir() || !core.ValidID(cd.Name()) {
 			continue
 		}
-		ez, err := confine.New(filepath.Join(root, cd.Name()))
+		ez, err := confine.New(core.EditzoneDir(z.Space, cd.Name()))
 		if err != nil {
 			return core.Errf(core.InternalError, "Cannot open an editzone of %s", z.Name).Because(err)
 		}
@@ -178,7 +177,7 @@ func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(
 		if err != nil {
 			return err
 		}
-		_ = os.Remove(filepath.Join(root, cd.Name())) // only succeeds when empty
+		_ = os.Remove(core.EditzoneDir(z.Space, cd.Name())) // only succeeds when empty
 	}
 	return nil
 }
@@ -281,7 +280,7 @@ func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.
 // commits what an interrupted operation wrote but could not commit ("written but not
 // committed"). A zone whose repository was never created is skipped.
 func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Tools, c core.Caller, z *core.Zone) {
-	if _, err := os.Stat(filepath.Join(z.Space, "repo.git")); err != nil {
+	if _, err := os.Stat(core.RepoDir(z.Space)); err != nil {
 		return
 	}
 	out := &repoCheck{Zone: z.Name, Status: "ok"}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -47,7 +46,7 @@ func linkSigner(k *core.Service) (*linktoken.Signer, error) {
 		}
 		return linktoken.New(key)
 	}
-	key, err := linktoken.LoadKey(cfg.Links.Secret, filepath.Join(k.Base(), "links.key"))
+	key, err := linktoken.LoadKey(cfg.Links.Secret, k.Layout().LinksKey())
 	if err != nil {
 		return nil, err
 	}
