@@ -41,9 +41,6 @@ var writesOutsideCore = map[string]int{
 	"tools/archives/zip_common.go":      2,
 	"tools/commands/exec.go":            1,
 	"tools/commands/exec_files.go":      2,
-	"tools/commands/exec_locks.go":      9,
-	"tools/commands/exec_rollback.go":   4,
-	"tools/commands/groups_guard.go":    2,
 	"tools/encryption/encryption.go":    3,
 	"tools/files/delete.go":             3,
 	"tools/files/rename.go":             2,
@@ -63,13 +60,6 @@ var writesOutsideCore = map[string]int{
 // ("file import"): the kernel's own mechanisms, which a family should reach through the
 // kernel's narrow handle.
 var familyKernelLeaves = map[string]bool{
-	"tools/commands/exec_locks.go core/store":      true,
-	"tools/commands/exec_quota.go core/lock":       true,
-	"tools/commands/exec_rollback.go core/vcs":     true,
-	"tools/commands/exec_write.go core/lock":       true,
-	"tools/commands/exec_write.go core/vcs":        true,
-	"tools/commands/groups_guard.go core/store":    true,
-	"tools/commands/groups_guard.go core/vcs":      true,
 	"tools/encryption/encryption.go core/lock":     true,
 	"tools/encryption/encryption.go core/store":    true,
 	"tools/groups/chown.go core/store":             true,

@@ -13,7 +13,7 @@ import (
 )
 
 // Writes beside a command (issue 24): a writing command in a versioned zone runs without the
-// zone's gate or repository lock (tools/commands exec_write.go), so single-file writes of other callers
+// zone's gate or repository lock (command_space.go), so single-file writes of other callers
 // (shed_create_file, the patches, shed_sqlite: mutateFile) go on while it runs; a group
 // member no longer waits up to exec_timeout_max behind another member's command. Each such
 // write commits its own file under its own author, as always, and leaves a note in the

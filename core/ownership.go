@@ -22,7 +22,7 @@ import (
 // it touches a file and recordGroupFiles for the files it creates, so one place decides;
 // outside group zones both are no-ops. The -wal, -journal and -shm of a database take the
 // database's record (companions.go). shed_exec is checked after the fact by its guard
-// (tools/commands, groups_guard.go).
+// (command_owned.go), its new files recorded by the same rule (recordOwners).
 //
 // The key of a record is the zone-relative path as confine.Clean makes it: "./a.md",
 // "sub/../a.md", "a.md/" and the NFC or NFD spelling of a name are one key. Clean puts
@@ -253,15 +253,29 @@ func (s *Service) RecordGroupFiles(ctx context.Context, c Caller, z *Zone, mode 
 	if z.Kind != GroupZone {
 		return nil
 	}
+	keys := make([]string, 0, len(rels))
+	for _, rel := range rels {
+		if _, ok := CompanionOf(rel); !ok {
+			keys = append(keys, PhysicalRel(z, rel))
+		}
+	}
+	return s.recordOwners(ctx, c, z, mode, keys)
+}
+
+// recordOwners records c as the owner, with mode ("" = group_default_mode), of the entries
+// keys of the group zone z, named as they are on disk (no link followed): the files a tool
+// is about to create (RecordGroupFiles), the entries a command created (command_owned.go).
+// A SQLite companion has no record of its own: it takes its database's.
+func (s *Service) recordOwners(ctx context.Context, c Caller, z *Zone, mode string, keys []string) error {
 	m, err := s.GroupMode(mode)
 	if err != nil {
 		return err
 	}
-	for _, rel := range rels {
-		if _, ok := CompanionOf(rel); ok {
-			continue // a SQLite companion has no record of its own: it takes its database's
+	for _, key := range keys {
+		if _, ok := CompanionOf(key); ok {
+			continue
 		}
-		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: z.GroupID, Path: PhysicalRel(z, rel), Owner: c.UserID, Mode: m}); err != nil {
+		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: z.GroupID, Path: key, Owner: c.UserID, Mode: m}); err != nil {
 			return OwnershipErr(err)
 		}
 	}

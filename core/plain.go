@@ -28,10 +28,10 @@ type plainSpace struct {
 	refs int
 }
 
-// PlainSpace returns what the writers of z's unversioned space share with a command of this
+// plainBeside returns what the writers of z's unversioned space share with a command of this
 // process running there, and its release (call it once). The state lives while someone
 // holds it: a command holds it from its first measure to its last.
-func (s *Service) PlainSpace(z *Zone) (*Beside, func()) {
+func (s *Service) plainBeside(z *Zone) (*Beside, func()) {
 	ps := &s.plain
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -57,7 +57,7 @@ func (s *Service) PlainSpace(z *Zone) (*Beside, func()) {
 // the space (holdBeside) and notes in the run of a command of this process running there
 // what fn added and the paths it reports.
 func (s *Service) mutatePlain(ctx context.Context, z *Zone, fn func() (Change, error)) error {
-	b, release := s.PlainSpace(z)
+	b, release := s.plainBeside(z)
 	defer release()
 	locks, err := s.holdBeside(ctx, b, z)
 	if err != nil {

@@ -24,12 +24,13 @@ import (
 // owner_ro file and of another conversation's locked file included, a .git folder it
 // planted too, and the recovery (recover.go) would commit all of it under the fileshed
 // author (issue 32). So a command in a versioned space is recorded in the state database
-// before it runs (StartCommand: its caller, its space, its replica, its commit message and
+// before it runs (startCommand: its caller, its space, its replica, its commit message and
 // the protected names already there) and forgotten once its settlement ended. The recovery
-// of a space with such records puts back from HEAD every file one of those callers was not
-// allowed to change (the guards' one PutBack), removes the companions of protected SQLite
-// databases that differ from HEAD and every protected name that was not there before the
-// command (SweepProtected), and only then commits what remains, with the command's caller
+// of a space with such records applies the command's own guards (command_guard.go, built from
+// the records: deadGuard): it puts back from HEAD every file one of those callers was not
+// allowed to change, removes the companions of protected SQLite databases that differ from
+// HEAD and every protected name that was not there before the command (SweepProtected), and
+// only then commits what remains, with the command's caller
 // as author and a message naming the command; then it forgets the records. Why HEAD: the
 // command held the space's turn from its first measure to its commit, so HEAD is the space
 // as the command found it, with the writes other callers committed beside it.
@@ -37,12 +38,12 @@ import (
 // recoveredSuffix ends the message of the commit of a command a stop interrupted.
 const recoveredSuffix = " (interrupted by an unclean stop; what it was not allowed to change was put back)"
 
-// StartCommand records a writing command before it runs in the versioned zone z: c runs it,
+// startCommand records a writing command before it runs in the versioned zone z: c runs it,
 // message is its commit message, before the zone's snapshot under the gate before it runs
 // (its protected names are kept by a recovery, as the command's own guard keeps them). end
 // forgets the record: call it once the command's settlement ended (committed, rolled back
 // or failed), never when the process dies.
-func (s *Service) StartCommand(ctx context.Context, c Caller, z *Zone, message string, before Snapshot) (end func(), err error) {
+func (s *Service) startCommand(ctx context.Context, c Caller, z *Zone, message string, before Snapshot) (end func(), err error) {
 	rec := store.Command{ID: rand.Text(), Replica: confine.Replica(), Owner: z.Owner, UserID: c.UserID,
 		Name: c.Name, Email: c.Email, ConvID: c.ConvID, Message: message, Protected: protectedTops(z, before),
 		Started: time.Now()}
@@ -76,13 +77,13 @@ func (s *Service) deadCommands(ctx context.Context, z *Zone, dead func(store.Com
 	return slices.DeleteFunc(all, func(c store.Command) bool { return !dead(c) }), nil
 }
 
-// RecoverInterrupted settles, for a writing command about to run in the versioned zone z,
+// recoverInterrupted settles, for a writing command about to run in the versioned zone z,
 // the commands that died in its space before it: the caller holds the space's turn, its gate
 // and its repository lock (l), so no command of the space runs anywhere and every record of
 // the space is a dead one's. Why here too: among replicas the leader comes seconds after a
 // replica died, and a command run meanwhile would commit the dead one's changes, unguarded,
 // as its own. One indexed query when there is none.
-func (s *Service) RecoverInterrupted(ctx context.Context, l *vcs.Locked, z *Zone) error {
+func (s *Service) recoverInterrupted(ctx context.Context, l *vcs.Locked, z *Zone) error {
 	cmds, err := s.deadCommands(ctx, z, func(store.Command) bool { return true })
 	if err != nil || len(cmds) == 0 {
 		return err
@@ -118,79 +119,24 @@ func commandCommit(cmds []store.Command) (Caller, string) {
 }
 
 // guardDead applies the guards of the dead commands cmds to z under l, the repository lock,
-// with the space's turn and gate held: what one of their callers was not allowed to change
-// is put back from HEAD, the companions of protected databases that differ from HEAD are
-// removed, and so is every protected name none of the commands found in the zone.
+// with the space's turn and gate held: the same guards a live command runs after it ended
+// (guard.apply), built from the records (deadGuard).
 func (s *Service) guardDead(ctx context.Context, l *vcs.Locked, z *Zone, cmds []store.Command) error {
-	protected, databases, err := s.deadProtected(ctx, z, cmds)
+	g, err := s.deadGuard(ctx, z, cmds)
 	if err != nil {
 		return err
 	}
-	for _, p := range protected {
-		same, err := sameAsHead(l, z, p)
-		if err != nil || same {
-			continue // not in HEAD (nothing to put back), or unchanged
-		}
-		if err := PutBack(l, z.Fs, p, Version{}); err != nil && !errors.Is(err, ErrNoVersion) {
-			return Errf(ExecutionError, "A protected file changed by an interrupted command could not be restored: %s", p).
-				With("path", p).Because(err).WithHint("Run shed_info(action='maintenance'), then check the file with shed_version(action='history')")
-		}
-	}
-	for _, db := range databases {
-		for _, j := range Journals {
-			if _, _, err := z.Fs.LstatIfPossible(db + j); err != nil {
-				continue
-			}
-			if same, _ := sameAsHead(l, z, db+j); !same {
-				_ = z.Fs.RemoveAll(db + j) // what SQLite would apply to a database its writer may not change
-			}
-		}
-	}
-	return sweepDead(l, z, cmds)
-}
-
-// deadProtected lists the files of z that one of the callers of cmds was not allowed to
-// change (other owners' owner and owner_ro files, files other conversations hold locked),
-// and the protected databases among them.
-func (s *Service) deadProtected(ctx context.Context, z *Zone, cmds []store.Command) (files, databases []string, err error) {
-	callers := make([]Caller, len(cmds))
-	for i, c := range cmds {
-		callers[i] = Caller{UserID: c.UserID, ConvID: c.ConvID}
-	}
-	set := map[string]bool{}
-	if z.Kind == GroupZone {
-		recs, err := s.db.OwnershipUnder(ctx, z.GroupID, "")
-		if err != nil {
-			return nil, nil, OwnershipErr(err)
-		}
-		for _, o := range recs {
-			if slices.ContainsFunc(callers, func(c Caller) bool { return !Allowed(c, o, WriteModify) }) {
-				set[o.Path] = true
-				databases = append(databases, o.Path)
-			}
-		}
-	}
-	locks, err := s.db.AllLocks(ctx)
-	if err != nil {
-		return nil, nil, LockErr(".", err)
-	}
-	key := ZoneKey(z)
-	for _, lk := range locks {
-		if lk.ZoneKey == key && time.Since(lk.Since) <= s.LockMaxAge() &&
-			slices.ContainsFunc(callers, func(c Caller) bool { return !HeldBy(lk, c) }) {
-			set[lk.Path] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(set)), databases, nil
+	_, _, err = g.apply(l)
+	return err
 }
 
 // sameAsHead reports whether p is in z as HEAD holds it: every folder above it a real
-// folder, itself a regular file of one link, mode 0600, with HEAD's bytes. ErrNoVersion
+// folder, itself a regular file of one link, mode 0600, with HEAD's bytes. errNoVersion
 // when HEAD does not hold p.
 func sameAsHead(l *vcs.Locked, z *Zone, p string) (bool, error) {
 	want, err := l.FileAt("HEAD", p)
 	if errors.Is(err, vcs.ErrNotFound) || errors.Is(err, vcs.ErrIsDir) {
-		return false, ErrNoVersion
+		return false, errNoVersion
 	}
 	if err != nil {
 		return false, err
@@ -216,29 +162,4 @@ func sameAsHead(l *vcs.Locked, z *Zone, p string) (bool, error) {
 	defer f.Close()
 	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
 	return err == nil && bytes.Equal(got, want), nil
-}
-
-// sweepDead removes every protected name of z that none of cmds found there before it ran,
-// and every symlink leading to a protected path that HEAD does not hold as it is.
-func sweepDead(l *vcs.Locked, z *Zone, cmds []store.Command) error {
-	after, err := TakeSnapshot(z.Fs.Dir())
-	if err != nil {
-		return Errf(InternalError, "Cannot measure the %s zone", z.Name).Because(err)
-	}
-	before := Snapshot{Entries: map[string]entry{}}
-	for _, c := range cmds {
-		for _, p := range c.Protected {
-			before.Entries[p] = entry{Dir: true}
-		}
-	}
-	for rel, e := range after.Entries {
-		if e.Link == "" {
-			continue
-		}
-		if b, err := l.FileAt("HEAD", rel); err == nil && string(b) == e.Link {
-			before.Entries[rel] = e // committed as it is: not the command's
-		}
-	}
-	SweepProtected(z, before, after)
-	return nil
 }

@@ -87,3 +87,37 @@ func TestExecRestoresLockedFileReachedIndirectly(t *testing.T) {
 		})
 	}
 }
+
+// TestExecPutsBackALockedFileReplacedByALink: a command that replaces a file another
+// conversation holds locked by a symlink to its sibling, without naming it (`tar -xf l.tar`
+// holding the link), gets the locked file put back as a regular file. The lock guard used to write
+// its copy through the link: the locked file stayed a link and the sibling it pointed at
+// was overwritten with the locked file's content.
+func TestExecPutsBackALockedFileReplacedByALink(t *testing.T) {
+	t.Parallel()
+	for _, zone := range []string{"storage", "documents"} {
+		t.Run(zone, func(t *testing.T) {
+			e := start(t, nil)
+			dir := map[string]string{"storage": execDir, "documents": "users/local/Documents/data/"}[zone]
+			wantOK(t, e.post("shed_create_file", map[string]any{"zone": zone, "path": "docs/plan.md", "content": "a plan\n"}, nil))
+			wantOK(t, e.post("shed_create_file", map[string]any{"zone": zone, "path": "docs/other.md", "content": "other\n"}, nil))
+			wantOK(t, e.post("shed_lockedit_open", map[string]any{"zone": zone, "path": "docs/plan.md"}, conv("chat-a")))
+			wantOK(t, e.post("shed_create_file", map[string]any{"zone": zone, "path": "l.tar", "file_type": "bytes",
+				"content_format": "base64", "content": symlinkTar(t, "docs/plan.md", "other.md")}, nil))
+			r := execAs(e, "chat-b", execCall{"zone": zone, "cmd": "tar", "args": []string{"-xf", "l.tar"}})
+			wantOK(t, r)
+			if rev := reverted(r); len(rev) != 1 || rev[0] != "docs/plan.md" {
+				t.Fatalf("reverted: %s", r.raw)
+			}
+			if fi, err := os.Lstat(filepath.Join(e.base, dir, "docs/plan.md")); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("docs/plan.md is not a regular file again: %v, %v", fi, err)
+			}
+			if got := readFile(t, e, dir+"docs/plan.md"); got != "a plan\n" {
+				t.Fatalf("plan.md = %q", got)
+			}
+			if got := readFile(t, e, dir+"docs/other.md"); got != "other\n" {
+				t.Fatalf("the link's target was written through: other.md = %q", got)
+			}
+		})
+	}
+}

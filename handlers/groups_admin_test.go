@@ -29,7 +29,8 @@ func TestGroupListInfo(t *testing.T) {
 	}
 	files := r.Data["files"].([]any)
 	a, b := files[0].(map[string]any), files[1].(map[string]any)
-	if a["owner"] != "alice" || a["mode"] != "owner" || b["owner"] != "unknown" || b["mode"] != "unknown" {
+	// b.md, made by alice's command, is hers in group_default_mode, as a tool's new file.
+	if a["owner"] != "alice" || a["mode"] != "owner" || b["owner"] != "alice" || b["mode"] != "group" {
 		t.Fatalf("files: %v", files)
 	}
 	q := r.Data["quota"].(map[string]any)

@@ -210,3 +210,39 @@ func TestGroupExecLockAndOwnerRevertedTogether(t *testing.T) {
 		t.Fatalf("message: %s", r.Message)
 	}
 }
+
+// TestGroupCommandFilesOwnedLikeTools: the files a member's command creates get an owner by
+// the write transaction's rule, as a tool's new file: the caller in group_default_mode
+// ('group' included, so the creator may switch it to 'owner' later; a command's file used
+// to get no record at all then, and shed_group_set_mode answered FILE_NOT_FOUND), no record
+// of its own for a SQLite companion, and a link the command makes is recorded as itself:
+// the record of the file it points at (another member's) is not touched.
+func TestGroupCommandFilesOwnedLikeTools(t *testing.T) {
+	t.Parallel()
+	g := startGroups(t, nil)
+	db := stateDB(t, g.env)
+	g.create("alice", "docs/plan.md", "v1\n", "owner")
+	g.create("bob", "seed.md", "seed\n", "")
+	wantOK(t, g.as("bob", "shed_create_file", in(map[string]any{"path": "l.tar", "file_type": "bytes",
+		"content_format": "base64", "content": symlinkTar(t, "ln.md", "docs/plan.md")})))
+	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "cp", "args": []string{"seed.md", "made.md"}})))
+	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "cp", "args": []string{"seed.md", "made.db-journal"}})))
+	wantOK(t, g.as("bob", "shed_exec", in(map[string]any{"cmd": "tar", "args": []string{"-xf", "l.tar"}})))
+	owner := func(p string) string {
+		var o string
+		if err := db.QueryRow(`SELECT owner_id || ':' || mode FROM ownership WHERE group_id = 'team' AND path = $1`, p).Scan(&o); err != nil {
+			return err.Error()
+		}
+		return o
+	}
+	for p, want := range map[string]string{"made.md": "bob:group", "made.db-journal": "sql: no rows in result set",
+		"docs/plan.md": "alice:owner", "ln.md": "bob:group"} {
+		if got := owner(p); got != want {
+			t.Errorf("record of %s = %q, want %q", p, got, want)
+		}
+	}
+	wantError(t, g.as("alice", "shed_group_set_mode", map[string]any{"group": "team", "path": "made.md", "mode": "owner"}), "NOT_FILE_OWNER")
+	wantOK(t, g.as("bob", "shed_group_set_mode", map[string]any{"group": "team", "path": "made.md", "mode": "owner"}))
+	wantError(t, g.as("alice", "shed_patch_text", in(map[string]any{"path": "made.md", "content": "x"})), "FILE_OWNER_ONLY")
+	wantError(t, g.as("bob", "shed_patch_text", in(map[string]any{"path": "docs/plan.md", "content": "x"})), "FILE_OWNER_ONLY")
+}

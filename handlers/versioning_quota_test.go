@@ -44,7 +44,7 @@ func diskUsageAt(t *testing.T, base, user string) int64 {
 }
 
 // TestExecQuotaInDocumentsFollowsTheDisk: in a versioned zone a writing command's usage
-// delta comes from walks of the zone before and after it (exec_quota.go), which also see
+// delta comes from walks of the zone before and after it (core/command_quota.go), which also see
 // what the index cannot weigh: nested folders, or an index rebuilt from HEAD. A .git
 // folder is refused (PROTECTED_PATH, issue 23) to a command and to a file tool alike. After
 // every step, refused ones included, the recorded usage must equal what is on disk: a

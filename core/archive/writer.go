@@ -29,10 +29,10 @@ type Writer struct {
 	out     *counter // offsets in the archive
 	cd      [][]byte // the central directory, in chunks
 	entries uint64
-	file    *fileWriter   // the entry being written
-	deflate deflater      // reset for each file: a new one allocates about a megabyte
-	rec     []byte        // scratch for one record
-	copyBuf []byte        // fileWriter.ReadFrom's buffer, one for every entry
+	file    *fileWriter // the entry being written
+	deflate deflater    // reset for each file: a new one allocates about a megabyte
+	rec     []byte      // scratch for one record
+	copyBuf []byte      // fileWriter.ReadFrom's buffer, one for every entry
 }
 
 // NewWriter starts an archive written to w.

@@ -1,5 +1,7 @@
-// Package commands is a tool family over the kernel (core): the command tools: shed_exec (and the runner of shed_lockedit exec), shed_allowed_commands. Every change of a zone
-// goes through the kernel's write transaction (core.Tx).
+// Package commands is a tool family over the kernel (core): the command tools: shed_exec (and the runner of shed_lockedit exec), shed_allowed_commands. It holds the
+// policy (which commands, their classes, the hints), the quota watchdog and the launch; a
+// writing command runs inside the kernel's command transaction (core.BeginCommand: locks,
+// measure, record, guards, usage, ownership, commit).
 //
 // It imports the kernel, core's leaves and no sibling; the kernel never imports it.
 package commands

@@ -32,11 +32,11 @@ type ExecInput struct {
 // Exec runs one whitelisted command in a zone (reference §5.1, DESIGN §5): policy first
 // (core/sandbox.Prepare), then a command slot (core/budget.go), then the kernel layer
 // (launcher, rlimits, Landlock). success is true when the command ran; data.returncode
-// (and data.ok) say how it ended. A command that may write runs alone among its owner's
-// writing commands, under the quota watchdog, with the files other conversations have
-// locked protected (exec_locks.go); in versioned zones its changes are committed
-// (exec_write.go: single-file writes of others go on beside it); the owner's usage is
-// updated from what it changed.
+// (and data.ok) say how it ended. A command that may write runs in the kernel's command
+// transaction (execWrite, core/command.go): alone among its owner's writing commands,
+// under the quota watchdog (exec_watch.go), with the files other conversations have locked
+// protected; in versioned zones its changes are committed (single-file writes of others go
+// on beside it); the owner's usage is updated from what it changed.
 func (s *Tools) Exec(ctx context.Context, c core.Caller, in ExecInput) (core.Result, error) {
 	z, err := s.ResolveZone(ctx, c, in.Zone, in.Group, false)
 	if err != nil {
@@ -152,43 +152,38 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 		data, err := s.run(ctx, z, z.Fs, p)
 		return execResult(data, err)
 	}
-	// The owner's writing commands run one at a time (exec_quota.go); the wait for the
-	// turn is bounded by the command's timeout.
-	if !mirrored {
-		wait, stop := context.WithTimeout(ctx, p.timeout)
-		turn, err := s.OwnerTurn(wait, z, core.CommandSlot)
-		stop()
-		if err != nil {
-			return core.Result{}, err
-		}
-		defer turn()
-	}
-	guard, err := s.guardLocks(ctx, c, z, append(p.operands, p.stdoutFile, p.stderrFile))
-	if err != nil {
-		return core.Result{}, err
-	}
-	defer guard.close()
-	q, err := s.startExecQuota(ctx, z)
-	if err != nil {
-		return core.Result{}, err
-	}
-	defer q.finish()
-	return s.execWrite(ctx, c, z, in, p, guard, q, mirrored)
+	return s.execWrite(ctx, c, z, in, p, mirrored)
 }
 
-// afterCommand is the list of checks run after a writing command, before its changes are
-// measured and committed, in order; each may undo changes and say so in data. The lock
-// guard puts back the files other conversations hold (data.reverted); group zones add
-// their own check here (what the command changed: the execQuota's snapshot before it and
-// its start time, against a snapshot taken now).
-func (s *Tools) afterCommand(guard *lockGuard) []func(data *ExecData) {
-	return []func(*ExecData){
-		func(data *ExecData) {
-			for _, p := range guard.restore() {
-				data.Reverted = append(data.Reverted, core.RevertedFile{Path: p, Reason: core.RevertedLocked})
-			}
-		},
+// execWrite runs p, a command that may write in zone z, inside the kernel's command
+// transaction (core.BeginCommand): the kernel takes the owner's turn (its wait bounded by the
+// command's timeout), the locks, the measure and the record before the run, and after it
+// applies the guards, settles the usage and commits (data.reverted: what its guards put
+// back). This family supplies the launch and the quota watchdog.
+func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput, p *execPlan, mirrored bool) (core.Result, error) {
+	cx, err := s.BeginCommand(ctx, c, z, core.Command{Name: in.Cmd, Wait: p.timeout, Mirrored: mirrored,
+		Message:  "shed_exec: " + core.Shorten(strings.Join(append([]string{in.Cmd}, in.Args...), " ")),
+		Operands: append(slices.Clone(p.operands), p.stdoutFile, p.stderrFile)})
+	if err != nil {
+		return core.Result{}, err
 	}
+	defer cx.Close()
+	runCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	dir, before, budget, others := cx.Watch()
+	w := watchGrowth(dir, before, budget, others, kill)
+	data, runErr := s.run(runCtx, z, z.Fs, p)
+	w.halt()
+	// The command ran: its settlement and commit happen whatever became of the call.
+	reverted, err := cx.Finish(data != nil, w.killed.Load(), w.peak())
+	if err != nil {
+		return core.Result{}, err
+	}
+	if data == nil {
+		return core.Result{}, runErr // refused or not started: nothing changed
+	}
+	data.Reverted = append(data.Reverted, reverted...)
+	return execResult(data, runErr)
 }
 
 // execResult is the answer of a finished command.

@@ -24,7 +24,7 @@ type execPlan struct {
 	// changesNothing says that the kernel guarantees it (or the zone is uploads), so no
 	// lock, commit or usage walk is needed.
 	readOnly, changesNothing bool
-	// operands are the clean zone-relative paths the policy confined (exec_locks.go).
+	// operands are the clean zone-relative paths the policy confined (core.Command.Operands).
 	operands []string
 }
 
@@ -275,4 +275,11 @@ func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execP
 			WithHint("Increase timeout (max: %ds), or split the work", s.Config().ExecTimeoutMax)
 	}
 	return data, fileErr
+}
+
+// fileLimit is the largest file a command may write: the owner's remaining quota,
+// at most max_file_size_mb.
+func (s *Tools) fileLimit(ctx context.Context, z *core.Zone) (int64, error) {
+	left, err := s.RemainingQuota(ctx, z)
+	return min(left.Bytes, int64(s.Config().MaxFileSizeMB)<<20), err
 }

@@ -38,12 +38,6 @@ type watchdog struct {
 	peakBytes, peakFiles atomic.Int64
 }
 
-// watch starts the watchdog of the command that q measures; kill stops the command. Call
-// halt when the command has ended. What single-file writes beside the command add is theirs.
-func (q *execQuota) watch(kill func()) *watchdog {
-	return watchGrowth(q.z.Fs.Dir(), q.before.Usage(), core.Sub(q.limit, q.used), q.beside.Grown, kill)
-}
-
 // watchGrowth starts a watchdog that calls kill when the zone dir, holding before when the
 // command started, grows by more than budget (bytes of regular files, or names), not
 // counting others(), what other writers added meanwhile.
@@ -94,10 +88,10 @@ func (w *watchdog) halt() {
 	<-w.done
 }
 
-// peakWith is the largest zone seen: the watchdog's peak, or the zone after the command.
-func (w *watchdog) peakWith(after core.Snapshot) core.Amount {
-	u := after.Usage()
-	return core.Amount{Bytes: max(w.peakBytes.Load(), u.Bytes), Files: max(w.peakFiles.Load(), u.Files)}
+// peak is the largest zone the watchdog measured (core.CommandTx.Finish compares it with
+// the zone after the command).
+func (w *watchdog) peak() core.Amount {
+	return core.Amount{Bytes: w.peakBytes.Load(), Files: w.peakFiles.Load()}
 }
 
 // fsUsed is the used space (bytes) and used inodes (Files) of the file system holding dir

@@ -1,4 +1,4 @@
-package commands
+package core
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/fileshed/fileshed/core"
 )
 
 // TestGuardPutsBackContestedWrites: a write beside a command whose file the command changes
@@ -21,7 +19,7 @@ import (
 func TestGuardPutsBackContestedWrites(t *testing.T) {
 	s, base := testService(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
 	ctx := context.Background()
-	alice, bob := core.Caller{UserID: "alice", ConvID: "c"}, core.Caller{UserID: "bob", ConvID: "c"}
+	alice, bob := Caller{UserID: "alice", ConvID: "c"}, Caller{UserID: "bob", ConvID: "c"}
 	z, err := s.ResolveZone(ctx, bob, "group", "team", true)
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +42,12 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		}
 		write(p, "v1\n")
 	}
-	if _, err := s.Mutate(ctx, bob, z, "t", "", func() (core.Change, error) {
-		return core.Change{Paths: []string{"before.md", "during.md", "kept.md"}}, nil
+	if _, err := s.Mutate(ctx, bob, z, "t", "", func() (Change, error) {
+		return Change{Paths: []string{"before.md", "during.md", "kept.md"}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	guard, err := s.guardExec(ctx, alice, z) // alice's command starts
+	guard, err := s.guardOwned(ctx, alice, z) // alice's command starts
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +56,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Release()
-	run := &core.BesideRun{Writes: map[string]core.BesideWrite{}}
+	run := &BesideRun{Writes: map[string]BesideWrite{}}
 	guard.beside = run
 	// beside is one write of bob's; meddle is what alice's command does before the commit,
 	// inCommit while it is read.
@@ -73,7 +71,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		defer unlock()
 		hash, err := run.CommitWrite(l, z, []string{p}, written, func(paths []string) (string, error) {
 			inCommit()
-			return s.Commit(l, bob, z, "t", "", core.Change{Paths: paths})
+			return s.Commit(l, bob, z, "t", "", Change{Paths: paths})
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -100,12 +98,12 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	data := &ExecData{}
-	if err := guard.restore(l, data); err != nil {
+	reverted, err := guard.restore(l)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range data.Reverted {
+	for _, e := range reverted {
 		got = append(got, e.Path)
 		if e.Reason != "changed while another member was writing it" {
 			t.Errorf("%s: reason %q", e.Path, e.Reason)

@@ -1,4 +1,4 @@
-package commands
+package core
 
 import (
 	"bytes"
@@ -12,11 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
-	"github.com/fileshed/fileshed/core"
-
-	"github.com/fileshed/fileshed/core/store"
+	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // Commands and locked edits (reference §2.7): a file that another conversation holds in a
@@ -31,7 +28,7 @@ const guardPrefix = ".exec-guard-"
 
 // lockGuard protects the files of a zone locked by other conversations during one command.
 type lockGuard struct {
-	z *core.Zone
+	z *Zone
 	// dir holds the copies, beside the zone's data (outside every command's reach).
 	dir string
 	// locked are the paths other conversations hold.
@@ -43,13 +40,13 @@ type lockGuard struct {
 	mu     sync.Mutex
 	// beside notes the writes beside the command (core/beside.go): a locked file its holder
 	// wrote meanwhile is theirs, not the command's (follow).
-	beside *core.BesideRun
+	beside *BesideRun
 }
 
 // follow watches run, the note of the writes beside the command, before the command runs:
 // a protected file its holder writes meanwhile is copied again as written, so that what is
 // put back, when the command changes it afterwards, is the holder's last save.
-func (g *lockGuard) follow(run *core.BesideRun) {
+func (g *lockGuard) follow(run *BesideRun) {
 	if g == nil || run == nil {
 		return
 	}
@@ -73,36 +70,21 @@ func (g *lockGuard) keep(p string) {
 	_ = os.Remove(old)
 }
 
-// othersLocks are the unexpired locks of zone z not held by c, by path.
-func (s *Tools) othersLocks(ctx context.Context, c core.Caller, z *core.Zone) (map[string]store.Lock, error) {
-	all, err := s.DB().AllLocks(ctx)
-	if err != nil {
-		return nil, core.LockErr(".", err)
-	}
-	key, m := core.ZoneKey(z), map[string]store.Lock{}
-	for _, l := range all {
-		if l.ZoneKey == key && !core.HeldBy(l, c) && time.Since(l.Since) <= s.LockMaxAge() {
-			m[l.Path] = l
-		}
-	}
-	return m, nil
-}
-
 // guardLocks refuses a command whose operands name a file locked by another conversation,
 // and prepares the guard of every other such file of the zone (nil when there is none): its
 // copies are taken once the command holds its space (take).
-func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, operands []string) (*lockGuard, error) {
+func (s *Service) guardLocks(ctx context.Context, c Caller, z *Zone, operands []string) (*lockGuard, error) {
 	if z.ReadOnly {
 		return nil, nil
 	}
 	// Copies left by a crash: the owner's writing commands run one at a time, so no other
 	// guard of this zone is in use now.
-	if old, _ := filepath.Glob(core.SpaceEntry(z.Space, guardPrefix+"*")); len(old) > 0 {
+	if old, _ := filepath.Glob(SpaceEntry(z.Space, guardPrefix+"*")); len(old) > 0 {
 		for _, d := range old {
 			_ = os.RemoveAll(d)
 		}
 	}
-	locks, err := s.othersLocks(ctx, c, z)
+	locks, err := s.locksAgainst(ctx, z, c)
 	if err != nil || len(locks) == 0 {
 		return nil, err
 	}
@@ -112,7 +94,7 @@ func (s *Tools) guardLocks(ctx context.Context, c core.Caller, z *core.Zone, ope
 				WithHint("Another conversation is editing %s (shed_lockedit(action='open')): wait for it, or use shed_lockedit(action='force_unlock')", op)
 		}
 	}
-	return &lockGuard{z: z, dir: core.SpaceEntry(z.Space, guardPrefix+rand.Text()), locked: slices.Sorted(maps.Keys(locks)),
+	return &lockGuard{z: z, dir: SpaceEntry(z.Space, guardPrefix+rand.Text()), locked: slices.Sorted(maps.Keys(locks)),
 		copies: map[string]string{}}, nil
 }
 
@@ -125,14 +107,14 @@ func (g *lockGuard) take() error {
 		return nil
 	}
 	if err := os.Mkdir(g.dir, 0o700); err != nil {
-		return core.Errf(core.InternalError, "Cannot protect the locked files").Because(err)
+		return Errf(InternalError, "Cannot protect the locked files").Because(err)
 	}
 	for _, p := range g.locked {
 		cp := filepath.Join(g.dir, rand.Text())
 		if err := copyOut(g.z, p, cp); errors.Is(err, fs.ErrNotExist) {
 			continue // no file yet: nothing to protect
 		} else if err != nil {
-			return core.Errf(core.InternalError, "Cannot protect the locked file %s", p).With("path", p).Because(err)
+			return Errf(InternalError, "Cannot protect the locked file %s", p).With("path", p).Because(err)
 		}
 		g.copies[p] = cp
 	}
@@ -140,7 +122,7 @@ func (g *lockGuard) take() error {
 }
 
 // copyOut copies the regular file p of z to the host path dst.
-func copyOut(z *core.Zone, p, dst string) error {
+func copyOut(z *Zone, p, dst string) error {
 	fi, _, err := z.Fs.LstatIfPossible(p)
 	if err != nil {
 		return err
@@ -164,40 +146,45 @@ func copyOut(z *core.Zone, p, dst string) error {
 	return out.Close()
 }
 
-// restore puts back every protected file the command changed and returns their paths.
-func (g *lockGuard) restore() []string {
+// restore puts back, under l (the repository lock; nil outside a versioned zone), every
+// protected file the command changed: from its copy, or from HEAD for a recovery's guard
+// (no copy: HEAD is the file as the dead command found it). It returns them as
+// data.reverted entries, and the first file it could not put back.
+func (g *lockGuard) restore(l *vcs.Locked) ([]RevertedFile, error) {
 	if g == nil {
-		return nil
+		return nil, nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var reverted []string
+	var reverted []RevertedFile
+	var firstErr error
 	for _, p := range slices.Sorted(maps.Keys(g.copies)) {
-		cp := g.copies[p]
-		if sameContent(g.z, p, cp) || g.beside.LeftAsWritten(g.z, p) {
-			continue
+		var err error
+		if cp := g.copies[p]; cp == "" {
+			same, serr := sameAsHead(l, g.z, p)
+			if serr != nil || same {
+				continue // not in HEAD (nothing to put back), or unchanged
+			}
+			err = putBack(l, g.z.Fs, p, Version{})
+		} else {
+			if sameContent(g.z, p, cp) || g.beside.LeftAsWritten(g.z, p) {
+				continue
+			}
+			err = putBackCopy(g.z.Fs, p, cp)
 		}
-		if fi, _, err := g.z.Fs.LstatIfPossible(p); err == nil && fi.IsDir() {
-			_ = g.z.Fs.RemoveAll(p)
-		}
-		if dir := filepath.Dir(p); dir != "." {
-			_ = g.z.Fs.MkdirAll(dir, 0o700)
-		}
-		f, err := os.Open(cp)
 		if err != nil {
+			if firstErr == nil {
+				firstErr = notRestored(p, err)
+			}
 			continue
 		}
-		_, err = g.z.Fs.WriteAtomic(p, f, 0o600)
-		f.Close()
-		if err == nil {
-			reverted = append(reverted, p)
-		}
+		reverted = append(reverted, RevertedFile{Path: p, Reason: RevertedLocked})
 	}
-	return reverted
+	return reverted, firstErr
 }
 
 // sameContent reports whether the zone's file p is a regular file holding the bytes of cp.
-func sameContent(z *core.Zone, p, cp string) bool {
+func sameContent(z *Zone, p, cp string) bool {
 	fi, _, err := z.Fs.LstatIfPossible(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false

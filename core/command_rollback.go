@@ -1,4 +1,4 @@
-package commands
+package core
 
 import (
 	"errors"
@@ -8,14 +8,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fileshed/fileshed/core"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/fileshed/fileshed/core/vcs"
 )
 
-// Rollback of a command that ended over the quota (exec_quota.go). What it undoes:
+// Rollback of a command that ended over the quota (command_quota.go). What it undoes:
 //
 //   - everywhere: every name the command created (absent from the snapshot taken before
 //     it ran) is removed, folders with their content;
@@ -28,7 +26,7 @@ import (
 //
 // It runs while the owner's writing commands are serialised, so no other command's changes
 // are touched. In versioned zones it runs with the zone's gate held exclusively, and a file
-// written beside the command (core/beside.go) is left as that write left it (put back so
+// written beside the command (beside.go) is left as that write left it (put back so
 // when the command changed it since); in Storage, where nothing can be put back, a file or
 // folder written beside the command is left as it is.
 
@@ -66,9 +64,9 @@ func (rb rolledBack) details(versioned bool) rollbackDetails {
 
 // undo removes what the command created and, in Storage, cuts grown files back; it
 // returns the files a versioned zone must put back (restoreVersions), each with its version.
-func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string]core.Version) {
+func (q *cmdQuota) undo(after Snapshot) (rb rolledBack, restore map[string]Version) {
 	z, before := q.z, q.before
-	restore = map[string]core.Version{}
+	restore = map[string]Version{}
 	// Names are used as the command wrote them (a backslash or an NFD name is one name
 	// here, which the path rules of z.Fs would rewrite): os.Root keeps them in the zone.
 	root, err := os.OpenRoot(z.Fs.Dir())
@@ -78,7 +76,7 @@ func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string
 	defer root.Close()
 	beside := map[string]bool{}
 	if q.beside != nil {
-		st, err := core.NewStatter(z)
+		st, err := NewStatter(z)
 		if err != nil {
 			return rb, nil
 		}
@@ -111,7 +109,7 @@ func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string
 			}
 		case now.Dir || now.Other:
 		case z.Versioned && (now.Size != old.Size || !now.Ctime.Before(q.start.Add(-ctimeSlack))):
-			restore[p] = core.Version{}
+			restore[p] = Version{}
 		case !z.Versioned && now.Size > old.Size:
 			if truncateTo(root, p, old.Size) {
 				rb.truncated = append(rb.truncated, p)
@@ -126,7 +124,7 @@ func (q *execQuota) undo(after core.Snapshot) (rb rolledBack, restore map[string
 			continue
 		}
 		if z.Versioned {
-			restore[p] = core.Version{}
+			restore[p] = Version{}
 		} else {
 			rb.lost = append(rb.lost, p)
 		}
@@ -159,11 +157,11 @@ func truncateTo(root *os.Root, p string, size int64) bool {
 // l, the repository lock (the zone's gate is held exclusively: no other writer runs). A file
 // its version does not hold is removed when the version is a fixed one (a file written
 // beside the command that had none before), else lost.
-func restoreVersions(l *vcs.Locked, z *core.Zone, files map[string]core.Version, rb *rolledBack) {
+func restoreVersions(l *vcs.Locked, z *Zone, files map[string]Version, rb *rolledBack) {
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		v := files[p]
-		switch err := core.PutBack(l, z.Fs, p, v); {
-		case errors.Is(err, core.ErrNoVersion) && v.Fixed:
+		switch err := putBack(l, z.Fs, p, v); {
+		case errors.Is(err, errNoVersion) && v.Fixed:
 			if z.Fs.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 			}

@@ -1,4 +1,4 @@
-package commands
+package core
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
 )
@@ -16,8 +15,8 @@ import (
 // heldNotes is a zone whose notes.txt ("v1\n") conversation "editor" holds in a locked
 // edit, with the lock guard of a command of conversation "cmd" (its copies not taken yet).
 type heldNotes struct {
-	s     *Tools
-	z     *core.Zone
+	s     *Service
+	z     *Zone
 	disk  string // the zone's data directory
 	guard *lockGuard
 }
@@ -26,17 +25,17 @@ func holdNotes(t *testing.T, zone string) *heldNotes {
 	t.Helper()
 	s, base := testService(t, nil)
 	ctx := context.Background()
-	z, err := s.ResolveZone(ctx, core.Caller{UserID: "u", ConvID: "editor"}, zone, "", false)
+	z, err := s.ResolveZone(ctx, Caller{UserID: "u", ConvID: "editor"}, zone, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(z.Close)
 	h := &heldNotes{s: s, z: z, disk: filepath.Join(base, "users", "u", map[string]string{"storage": "Storage", "documents": "Documents"}[zone], "data")}
 	h.save(t, "v1\n")
-	if _, err := s.DB().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: "notes.txt", UserID: "u", ConvID: "editor", Since: time.Now()}, time.Hour); err != nil {
+	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: "notes.txt", UserID: "u", ConvID: "editor", Since: time.Now()}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if h.guard, err = s.guardLocks(ctx, core.Caller{UserID: "u", ConvID: "cmd"}, z, nil); err != nil || h.guard == nil {
+	if h.guard, err = s.guardLocks(ctx, Caller{UserID: "u", ConvID: "cmd"}, z, nil); err != nil || h.guard == nil {
 		t.Fatalf("guard %v, %v", h.guard, err)
 	}
 	t.Cleanup(h.guard.close)
@@ -46,18 +45,18 @@ func holdNotes(t *testing.T, zone string) *heldNotes {
 // save is the holder's write of notes.txt, through the write transaction.
 func (h *heldNotes) save(t *testing.T, content string) {
 	t.Helper()
-	tx, _, err := h.s.BeginWrite(context.Background(), core.Caller{UserID: "u", ConvID: "editor"}, h.z, "notes.txt", "notes.txt", core.Edit{Tool: "t", Message: "save"})
+	tx, _, err := h.s.BeginWrite(context.Background(), Caller{UserID: "u", ConvID: "editor"}, h.z, "notes.txt", "notes.txt", Edit{Tool: "t", Message: "save"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Close()
-	if _, err := tx.WriteFile(core.Write{Size: int64(len(content)), Body: strings.NewReader(content)}); err != nil {
+	if _, err := tx.WriteFile(Write{Size: int64(len(content)), Body: strings.NewReader(content)}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // start is the command taking its space, as execWrite does before the run.
-func (h *heldNotes) start(t *testing.T) *execSpace {
+func (h *heldNotes) start(t *testing.T) *cmdSpace {
 	t.Helper()
 	sp, err := h.s.holdSpace(context.Background(), h.z, false)
 	if err != nil {
@@ -71,10 +70,17 @@ func (h *heldNotes) start(t *testing.T) *execSpace {
 }
 
 // end is the lock guard after the run; it returns what it put back and notes.txt then.
-func (h *heldNotes) end(t *testing.T, sp *execSpace) ([]string, string) {
+func (h *heldNotes) end(t *testing.T, sp *cmdSpace) ([]string, string) {
 	t.Helper()
 	var reverted []string
-	if err := sp.locked(context.Background(), func(*vcs.Locked) error { defer sp.stop(); reverted = h.guard.restore(); return nil }); err != nil {
+	if err := sp.locked(context.Background(), func(*vcs.Locked) error {
+		defer sp.stop()
+		r, err := h.guard.restore(nil)
+		for _, e := range r {
+			reverted = append(reverted, e.Path)
+		}
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(h.disk, "notes.txt"))

@@ -1,4 +1,4 @@
-package commands
+package core
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/fileshed/fileshed/core"
 
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -22,7 +20,7 @@ import (
 func BenchmarkGuardCheck(b *testing.B) {
 	s, _ := testService(b, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
 	ctx := context.Background()
-	bob := core.Caller{UserID: "bob", ConvID: "c"}
+	bob := Caller{UserID: "bob", ConvID: "c"}
 	z, err := s.ResolveZone(ctx, bob, "group", "team", true)
 	if err != nil {
 		b.Fatal(err)
@@ -37,18 +35,18 @@ func BenchmarkGuardCheck(b *testing.B) {
 		if err := os.WriteFile(p, []byte("content\n"), 0o600); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.DB().SetOwnership(ctx, store.Ownership{GroupID: "team", Path: rel, Owner: "alice", Mode: "owner", Created: time.Now()}); err != nil {
+		if err := s.db.SetOwnership(ctx, store.Ownership{GroupID: "team", Path: rel, Owner: "alice", Mode: "owner", Created: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
-		g, err := s.guardExec(ctx, bob, z)
+		g, err := s.guardOwned(ctx, bob, z)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := g.restore(nil, &ExecData{}); err != nil {
+		if _, err := g.restore(nil); err != nil {
 			b.Fatal(err)
 		}
 	}
