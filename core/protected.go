@@ -41,6 +41,12 @@ func ProtectedReason(z *Zone, rel string) string {
 	return ""
 }
 
+// KeptClone reports whether rel (zone-relative, clean) is the ".git" at the top of a zone or
+// inside it: no tool removes it, in any zone (the original's rule for shed_delete, reference
+// §5.7: a user's clone in Storage is as precious as a repository, and prompts expect it kept).
+// Writes inside it are ProtectedReason's business.
+func KeptClone(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".git/") }
+
 // protectedPath is PROTECTED_PATH for rel in z (shown as the model wrote it), nil when rel
 // may be written.
 func CheckProtected(z *Zone, rel, shown string) error {

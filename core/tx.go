@@ -127,6 +127,10 @@ func checkProtected(steps []Step) error {
 		if st.Op == OpCopyFrom {
 			continue
 		}
+		if st.Op == OpRemove && KeptClone(st.Path) {
+			return Errf(ProtectedPath, "Cannot delete .git directory").With("path", Shorten(shownOf(st))).With("zone", st.Zone.Label).
+				WithHint("The .git directory is required for version control")
+		}
 		follow := st.Op == OpWrite || st.Op == OpAdd
 		if err := CheckProtectedTarget(st.Zone, st.Zone.Fs, st.Path, shownOf(st), follow); err != nil {
 			return err

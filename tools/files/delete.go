@@ -32,9 +32,9 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 		return core.Result{}, core.Errf(core.InvalidPath, "Cannot delete zone root").With("path", in.Path).With("zone", z.Label).
 			WithHint("Specify a file or folder within the zone")
 	}
-	// A .git is protected where the kernel says so (core.ProtectedReason, through the
-	// transaction): in a versioned zone, in any spelling and at any depth; a user's clone in
-	// Storage is theirs to delete.
+	// A .git is protected where the kernel says so, through the transaction: in a versioned
+	// zone in any spelling and at any depth (core.ProtectedReason), and the one at the top of
+	// any zone is never removed (core.KeptClone).
 	message := in.Message
 	if message == "" {
 		message = "Delete " + rel

@@ -9,11 +9,11 @@ import (
 	"github.com/fileshed/fileshed/core"
 )
 
-// TestDeleteFollowsTheOneGitRule: shed_delete refuses exactly what core.ProtectedReason
-// protects (issue 35: a second rule in delete.go refused ".git" at the top of every zone,
-// Storage included, where the kernel keeps a user's clone as it is, and let the kernel
-// alone decide deeper or other spellings). Hostile paths (traversal, absolute, a link to a
-// protected name) sit in the same table.
+// TestDeleteFollowsTheOneGitRule: shed_delete refuses exactly what the kernel protects from a
+// remove: core.ProtectedReason (a versioned zone's .git in any spelling, at any depth) and
+// core.KeptClone (the .git at the top of any zone, the original's rule: TestDeleteRefusals).
+// Issue 35: delete.go had that second rule of its own. Hostile paths (traversal, absolute, a
+// link to a protected name) sit in the same table.
 func TestDeleteFollowsTheOneGitRule(t *testing.T) {
 	s, base := testService(t, nil)
 	c, err := core.NewCaller("local", "", "", "", "", nil, "")
@@ -26,8 +26,8 @@ func TestDeleteFollowsTheOneGitRule(t *testing.T) {
 		link                    string // plant is a symlink to link
 		want                    core.Code
 	}{
-		{"storage .git", "storage", ".git/config", ".git", "", ""},
-		{"storage .git file", "storage", ".git/config", ".git/config", "", ""},
+		{"storage .git", "storage", ".git/config", ".git", "", core.ProtectedPath},
+		{"storage .git file", "storage", ".git/config", ".git/config", "", core.ProtectedPath},
 		{"storage nested .git", "storage", "proj/.git/HEAD", "proj/.git", "", ""},
 		{"storage .GIT", "storage", ".GIT/x", ".GIT", "", ""},
 		{"documents .git", "documents", ".git/config", ".git", "", core.ProtectedPath},
@@ -56,7 +56,7 @@ func TestDeleteFollowsTheOneGitRule(t *testing.T) {
 			defer os.RemoveAll(zoneDir)
 			if tc.want != core.PathEscape {
 				z := &core.Zone{Versioned: tc.zone == "documents"}
-				if protected := core.ProtectedReason(z, tc.path) != ""; protected != (tc.want == core.ProtectedPath) {
+				if protected := core.ProtectedReason(z, tc.path) != "" || core.KeptClone(tc.path); protected != (tc.want == core.ProtectedPath) {
 					t.Fatalf("the table says %q for %s, core.ProtectedReason says protected=%v", tc.want, tc.path, protected)
 				}
 			}
