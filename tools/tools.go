@@ -41,14 +41,16 @@ type Set struct {
 	Info       *info.Tools
 }
 
-// New builds every family over the kernel k.
+// New builds every family over the kernel k: each holds its handle (core.Kernel), except
+// commands, sqlite and encryption, which still embed the Service.
 func New(k *core.Service) (*Set, error) {
+	h := k.Kernel() // what the narrowed families hold; commands, sqlite, encryption still embed k
 	l, err := links.New(k)
 	if err != nil {
 		return nil, err
 	}
 	cmds := commands.New(k)
-	f := files.New(k, cmds)
+	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(k, cmds), Groups: groups.New(k), Links: l,
 		Archives: archives.New(k), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
 		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(k)}, nil
