@@ -52,7 +52,7 @@ func New(k *core.Service) (*Set, error) {
 	cmds := commands.New(k)
 	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(k, cmds), Groups: groups.New(k), Links: l,
-		Archives: archives.New(k), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
+		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
 		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(k)}, nil
 }
 
