@@ -45,7 +45,7 @@ type Set struct {
 // commands, sqlite and encryption, which still embed the Service.
 func New(k *core.Service) (*Set, error) {
 	h := k.Kernel() // what the narrowed families hold; commands, sqlite, encryption still embed k
-	l, err := links.New(k)
+	l, err := links.New(h)
 	if err != nil {
 		return nil, err
 	}
