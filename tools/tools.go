@@ -53,7 +53,7 @@ func New(k *core.Service) (*Set, error) {
 	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(h, cmds), Groups: groups.New(h), Links: l,
 		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
-		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(h)}, nil
+		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Info: info.New(h)}, nil
 }
 
 // Open builds the kernel from the configuration (core.New, with the collaborators opt
