@@ -52,7 +52,7 @@ func New(k *core.Service) (*Set, error) {
 	cmds := commands.New(k)
 	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(h, cmds), Groups: groups.New(h), Links: l,
-		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(h), Versions: versions.New(k),
+		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(h), Versions: versions.New(h),
 		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Info: info.New(h)}, nil
 }
 
