@@ -25,8 +25,9 @@ var ErrUndeclared = errors.New("write outside the paths the transaction declared
 
 // TxFs is a zone's file system as one transaction may write it: reads go to the whole zone,
 // writes only to a path a step of that zone declared, what lies below it (a folder removed,
-// moved or filled), and the temporary names beside or below those (confine.HoldTemp: a
-// staging folder, a file downloaded before its rename). It is an afero.Fs.
+// moved or filled), and the temporary names of the kernel (confine.HoldTemp: a staging
+// folder, a file downloaded before its rename), which a rename brings only onto a declared
+// place. It is an afero.Fs.
 type TxFs struct {
 	fs *confine.Fs
 	// declared are the zone-relative places the steps reach: each path as named (its
@@ -75,7 +76,7 @@ func (t *TxFs) place(name string, follow bool) (string, error) {
 }
 
 // allow refuses a write of name (op names it in the error) unless it lands on a declared
-// place, below one, or on a temporary name beside or below one.
+// place, below one, or on a temporary name.
 func (t *TxFs) allow(op, name string, follow bool) error {
 	p, err := t.place(name, follow)
 	if err != nil {
@@ -84,16 +85,12 @@ func (t *TxFs) allow(op, name string, follow bool) error {
 	if t.declares(p) {
 		return nil
 	}
-	// A temporary name (and what is below it) in a folder a declared place is in or below.
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
+	// A temporary name and what is below it: the transaction's scratch (a staging folder, a
+	// download before its rename), never shown to the model, swept if left behind; it
+	// becomes content only by a rename onto a declared place.
+	for part := range strings.SplitSeq(p, "/") {
 		if confine.IsTempName(part) {
-			dir := strings.Join(parts[:i], "/")
-			for _, d := range t.declared {
-				if path.Dir(d) == cmpDot(dir) || d == "" || d == dir || strings.HasPrefix(dir, d+"/") {
-					return nil
-				}
-			}
+			return nil
 		}
 	}
 	return &fs.PathError{Op: op, Path: name, Err: ErrUndeclared}
@@ -107,14 +104,6 @@ func (t *TxFs) declares(p string) bool {
 		}
 	}
 	return false
-}
-
-// cmpDot is dir as path.Dir writes it ("." for the root).
-func cmpDot(dir string) string {
-	if dir == "" {
-		return "."
-	}
-	return dir
 }
 
 // Name names this file system type (afero.Fs); it is not a path.

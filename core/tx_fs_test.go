@@ -13,7 +13,7 @@ import (
 )
 
 // TestTxFsWritesOnlyDeclaredPaths: the file system a transaction hands out writes the
-// paths its steps declared (below a declared folder too, and temporary names beside them),
+// paths its steps declared (below a declared folder too, and the kernel's temporary names),
 // and refuses every other write, wherever it lands once its links are resolved: a declared
 // name that is a link to an undeclared file, a link in the parents, "..", an absolute path.
 func TestTxFsWritesOnlyDeclaredPaths(t *testing.T) {
@@ -99,7 +99,7 @@ func TestTxFsWritesOnlyDeclaredPaths(t *testing.T) {
 			}
 			return err
 		}, false},
-		{"temporary name beside an undeclared file", func() error { return w.Mkdir(path.Join("out", temp), 0o700) }, false},
+		{"temporary file renamed onto an undeclared name", func() error { return w.Rename(path.Join("in", temp, "f"), "out/f") }, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
