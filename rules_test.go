@@ -51,7 +51,6 @@ var writesOutsideCore = map[string]int{
 	"tools/sqlite/sqlite_companions.go": 1,
 	"tools/sqlite/sqlite_csv.go":        3,
 	"tools/transfer/bridge.go":          1,
-	"tools/transfer/import.go":          3,
 }
 
 // familyKernelLeaves are today's family files importing core/store, core/lock or core/vcs
