@@ -36,14 +36,9 @@ var writesOutsideCore = map[string]int{
 	"admin/import_original.go":          3,
 	"admin/import_ownership.go":         3,
 	"admin/import_zones.go":             2,
-	"tools/archives/unzip.go":           2,
-	"tools/archives/unzip_move.go":      3,
-	"tools/archives/zip_common.go":      2,
 	"tools/commands/exec.go":            1,
 	"tools/commands/exec_files.go":      2,
 	"tools/encryption/encryption.go":    3,
-	"tools/files/delete.go":             3,
-	"tools/files/rename.go":             2,
 	"tools/info/maintenance.go":         5,
 	"tools/links/links_open.go":         1,
 	"tools/lockedit/lockedit_exec.go":   5,
@@ -53,7 +48,6 @@ var writesOutsideCore = map[string]int{
 	"tools/sqlite/sqlite_companions.go": 1,
 	"tools/sqlite/sqlite_csv.go":        3,
 	"tools/transfer/bridge.go":          1,
-	"tools/transfer/import.go":          3,
 }
 
 // familyKernelLeaves are today's family files importing core/store, core/lock or core/vcs

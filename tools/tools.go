@@ -41,17 +41,19 @@ type Set struct {
 	Info       *info.Tools
 }
 
-// New builds every family over the kernel k.
+// New builds every family over the kernel k: each holds its handle (core.Kernel), except
+// commands, sqlite and encryption, which still embed the Service.
 func New(k *core.Service) (*Set, error) {
-	l, err := links.New(k)
+	h := k.Kernel() // what the narrowed families hold; commands, sqlite, encryption still embed k
+	l, err := links.New(h)
 	if err != nil {
 		return nil, err
 	}
 	cmds := commands.New(k)
-	f := files.New(k, cmds)
-	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(k, cmds), Groups: groups.New(k), Links: l,
-		Archives: archives.New(k), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
-		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(k)}, nil
+	f := files.New(h, cmds)
+	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(h, cmds), Groups: groups.New(h), Links: l,
+		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(h), Versions: versions.New(h),
+		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Info: info.New(h)}, nil
 }
 
 // Open builds the kernel from the configuration (core.New, with the collaborators opt

@@ -149,11 +149,12 @@ func (u *unzipped) delta() core.Amount {
 func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *core.Tx, a *archive.Archive, destRel string, overwrite bool, u *unzipped) (core.Change, error) {
 	staging, release := confine.HoldTemp()
 	defer release() // after the RemoveAll below: the name is held until it is gone
-	if err := z.Fs.Mkdir(staging, 0o700); err != nil {
+	w := tx.Fs(z)
+	if err := w.Mkdir(staging, 0o700); err != nil {
 		return core.Change{}, err
 	}
-	defer z.Fs.RemoveAll(staging) // empty after a successful move
-	dest := newStagingDest(z.Fs, staging)
+	defer w.RemoveAll(staging) // empty after a successful move
+	dest := newStagingDest(w, staging)
 	var err error
 	u.stats, err = a.Extract(ctx, dest)
 	if werr := dest.wait(); err == nil {
@@ -168,7 +169,7 @@ func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *
 	// Each file overwrite replaces is checked (a locked edit another conversation opened
 	// during the extraction) before anything moves, so a refusal leaves the zone as it was,
 	// and again at its own rename.
-	m := mover{z: z, overwrite: overwrite, check: func(p string) error { return tx.CheckReplace(z, p) }}
+	m := mover{z: z, w: w, overwrite: overwrite, check: func(p string) error { return tx.CheckReplace(z, p) }}
 	err = m.dryRun(staging, destRel)
 	if err == nil {
 		err = m.move(staging, destRel)

@@ -23,7 +23,7 @@ import (
 // the file was replaced under the other conversation's locked edit.
 func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 	k, _ := coretest.Service(t, nil)
-	s := New(k)
+	s := New(k.Kernel())
 	ctx := context.Background()
 	zipFile := filepath.Join(t.TempDir(), "x.zip")
 	f, err := os.Create(zipFile)

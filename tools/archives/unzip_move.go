@@ -13,7 +13,9 @@ import (
 // that exist. What it moved fresh can be moved back (undo); a file it replaced (overwrite)
 // is gone, as asked.
 type mover struct {
-	z         *core.Zone
+	z *core.Zone
+	// w writes the zone: the transaction's file system.
+	w         *core.TxFs
 	overwrite bool
 	// check is asked about each existing file just before overwrite replaces it.
 	check func(dst string) error
@@ -61,7 +63,7 @@ func (m *mover) move(from, to string) error {
 		case errors.Is(err, fs.ErrNotExist) && m.dry:
 			continue
 		case errors.Is(err, fs.ErrNotExist):
-			if err := m.z.Fs.Rename(src, dst); err != nil {
+			if err := m.w.Rename(src, dst); err != nil {
 				return err
 			}
 			m.done = append(m.done, [2]string{src, dst})
@@ -82,7 +84,7 @@ func (m *mover) move(from, to string) error {
 			if m.dry {
 				continue
 			}
-			if err := m.z.Fs.Rename(src, dst); err != nil {
+			if err := m.w.Rename(src, dst); err != nil {
 				return err
 			}
 			m.replaced += fi.Size()
@@ -101,7 +103,7 @@ func (m *mover) move(from, to string) error {
 // removed with them).
 func (m *mover) undo() {
 	for i := len(m.done) - 1; i >= 0; i-- {
-		_ = m.z.Fs.Rename(m.done[i][1], m.done[i][0])
+		_ = m.w.Rename(m.done[i][1], m.done[i][0])
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/archive"
-	"github.com/fileshed/fileshed/core/confine"
 )
 
 // archiveLimits are the archive valves as the archive leaf takes them.
@@ -124,7 +123,7 @@ func unzipExclude(z *core.Zone) archive.Exclude {
 // is synced and closed in the background (at most syncAhead at once) while the next one is
 // decompressed; wait returns once all are durable, with the first failure.
 type stagingDest struct {
-	fs  *confine.Fs
+	fs  *core.TxFs
 	dir string
 	// made are the folders made so far; names counts them and the files created (what the
 	// extraction adds to the zone, for the file quota).
@@ -139,7 +138,7 @@ type stagingDest struct {
 // syncAhead is how many extracted files may be syncing at once.
 const syncAhead = 8
 
-func newStagingDest(fs *confine.Fs, dir string) *stagingDest {
+func newStagingDest(fs *core.TxFs, dir string) *stagingDest {
 	return &stagingDest{fs: fs, dir: dir, made: map[string]bool{}, sem: make(chan struct{}, syncAhead)}
 }
 

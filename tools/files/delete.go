@@ -52,11 +52,12 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 	exact := true
 	hash, err := tx.Apply(func() (core.Change, error) {
 		var err error
-		freed, err = removeTree(z.Fs, rel, fi)
+		w := tx.Fs(z)
+		freed, err = removeTree(w, rel, fi)
 		if errors.Is(err, confine.ErrInvalid) {
 			// A name below that no model could have given (control characters, invalid
 			// UTF-8, made by a command): remove the rest in one go and re-measure the usage.
-			exact, err = false, z.Fs.RemoveAll(rel)
+			exact, err = false, w.RemoveAll(rel)
 		}
 		ch := core.Change{Paths: []string{rel}, Growth: core.Sub(core.Amount{}, freed)}
 		if err != nil {
@@ -91,7 +92,7 @@ type deleted struct {
 // it, depth first, and returns the bytes of the regular files and the names it removed,
 // counted as they go (so the quota is given back exactly what was freed, even when it
 // stops half-way).
-func removeTree(z *confine.Fs, rel string, fi fs.FileInfo) (core.Amount, error) {
+func removeTree(z *core.TxFs, rel string, fi fs.FileInfo) (core.Amount, error) {
 	if fi.IsDir() {
 		d, err := z.Open(rel)
 		if err != nil {

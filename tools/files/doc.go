@@ -11,12 +11,14 @@ import (
 
 // Tools are this family's tools, over the kernel.
 type Tools struct {
-	*core.Service
+	// Kernel is the family's handle of the kernel (core.Kernel): zones, the transaction,
+	// the queries; never the Service itself.
+	core.Kernel
 	// Commands runs the PDF readers (pdftotext, pdfinfo) under the command limits.
 	Commands *commands.Tools
 }
 
 // New returns the family's tools over the kernel k.
-func New(k *core.Service, commands *commands.Tools) *Tools {
-	return &Tools{Service: k, Commands: commands}
+func New(k core.Kernel, commands *commands.Tools) *Tools {
+	return &Tools{Kernel: k, Commands: commands}
 }

@@ -90,7 +90,8 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
 			return core.Change{}, core.WriteError(err, z, in.NewPath)
 		}
-		if err := z.Fs.Rename(oldRel, newRel); err != nil {
+		w := tx.Fs(z)
+		if err := w.Rename(oldRel, newRel); err != nil {
 			return core.Change{}, core.WriteError(err, z, in.NewPath)
 		}
 		// The replaced destination, if any, is gone from here on.
@@ -98,7 +99,7 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 		// A relative symlink moved elsewhere may now point outside the zone: undo.
 		if src.Mode()&fs.ModeSymlink != 0 {
 			if _, err := z.Fs.Confined(newRel); err != nil {
-				_ = z.Fs.Rename(newRel, oldRel)
+				_ = w.Rename(newRel, oldRel)
 				return ch, core.WriteError(err, z, in.NewPath).
 					WithHint("The symlink's target would be outside the zone from its new place; move its target instead")
 			}

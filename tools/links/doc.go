@@ -11,7 +11,9 @@ import (
 
 // Tools are this family's tools, over the kernel.
 type Tools struct {
-	*core.Service
+	// Kernel is the family's handle of the kernel (core.Kernel): zones, the transaction,
+	// the queries; never the Service itself.
+	core.Kernel
 	// signer signs and verifies the links' tokens: links.secret, or a key kept in the
 	// state database (postgres) or the storage directory (linkSigner).
 	signer *linktoken.Signer
@@ -19,10 +21,10 @@ type Tools struct {
 
 // New returns the family's tools over the kernel k, with the link-signing key of its
 // configuration.
-func New(k *core.Service) (*Tools, error) {
+func New(k core.Kernel) (*Tools, error) {
 	signer, err := linkSigner(k)
 	if err != nil {
 		return nil, err
 	}
-	return &Tools{Service: k, signer: signer}, nil
+	return &Tools{Kernel: k, signer: signer}, nil
 }

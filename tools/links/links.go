@@ -37,7 +37,7 @@ type LinkDeleteInput struct {
 // linkSigner opens the key that signs link tokens: links.secret; else, with state.driver
 // postgres, the key in the state database, which every replica reads (the first to start
 // stores its own); else the key file in the storage directory (created on first start).
-func linkSigner(k *core.Service) (*linktoken.Signer, error) {
+func linkSigner(k core.Kernel) (*linktoken.Signer, error) {
 	cfg := k.Config()
 	if cfg.Links.Secret == "" && cfg.State.Driver == store.Postgres {
 		key, err := k.DB().SharedKey(context.Background(), "links", linktoken.NewKey())

@@ -12,7 +12,9 @@ import (
 
 // Tools are this family's tools, over the kernel.
 type Tools struct {
-	*core.Service
+	// Kernel is the family's handle of the kernel (core.Kernel): zones, the transaction,
+	// the queries; never the Service itself.
+	core.Kernel
 	// Files writes the page.
 	Files *files.Tools
 	// Links hands the link that renders it.
@@ -20,6 +22,6 @@ type Tools struct {
 }
 
 // New returns the family's tools over the kernel k.
-func New(k *core.Service, files *files.Tools, links *links.Tools) *Tools {
-	return &Tools{Service: k, Files: files, Links: links}
+func New(k core.Kernel, files *files.Tools, links *links.Tools) *Tools {
+	return &Tools{Kernel: k, Files: files, Links: links}
 }

@@ -247,14 +247,14 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 		m := &metered{ctx: ctx, r: tx.Reservation(), body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
 		temp, release := confine.HoldTemp()
 		defer release()
-		tmp := path.Join(dir, temp)
-		n, err := z.Fs.WriteAtomic(tmp, m, 0o600)
+		tmp, w := path.Join(dir, temp), tx.Fs(z)
+		n, err := w.WriteAtomic(tmp, m, 0o600)
 		if err != nil {
 			return core.Change{}, m.failure(err, z)
 		}
-		final, err := placeImport(z, dir, tmp, name)
+		final, err := placeImport(z, w, dir, tmp, name)
 		if err != nil {
-			_ = z.Fs.Remove(tmp)
+			_ = w.Remove(tmp)
 			return core.Change{}, err
 		}
 		out = importedFile{FileID: f.ID, Name: path.Base(final), Path: final, Size: n}
@@ -267,11 +267,12 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 }
 
 // placeImport renames the finished temporary file to name in dir, or to the first free
-// "name (N).ext": the kernel refuses an existing name (no race with a concurrent import).
-func placeImport(z *core.Zone, dir, tmp, name string) (string, error) {
+// "name (N).ext", through w (the transaction's file system): the kernel refuses an
+// existing name (no race with a concurrent import).
+func placeImport(z *core.Zone, w *core.TxFs, dir, tmp, name string) (string, error) {
 	for n := 1; n <= maxDedupe; n++ {
 		final := path.Join(dir, dedupeName(name, n))
-		err := z.Fs.MoveTo(tmp, z.Fs, final, true)
+		err := w.MoveTo(tmp, w, final, true)
 		if err == nil {
 			return final, nil
 		}

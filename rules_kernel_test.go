@@ -1,0 +1,114 @@
+package main
+
+import (
+	"go/types"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The families hold a narrow handle of the kernel, not the kernel (issue 35 item 1): the
+// names of package core that the narrowed families use together stay few. commands, sqlite
+// and encryption still embed *core.Service (their write protocol moves into the kernel
+// first); they are counted apart.
+
+// maxKernelNames is the most names of package core the narrowed families may use together:
+// it only goes down (168 before the handle; the target of issue 35 is 60).
+const maxKernelNames = 168
+
+// unnarrowed are the families that still embed the whole kernel.
+var unnarrowed = []string{"commands", "sqlite", "encryption"}
+
+// TestFamiliesUseFewKernelNames counts the names of package core used by the non-test files
+// of the families, as issue 35 counted them: the package's names (types, functions,
+// constants, variables) and the methods of the kernel itself (*core.Service, and the
+// handle core.Kernel), the ways in; the fields and methods of the values they hand out (a
+// Zone's, a Tx's, an Error's) come with their type and are logged apart. It fails when the
+// narrowed families use more than maxKernelNames. The names are logged (go test -v).
+func TestFamiliesUseFewKernelNames(t *testing.T) {
+	all, narrowed, members := map[string][]string{}, map[string]bool{}, map[string]bool{}
+	for _, f := range moduleFiles(t) {
+		rest, ok := strings.CutPrefix(f.pkg, module+"/tools/")
+		if !ok {
+			continue
+		}
+		family, _, _ := strings.Cut(rest, "/")
+		for _, name := range kernelNames(f.info) {
+			if !slices.Contains(all[name], family) {
+				all[name] = append(all[name], family)
+			}
+			if slices.Contains(unnarrowed, family) {
+				continue
+			}
+			if member(name) {
+				members[name] = true
+			} else {
+				narrowed[name] = true
+			}
+		}
+	}
+	entries := 0
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		if !member(name) {
+			entries++
+		}
+		t.Logf("%s\t%s", name, strings.Join(all[name], " "))
+	}
+	t.Logf("all families: %d kernel names (%d with the members of the values); narrowed families: %d (%d with the members)",
+		entries, len(all), len(narrowed), len(narrowed)+len(members))
+	if len(narrowed) > maxKernelNames {
+		t.Errorf("the narrowed families use %d names of package core, at most %d: hold a narrow handle", len(narrowed), maxKernelNames)
+	}
+}
+
+// member tells whether name is a field or a method of a value the kernel hands out, not a
+// way into the kernel (a package name, a method of the Service or of the handle).
+func member(name string) bool {
+	recv, _, ok := strings.Cut(name, ".")
+	return ok && recv != "Service" && recv != "kernel"
+}
+
+// kernelNames are the names of package core that info uses, as "Name" or "Type.Name".
+func kernelNames(info *types.Info) []string {
+	var out []string
+	for _, obj := range info.Uses {
+		if obj.Pkg() == nil || obj.Pkg().Path() != module+"/core" {
+			continue
+		}
+		name := obj.Name()
+		switch o := obj.(type) {
+		case *types.Func:
+			if recv := o.Type().(*types.Signature).Recv(); recv != nil {
+				name = recvName(recv.Type()) + "." + name
+			}
+		case *types.Var:
+			if o.IsField() {
+				name = fieldOwner(o) + "." + name
+			}
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// fieldOwner is the name of the type of package core that declares field v.
+func fieldOwner(v *types.Var) string {
+	scope := v.Pkg().Scope()
+	for _, n := range scope.Names() {
+		tn, ok := scope.Lookup(n).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				if st.Field(i) == v {
+					return n
+				}
+			}
+		}
+	}
+	return "?"
+}
