@@ -9,14 +9,15 @@ import "context"
 // locks and commit: the copy has neither), and carries the copy's changes back encrypted,
 // settling in the owner's usage what the deadline kept out of the zone.
 //
-//	cm, err := s.OpenCommandMirror(ctx, z, names)
+//	cm, err := s.BeginMirror(ctx, z)      // the owner's turn
 //	if err != nil { return err }
 //	defer cm.Close()
+//	if err := cm.Copy(ctx, names); err != nil { return err } // the copy, within the deadline
 //	... BeginCommand(ctx, c, cm.Zone(), Command{Mirrored: true, ...}) ... Finish ...
 //	notDecrypted, notWrittenBack, err := cm.WriteBack(ctx)
 
 // CommandMirror is the decrypted copy of an encrypted zone a command runs in
-// (OpenCommandMirror); Close it on every path.
+// (BeginMirror); Close it on every path.
 type CommandMirror struct {
 	*Mirror
 	s      *Service
@@ -25,22 +26,27 @@ type CommandMirror struct {
 	turn   func()
 }
 
-// OpenCommandMirror takes the owner's turn of the encrypted zone z (its wait bounded by
-// ctx, the command's timeout) and copies z decrypted, the files names only (nil: the whole
-// zone) within ctx. On error nothing is held.
-func (s *Service) OpenCommandMirror(ctx context.Context, z *Zone, names []string) (*CommandMirror, error) {
+// BeginMirror takes the owner's turn of the encrypted zone z for a command (its wait
+// bounded by ctx, the command's timeout: TIMEOUT, which says so). On error nothing is held.
+func (s *Service) BeginMirror(ctx context.Context, z *Zone) (*CommandMirror, error) {
 	turn, err := s.OwnerTurn(ctx, z, CommandSlot)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.OpenMirrorWithin(ctx, z.Fs, names)
+	return &CommandMirror{s: s, z: z, turn: turn}, nil
+}
+
+// Copy copies the zone decrypted, the files names only (nil: the whole zone), within ctx
+// (TIMEOUT with the number of files copied, the partial copy removed).
+func (cm *CommandMirror) Copy(ctx context.Context, names []string) error {
+	m, err := cm.s.OpenMirrorWithin(ctx, cm.z.Fs, names)
 	if err != nil {
-		turn()
-		return nil, err
+		return err
 	}
-	mz := *z
+	mz := *cm.z
 	mz.Fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the copy too
-	return &CommandMirror{Mirror: m, s: s, z: z, copied: &mz, turn: turn}, nil
+	cm.Mirror, cm.copied = m, &mz
+	return nil
 }
 
 // Zone is the zone whose data is the decrypted copy: the command runs there.
@@ -64,7 +70,9 @@ func (cm *CommandMirror) Close() {
 	if cm.turn == nil {
 		return
 	}
-	cm.Remove()
+	if cm.Mirror != nil {
+		cm.Remove()
+	}
 	cm.turn()
 	cm.turn = nil
 }

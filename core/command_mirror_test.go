@@ -28,10 +28,11 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	must(t, err)
 
 	call, cut := context.WithCancel(ctx)
-	cm, err := s.OpenCommandMirror(call, z, nil)
+	cm, err := s.BeginMirror(call, z)
 	must(t, err)
+	must(t, cm.Copy(call, nil))
 	wait, stop := context.WithTimeout(ctx, 300*time.Millisecond)
-	_, err = s.OpenCommandMirror(wait, z, nil)
+	_, err = s.BeginMirror(wait, z)
 	stop()
 	wantCode(t, err, Timeout)
 
@@ -62,7 +63,7 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	if _, err := os.Stat(copyDir); err == nil {
 		t.Error("the decrypted copy is still on disk after Close")
 	}
-	again, err := s.OpenCommandMirror(ctx, z, nil)
+	again, err := s.BeginMirror(ctx, z)
 	must(t, err)
 	again.Close()
 }

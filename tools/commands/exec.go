@@ -69,11 +69,14 @@ func (s *Tools) execMirrored(ctx context.Context, c core.Caller, z *core.Zone, i
 		return core.Result{}, err
 	}
 	defer release()
-	m, err := s.OpenCommandMirror(ctx, z, mirrorNames(z, in.Cmd, p)) // the owner's turn, the copy
+	m, err := s.BeginMirror(ctx, z) // the owner's turn
 	if err != nil {
-		return core.Result{}, s.cutShort(err, p)
+		return core.Result{}, err
 	}
 	defer m.Close()
+	if err := m.Copy(ctx, mirrorNames(z, in.Cmd, p)); err != nil {
+		return core.Result{}, s.cutShort(err, p)
+	}
 	res, err := s.execZone(ctx, c, m.Zone(), in, true)
 	data, _ := res.Data.(*ExecData)
 	notDecrypted, notWrittenBack, werr := m.WriteBack(ctx) // and settles what the deadline kept out
