@@ -290,6 +290,10 @@ func (m *Mirror) syncOne(rel string, now, was entry) error {
 	return m.src.Chmod(rel, fi.Mode().Perm())
 }
 
+// MkdirAll creates the folder dir (and its parents) in the plaintext copy, where a call
+// creates a new file (shed_sqlite's new database in a new folder).
+func (m *Mirror) MkdirAll(dir string) error { return m.Fs.MkdirAll(dir, 0o700) }
+
 // OperandOnly are the commands that open no file but the ones their arguments name (the
 // policy confines every such argument: operands and option values such as sort -o, grep
 // -f, jq --slurpfile). Not here: commands that read files named elsewhere (sqlite3's

@@ -34,7 +34,6 @@ type kernel interface {
 	OpenWebUI() *owui.Client
 	Audit(c Caller, tool, zone, path, outcome string)
 	LockMaxAge() time.Duration
-	TempLeftover(ctx context.Context) func(name string, mod time.Time) bool
 
 	// Zones, reads and the limits of a call.
 	ResolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error)
@@ -64,6 +63,7 @@ type kernel interface {
 	ChangeWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string, size int64, write func() error) error
 	DropWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string)
 	WorkingCopyChanged(ctx context.Context, z *Zone, ez *confine.Fs, p string, before int64)
+	SweepEditzones(ctx context.Context, z *Zone) ([]string, error)
 	OpenMirror(src *confine.Fs, names []string) (*Mirror, error)
 	OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error)
 

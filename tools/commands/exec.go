@@ -69,26 +69,18 @@ func (s *Tools) execMirrored(ctx context.Context, c core.Caller, z *core.Zone, i
 		return core.Result{}, err
 	}
 	defer release()
-	turn, err := s.OwnerTurn(ctx, z, core.CommandSlot)
+	m, err := s.BeginMirror(ctx, z) // the owner's turn
 	if err != nil {
 		return core.Result{}, err
 	}
-	defer turn()
-	m, err := s.OpenMirrorWithin(ctx, z.Fs, mirrorNames(z, in.Cmd, p))
-	if err != nil {
+	defer m.Close()
+	if err := m.Copy(ctx, mirrorNames(z, in.Cmd, p)); err != nil {
 		return core.Result{}, s.cutShort(err, p)
 	}
-	defer m.Remove()
-	mz := *z
-	mz.Fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the mirror too
-	res, err := s.execZone(ctx, c, &mz, in, true)
+	res, err := s.execZone(ctx, c, m.Zone(), in, true)
 	data, _ := res.Data.(*ExecData)
-	werr := data.WriteBack(m)
-	if m.Unsaved != (core.Amount{}) {
-		// The command's measure (on the copy) counted changes the deadline kept out of the
-		// zone: take them back out of the usage.
-		_ = s.DB().Adjust(context.WithoutCancel(ctx), z.Owner, core.Sub(core.Amount{}, m.Unsaved))
-	}
+	notDecrypted, notWrittenBack, werr := m.WriteBack(ctx) // and settles what the deadline kept out
+	data.leftOut(notDecrypted, notWrittenBack)
 	if werr != nil && err == nil {
 		return core.Result{}, werr
 	}

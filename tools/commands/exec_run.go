@@ -185,10 +185,15 @@ type ExecData struct {
 // (when the command ran: d not nil) the files it left out.
 func (d *ExecData) WriteBack(m *core.Mirror) error {
 	notDecrypted, notWrittenBack, err := m.WriteBack()
+	d.leftOut(notDecrypted, notWrittenBack)
+	return err
+}
+
+// leftOut notes in d (when the command ran: d not nil) the files a write-back left out.
+func (d *ExecData) leftOut(notDecrypted, notWrittenBack []string) {
 	if d != nil {
 		d.NotDecrypted, d.NotWrittenBack = notDecrypted, notWrittenBack
 	}
-	return err
 }
 
 // run executes a planned command in dir and builds the data of reference §5.1. data is

@@ -2,21 +2,9 @@ package encryption
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path"
-	"syscall"
 
 	"github.com/fileshed/fileshed/core"
-
-	"github.com/spf13/afero"
-
-	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/core/crypt"
-	"github.com/fileshed/fileshed/core/lock"
-	"github.com/fileshed/fileshed/core/store"
 )
 
 // EncryptionArgs are the arguments of shed_encryption_disable.
@@ -65,15 +53,6 @@ func (s *Tools) EncryptionSetup(ctx context.Context, c core.Caller) (core.Result
 		Message: "Encryption enabled: new files in storage and uploads are encrypted"}, nil
 }
 
-// sealedCount is what status, migrate and disable count: the files encrypted and not (as
-// found, before any change), the files changed, and what could not be processed.
-type sealedCount struct {
-	Encrypted int
-	Plain     int
-	Changed   int
-	Errors    []string
-}
-
 // The original's four states (reference §5.38), from whether the caller's key is set up
 // (database_enabled) and whether the server can use it (key_configured: the master key
 // that wraps it; the original's was the user's own key in User Valves).
@@ -101,7 +80,7 @@ func (s *Tools) EncryptionStatus(ctx context.Context, c core.Caller) (core.Resul
 	}
 	// A key not set up, or disabled, seals nothing: the files are counted by their header,
 	// as the original counts them.
-	n, err := s.sealWalk(ctx, c.UserID, u.Key, nil)
+	n, err := s.SealWalk(ctx, c, u.Key, core.SealCount)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -115,9 +94,11 @@ func (s *Tools) EncryptionStatus(ctx context.Context, c core.Caller) (core.Resul
 	return core.Result{Data: data, Message: st[1]}, nil
 }
 
-// EncryptionMigrate encrypts the caller's files written before setup. Each file is replaced
-// atomically, so an interrupted migrate leaves every file readable, and a new run skips what
-// is encrypted already (never twice).
+// EncryptionMigrate encrypts the caller's files written before setup (the kernel's
+// SealWalk). Each file is replaced atomically under its lock, so an interrupted migrate
+// leaves every file readable, and a new run skips what is encrypted already (never twice);
+// a file another conversation holds in a locked edit, or another call is writing, is left
+// as it is and reported in errors, for the next run.
 func (s *Tools) EncryptionMigrate(ctx context.Context, c core.Caller) (core.Result, error) {
 	unlock, err := s.keyChange(ctx, c.UserID)
 	if err != nil {
@@ -128,7 +109,7 @@ func (s *Tools) EncryptionMigrate(ctx context.Context, c core.Caller) (core.Resu
 	if err != nil {
 		return core.Result{}, err
 	}
-	n, err := s.sealWalk(ctx, c.UserID, u.Key, migrateFile)
+	n, err := s.SealWalk(ctx, c, u.Key, core.SealEncrypt)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -163,7 +144,7 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 				WithHint("Save or cancel the locked edit first (shed_lockedit), then disable again")
 		}
 	}
-	n, err := s.sealWalk(ctx, c.UserID, u.Key, unsealFile)
+	n, err := s.SealWalk(ctx, c, u.Key, core.SealDecrypt)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -177,17 +158,9 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 		FilesUnencrypted: n.Plain, Errors: n.Errors}, Message: countMessage("Decrypted", n)}, nil
 }
 
-// keyChange serialises the changes of a user's encryption (setup, migrate, disable): it
-// takes the owner's quota lock exclusively and returns its release. Every write of the user
-// holds that lock shared from its reservation to its end, so none runs meanwhile; and each
-// change reads the key's state under it, after the change before it ended (which forgot the
-// cached state), so the state a change checks is still the state when it ends. Why: a
-// migrate that checked 'active' and then waited for a disable's walk sealed every file of
-// the now disabled account, and commands, which run on the raw files of a disabled zone,
-// read ciphertext (issue 24). Callers must not hold the owner's lock (ensureUsage would
-// deadlock under it).
+// keyChange serialises the changes of a user's encryption (core.Service.HoldKeyChange).
 func (s *Tools) keyChange(ctx context.Context, userID string) (func(), error) {
-	return s.HoldOwner(ctx, store.Owner{Kind: "user", ID: userID}, lock.Exclusive)
+	return s.HoldKeyChange(ctx, userID)
 }
 
 // activeKey is the caller's key when encryption is active.
@@ -202,155 +175,10 @@ func (s *Tools) activeKey(ctx context.Context, c core.Caller) (core.UserKey, err
 	return u, nil
 }
 
-func countMessage(verb string, n sealedCount) string {
+func countMessage(verb string, n core.Sealed) string {
 	msg := fmt.Sprintf("%s %d file(s)", verb, n.Changed)
 	if len(n.Errors) > 0 {
 		msg += fmt.Sprintf(", %d file(s) could not be processed (see errors)", len(n.Errors))
 	}
 	return msg
-}
-
-// fileAction turns one file of a sealed zone (fsys; sealWalk holds the owner's lock) into
-// its new form; state says what the file is now.
-type fileAction func(fsys *confine.Fs, rel string, state sealState) (changed bool, err error)
-
-// sealState is what a file is with respect to the user's key.
-type sealState int
-
-const (
-	plainFile   sealState = iota // no header: not encrypted
-	sealedFile                   // encrypted with the user's key
-	foreignFile                  // a header, but not sealed with this key (damaged or alien)
-)
-
-// migrateFile encrypts a plaintext file in place (atomically).
-func migrateFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
-	if st != plainFile {
-		return false, nil
-	}
-	src, err := fsys.Raw().Open(rel)
-	if err != nil {
-		return false, err
-	}
-	defer src.Close()
-	_, err = fsys.WriteAtomic(rel, src, 0o600)
-	return err == nil, err
-}
-
-// unsealFile decrypts a sealed file in place (atomically).
-func unsealFile(fsys *confine.Fs, rel string, st sealState) (bool, error) {
-	if st != sealedFile {
-		return false, nil
-	}
-	src, err := fsys.Open(rel)
-	if err != nil {
-		return false, err
-	}
-	defer src.Close()
-	_, err = fsys.Raw().WriteAtomic(rel, src, 0o600)
-	return err == nil, err
-}
-
-// sealWalk visits every regular file of the user's encrypted zones (Storage, every
-// conversation's Uploads), counts them by state and applies act (nil: count only; key
-// nil: count only, by header). With act
-// the caller holds keyChange, so no write of the user runs meanwhile. (Not the files' write
-// locks too: a writer takes those first, then the owner's lock.)
-func (s *Tools) sealWalk(ctx context.Context, userID string, key *crypt.Key, act fileAction) (sealedCount, error) {
-	n := sealedCount{Errors: []string{}}
-	for _, d := range s.sealedDirs(userID) {
-		if _, err := os.Stat(d.dir); errors.Is(err, fs.ErrNotExist) {
-			continue // never used: nothing to count, and status creates no folder
-		}
-		fsys, err := confine.New(d.dir)
-		if err != nil {
-			return n, core.Errf(core.InternalError, "Cannot open %s", d.name).Because(err)
-		}
-		fsys.Seal(key)
-		err = afero.Walk(fsys.Raw(), "", func(rel string, fi fs.FileInfo, err error) error {
-			if err != nil || !fi.Mode().IsRegular() || confine.IsTempName(path.Base(rel)) {
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			st := fileSealState(fsys, rel, key)
-			switch st {
-			case sealedFile:
-				n.Encrypted++
-			case plainFile:
-				n.Plain++
-			case foreignFile:
-				n.Errors = append(n.Errors, d.name+"/"+rel+": encrypted, but not readable with your key (damaged?)")
-				return nil
-			}
-			if act == nil {
-				return nil
-			}
-			changed, err := act(fsys, rel, st)
-			if err != nil {
-				n.Errors = append(n.Errors, d.name+"/"+rel+": "+shortErr(err))
-			} else if changed {
-				n.Changed++
-			}
-			return nil
-		})
-		fsys.Close()
-		if err != nil {
-			return n, core.Errf(core.InternalError, "Cannot walk %s", d.name).Because(err)
-		}
-	}
-	return n, nil
-}
-
-// shortErr is an error's text without the zone-relative path the message already names.
-func shortErr(err error) string {
-	var pe *confine.PathError
-	switch {
-	case errors.Is(err, crypt.ErrAuth):
-		return "its encrypted content was altered"
-	case errors.Is(err, syscall.ENOSPC):
-		return "the disk is full"
-	case errors.As(err, &pe):
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// fileSealState reads rel's header (raw) and, when it has one, authenticates it with key
-// (nil: a status without a usable key counts the header only).
-func fileSealState(fsys *confine.Fs, rel string, key *crypt.Key) sealState {
-	f, err := fsys.Raw().OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return plainFile
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return plainFile
-	}
-	if !confine.HasMagic(f) {
-		return plainFile
-	}
-	if key == nil || crypt.Check(f, fi.Size(), key) { // without a key, the header is all that tells
-		return sealedFile
-	}
-	return foreignFile
-}
-
-// sealedDir is one directory of encrypted files and its name in messages.
-type sealedDir struct{ dir, name string }
-
-// sealedDirs are the user's directories that encryption covers: Storage's data and each
-// conversation's Uploads.
-func (s *Tools) sealedDirs(userID string) []sealedDir {
-	l, o := s.Layout(), store.Owner{Kind: "user", ID: userID}
-	dirs := []sealedDir{{l.ZoneRoot(o, core.Storage), "Storage"}}
-	convs, _ := os.ReadDir(l.ZoneRoot(o, core.Uploads))
-	for _, c := range convs {
-		if c.IsDir() {
-			dirs = append(dirs, sealedDir{l.UploadsOf(userID, c.Name()), "Uploads/" + c.Name()})
-		}
-	}
-	return dirs
 }

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"time"
 
 	"github.com/fileshed/fileshed/core"
 
-	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/core/vcs"
@@ -50,7 +48,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 	if err != nil {
 		return core.Result{}, err
 	}
-	owners, leftover := []store.Owner{}, s.TempLeftover(ctx)
+	owners := []store.Owner{}
 	for _, z := range zones {
 		for _, l := range expired {
 			if l.ZoneKey == core.ZoneKey(z) {
@@ -60,7 +58,9 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 				rep.ExpiredLocks = append(rep.ExpiredLocks, z.Name+"/"+l.Path)
 			}
 		}
-		if err := s.sweepEditzones(ctx, z, leftover, rep); err != nil {
+		removed, err := s.SweepEditzones(ctx, z) // orphan working copies, leftover temporary files
+		rep.OrphanEditzones = append(rep.OrphanEditzones, removed...)
+		if err != nil {
 			return core.Result{}, err
 		}
 		if z.Versioned {
@@ -152,94 +152,6 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 	}
 	s.DropWorkingCopy(ctx, z, ez, l.Path)
 	return nil
-}
-
-// sweepEditzones deletes every file of the zone's editzones that no lock of its
-// conversation covers, and the temporary files that leftover picks (the sweeps' rule: a
-// write in flight, of this server or of another live replica, keeps its own), then the
-// empty folders.
-func (s *Tools) sweepEditzones(ctx context.Context, z *core.Zone, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
-	root := core.EditzonesDir(z.Space)
-	convs, err := os.ReadDir(root)
-	if err != nil {
-		return nil // no editzone yet
-	}
-	for _, cd := range convs {
-		if !cd.IsDir() || !core.ValidID(cd.Name()) {
-			continue
-		}
-		ez, err := confine.New(core.EditzoneDir(z.Space, cd.Name()))
-		if err != nil {
-			return core.Errf(core.InternalError, "Cannot open an editzone of %s", z.Name).Because(err)
-		}
-		err = s.sweepDir(ctx, z, ez, cd.Name(), "", leftover, rep)
-		_ = ez.Close()
-		if err != nil {
-			return err
-		}
-		_ = os.Remove(core.EditzoneDir(z.Space, cd.Name())) // only succeeds when empty
-	}
-	return nil
-}
-
-// sweepDir walks one directory of a conversation's editzone (symlinks are never followed).
-func (s *Tools) sweepDir(ctx context.Context, z *core.Zone, ez *confine.Fs, conv, dir string, leftover func(string, time.Time) bool, rep *maintenanceReport) error {
-	f, err := ez.Open(dir)
-	if err != nil {
-		return nil
-	}
-	entries, err := f.Readdir(-1)
-	_ = f.Close()
-	if err != nil {
-		return nil
-	}
-	for _, e := range entries {
-		p := path.Join(dir, e.Name())
-		if e.IsDir() {
-			if err := s.sweepDir(ctx, z, ez, conv, p, leftover, rep); err != nil {
-				return err
-			}
-			_ = ez.Remove(p) // only succeeds when empty
-			continue
-		}
-		if confine.IsTempName(p) {
-			if leftover(p, e.ModTime()) && ez.Remove(p) == nil {
-				rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
-			}
-			continue
-		}
-		orphan, err := s.orphan(ctx, z, conv, p)
-		if err != nil {
-			return err
-		}
-		if orphan {
-			le, err := s.EditLease(ctx, z, p)
-			if err != nil {
-				return err
-			}
-			// Re-checked under the edit key: a shed_lockedit_open may have just taken the lock
-			// (on another replica, if the key was lost meanwhile: LOCK_ERROR).
-			if orphan, err = s.orphan(ctx, z, conv, p); err == nil && orphan {
-				if err = core.CheckLeases(false, le); err == nil && ez.Remove(p) == nil {
-					rep.OrphanEditzones = append(rep.OrphanEditzones, z.Name+"/editzone/"+conv+"/"+p)
-				}
-			}
-			le.Unlock()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// orphan reports whether the working copy p of conversation conv has no lock of its own.
-func (s *Tools) orphan(ctx context.Context, z *core.Zone, conv, p string) (bool, error) {
-	l, ok, err := s.DB().LockOf(ctx, core.ZoneKey(z), p)
-	if err != nil {
-		return false, core.LockErr(p, err)
-	}
-	return !ok || l.ConvID != conv, nil
 }
 
 // verifyRepo verifies r, the repository of z, and repairs it when the check fails, holding

@@ -94,7 +94,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	z := d.z
 	// Every writer goes through the write transaction (it holds the file's lock); in group
 	// zones readers hold the lock too, so that no connection of ours is open while the
-	// companions are swept.
+	// kernel sweeps the companions of a protected database (core/companions_sweep.go).
 	var tx *core.Tx
 	switch {
 	case d.roErr == nil:
@@ -103,15 +103,15 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 			return err
 		}
 		defer tx.Close()
+		if err := tx.SweepCompanions(); err != nil {
+			return err
+		}
 	case z.Kind == core.GroupZone:
-		unlock, err := s.LockPath(ctx, z, d.rel)
+		unlock, err := s.HoldDatabase(ctx, c, z, d.rel, d.shown)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-	}
-	if err := s.sweepCompanions(ctx, d); err != nil {
-		return err
 	}
 	if d.roErr != nil {
 		if !d.before.exists {
@@ -166,7 +166,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 				return core.Change{}, core.WriteError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
-				if err := d.m.Fs.MkdirAll(dir, 0o700); err != nil {
+				if err := d.m.MkdirAll(dir); err != nil {
 					return core.Change{}, core.WriteError(err, z, d.shown)
 				}
 			}

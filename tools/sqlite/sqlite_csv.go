@@ -6,8 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/fileshed/fileshed/core"
 
@@ -25,8 +24,7 @@ type csvOut struct {
 	z      *core.Zone
 	rel    string
 	shown  string
-	dir    string // the private folder of the work dir holding tmp
-	tmp    *os.File
+	tmp    *core.WorkFile // in a private folder of the work dir
 	w      *csv.Writer
 	count  *countingWriter
 	rows   int64
@@ -35,7 +33,7 @@ type csvOut struct {
 
 // countingWriter counts bytes and refuses to pass max.
 type countingWriter struct {
-	f   *os.File
+	f   io.Writer
 	n   int64
 	max int64
 }
@@ -63,19 +61,14 @@ func (s *Tools) newCSVOut(ctx context.Context, c core.Caller, z *core.Zone, p st
 	if err := s.CheckWrite(ctx, c, z, rel, p, exportEdit(rel)); err != nil {
 		return nil, err
 	}
-	dir, err := s.WorkTemp() // swept once its replica is dead (core's sweepWorkDirOf)
+	tmp, err := s.NewWorkFile("export.csv") // swept once its replica is dead (core's sweepWorkDirOf)
 	if err != nil {
-		return nil, core.Errf(core.InternalError, "Cannot prepare the CSV export").Because(err)
-	}
-	tmp, err := os.OpenFile(filepath.Join(dir, "export.csv"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, core.Errf(core.InternalError, "Cannot prepare the CSV export").Because(err)
 	}
 	cw := &countingWriter{f: tmp, max: int64(s.Config().MaxFileSizeMB) << 20}
 	w := csv.NewWriter(cw)
 	w.UseCRLF = true
-	return &csvOut{z: z, rel: rel, shown: p, dir: dir, tmp: tmp, w: w, count: cw}, nil
+	return &csvOut{z: z, rel: rel, shown: p, tmp: tmp, w: w, count: cw}, nil
 }
 
 // row writes the header once, then one row (RFC 4180: CRLF, quotes doubled).
@@ -104,10 +97,7 @@ func (o *csvOut) tooLarge(err error) error {
 }
 
 // discard removes the temporary file and its folder.
-func (o *csvOut) discard() {
-	_ = o.tmp.Close()
-	_ = os.RemoveAll(o.dir)
-}
+func (o *csvOut) discard() { o.tmp.Remove() }
 
 // finishCSVOut writes the export into the zone.
 func (s *Tools) finishCSVOut(ctx context.Context, c core.Caller, o *csvOut, d *dbFile, in SQLiteInput, ans *sqlq.Answer) (core.Result, error) {
