@@ -14,6 +14,7 @@ import (
 	"github.com/fileshed/fileshed/tools/links"
 	"github.com/fileshed/fileshed/tools/lockedit"
 	"github.com/fileshed/fileshed/tools/pages"
+	"github.com/fileshed/fileshed/tools/search"
 	"github.com/fileshed/fileshed/tools/sqlite"
 	"github.com/fileshed/fileshed/tools/transfer"
 	"github.com/fileshed/fileshed/tools/versions"
@@ -34,6 +35,7 @@ type Set struct {
 	Versions   *versions.Tools
 	Encryption *encryption.Tools
 	Pages      *pages.Tools
+	Search     *search.Tools
 	Info       *info.Tools
 }
 
@@ -47,5 +49,5 @@ func New(k *core.Service) (*Set, error) {
 	f := files.New(k, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(k, cmds), Groups: groups.New(k), Links: l,
 		Archives: archives.New(k), SQLite: sqlite.New(k), Transfer: transfer.New(k), Versions: versions.New(k),
-		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Info: info.New(k)}, nil
+		Encryption: encryption.New(k), Pages: pages.New(k, f, l), Search: search.New(k, cmds, f), Info: info.New(k)}, nil
 }
