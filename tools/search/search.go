@@ -11,13 +11,14 @@ import (
 	"github.com/fileshed/fileshed/core"
 )
 
-// SearchInput is the input of shed_search.
+// SearchInput is the input of shed_search. Its arguments carry no description: the tool's
+// one line says what zone, path and regex take (the spec's budget), shed_help the rest.
 type SearchInput struct {
 	Query         string `json:"query" required:"true"`
-	Regex         bool   `json:"regex,omitempty" doc:"RE2"`
-	Zone          string `json:"zone,omitempty" doc:"Default: all"`
+	Regex         bool   `json:"regex,omitempty"`
+	Zone          string `json:"zone,omitempty"`
 	Group         string `json:"group,omitempty"`
-	Path          string `json:"path,omitempty" doc:"Folder or glob"`
+	Path          string `json:"path,omitempty"`
 	NamesOnly     bool   `json:"names_only,omitempty"`
 	CaseSensitive bool   `json:"case_sensitive,omitempty"`
 	Offset        int    `json:"offset,omitempty" minimum:"0"`
@@ -147,12 +148,11 @@ func (s *Tools) scope(zones []*core.Zone, in SearchInput) (scope, error) {
 // message is the answer's one-line summary.
 func (p *page) message(in SearchInput) string {
 	a := p.ans
-	what := "lines"
+	msg := fmt.Sprintf("%d matches in %d files", a.Matches, a.FilesMatched)
 	if in.NamesOnly {
-		what = "names"
+		msg = fmt.Sprintf("%d matching names", a.Matches)
 	}
-	msg := fmt.Sprintf("%d matching %s in %d files (%d files searched in %s)", a.Matches, what, a.FilesMatched, a.FilesSearched,
-		strings.Join(a.Zones, ", "))
+	msg += fmt.Sprintf(" (%d files searched in %s)", a.FilesSearched, strings.Join(a.Zones, ", "))
 	if a.Matches == 0 && in.Offset > 0 {
 		msg = fmt.Sprintf("No match after offset %d (%d files searched)", in.Offset, a.FilesSearched)
 	}
