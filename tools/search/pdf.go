@@ -94,7 +94,7 @@ func (sc *scanner) pdfPages(ctx context.Context, text []byte, keep int, out *fil
 		} else {
 			text = nil
 		}
-		if err := sc.scan(ctx, bytes.NewReader(p), keep, page, out); err != nil {
+		if err := sc.scan(ctx, bytes.NewReader(p), 0, keep, page, out); err != nil {
 			return err
 		}
 	}

@@ -163,19 +163,24 @@ func (r *searchRun) find(ctx context.Context, sc *scanner, j job, from int) find
 }
 
 // content matches the content of file rel of z: its text, a PDF's or an office document's.
-// Binary files are skipped.
+// Binary files are skipped. The file is read once, its first chunk into the scanner's
+// buffer (judged by its first textcap.SniffLen bytes, as shed_read judges a file), and no
+// further than its size at the open (no read to learn of its end).
 func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel string, f *finding) error {
 	file, info, err := core.OpenRegular(z, rel, rel, core.ReadDirError)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	sample := make([]byte, textcap.SniffLen)
-	n, err := io.ReadFull(file, sample)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	var in io.Reader = file
+	if !z.Fs.Sealed() {
+		in = io.LimitReader(file, info.Size())
+	}
+	head, err := sc.head(in)
+	if err != nil {
 		return err
 	}
-	sample = sample[:n]
+	sample := head[:min(len(head), textcap.SniffLen)]
 	keep := maxPageMatches + 1
 	if files.IsPDF(sample) {
 		text, err := r.pdfText(ctx, z, rel)
@@ -187,9 +192,6 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 			return err
 		}
 		// A text file that only starts like a PDF is searched as text (as shed_read reads it).
-		if _, err := file.Seek(int64(n), io.SeekStart); err != nil {
-			return err
-		}
 	}
 	if kind := officeKind(rel, sample); kind != "" {
 		text, err := officeText(file, info.Size(), kind, r.office)
@@ -197,10 +199,10 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 			return err
 		}
 		f.kind = kind
-		return sc.scan(ctx, bytes.NewReader(text), keep, 0, &f.scan)
+		return sc.scan(ctx, bytes.NewReader(text), 0, keep, 0, &f.scan)
 	}
 	if textcap.LooksBinary(sample) {
 		return &errSkip{reason: "binary"}
 	}
-	return sc.scan(ctx, io.MultiReader(bytes.NewReader(sample), file), keep, 0, &f.scan)
+	return sc.scan(ctx, in, len(head), keep, 0, &f.scan)
 }

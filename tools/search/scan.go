@@ -42,6 +42,15 @@ type scanner struct {
 	buf []byte
 }
 
+// head reads the first bytes of r (up to readChunk) into the buffer, for scan to go on from.
+func (sc *scanner) head(r io.Reader) ([]byte, error) {
+	n, err := io.ReadFull(r, sc.buf[:readChunk])
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return sc.buf[:n], err
+}
+
 func newScanner(m matcher) *scanner {
 	return &scanner{m: m, buf: make([]byte, maxLine+readChunk)}
 }
@@ -56,10 +65,10 @@ func (out *fileScan) tally(keep int, h func() hit) {
 }
 
 // scan reads r to its end (or until ctx ends: its error) and tallies its matching lines
-// into out, numbering lines from first.
-func (sc *scanner) scan(ctx context.Context, r io.Reader, keep int, page int, out *fileScan) error {
+// into out; the first held bytes of the stream are in the buffer already (head).
+func (sc *scanner) scan(ctx context.Context, r io.Reader, held, keep, page int, out *fileScan) error {
 	buf := sc.buf
-	n := 0           // bytes held in buf, from the start of a line (or inside a long one)
+	n := held        // bytes held in buf, from the start of a line (or inside a long one)
 	line := int64(1) // the line of buf[0]
 	midLine := false // buf[0] is inside a line (a long line's next window)
 	through := false // a long line matched: read through to its end
