@@ -88,6 +88,7 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"negative offset", map[string]any{"query": "a", "offset": -1}, "INVALID_PARAMETER"},
 		{"bad glob", map[string]any{"query": "a", "path": "[a"}, "INVALID_PARAMETER"},
 		{"bad zone", map[string]any{"query": "a", "zone": "nope"}, "INVALID_ZONE"},
+		{"no group source", map[string]any{"query": "a", "zone": "group"}, "GROUP_NOT_AVAILABLE"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantError(t, e.post("shed_search", c.args, nil), c.code)

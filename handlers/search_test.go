@@ -104,6 +104,11 @@ func TestSearchEveryZone(t *testing.T) {
 		}
 		wantFound(t, e.post("shed_search", args, alice), c.want...)
 	}
+	// In no group, zone='group' searches nothing, and says so.
+	r = e.post("shed_search", map[string]any{"query": "needle", "zone": "group"}, member("alice", ""))
+	if wantFound(t, r); fmt.Sprint(r.Data["zones"]) != "[]" || !strings.Contains(r.Message, "no group") {
+		t.Fatalf("in no group: %s", r.raw)
+	}
 	// A group the caller is not in is refused by name, as every tool refuses it.
 	r = e.post("shed_search", map[string]any{"query": "needle", "group": "zeta"}, alice)
 	if r.Success {

@@ -19,9 +19,11 @@ import (
 //   - a literal, case-insensitive, ASCII: the rarest byte of the query found in both cases
 //     with bytes.IndexByte, each candidate checked in place (ASCII folding); a query with
 //     other characters goes through the regexp engine with (?i) (Unicode folding);
-//   - a regex (RE2, linear time): a literal every match must contain is searched first and
-//     the regex runs on the lines that hold it; without one, the regex runs on the buffer
-//     (multi-line mode) and each hit is confirmed on its line alone.
+//   - a regex (RE2, linear time): made unable to match a newline ('.' with s, [^x], \s),
+//     so that no match crosses a line, then run on the whole buffer; when every match
+//     must contain a literal, the literal is searched first and the regex runs on its
+//     lines only; a regex using \A or \z (start or end of the line, for grep) runs on
+//     each line alone.
 
 // matcher finds matching lines.
 type matcher interface {
@@ -58,16 +60,16 @@ func newMatcher(query string, regex, caseSensitive bool) (matcher, error) {
 		flags = "(?mi)"
 	}
 	tree, err := syntax.Parse(flags+query, syntax.Perl)
-	var re *regexp.Regexp
 	if err == nil {
-		re, err = regexp.Compile(flags + query)
+		_, err = regexp.Compile(flags + query) // RE2's bounds on the program, on the query as given
 	}
 	if err != nil {
 		return nil, core.Errf(core.InvalidParameter, "Invalid regex: %v", err).With("query", core.Shorten(query)).Because(err).
 			WithHint("query is RE2 syntax when regex=true (no backreferences, no lookaround, repetition counts up to 1000); or search the text literally with regex=false")
 	}
 	tree = noNewline(tree.Simplify())
-	if re, err = regexp.Compile(tree.String()); err != nil {
+	re, err := regexp.Compile(tree.String())
+	if err != nil {
 		return nil, core.Errf(core.InternalError, "Cannot prepare the regex").Because(err)
 	}
 	m := &regexMatcher{re: re, perLine: usesTextBounds(tree)}

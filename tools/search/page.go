@@ -19,7 +19,7 @@ type page struct {
 }
 
 func newPage(offset, budget int) *page {
-	return &page{ans: answer{Files: []fileAnswer{}, Offset: offset}, offset: offset, skip: offset, budget: budget}
+	return &page{ans: answer{Files: []fileAnswer{}, Offset: offset, Zones: []string{}}, offset: offset, skip: offset, budget: budget}
 }
 
 // take adds finding f to the page; false when the page is complete (full, or the search's

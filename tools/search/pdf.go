@@ -33,7 +33,7 @@ func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string) ([]by
 		}
 		h := sha256.New()
 		h.Write([]byte(z.Owner.Kind + ":" + z.Owner.ID + "\x00"))
-		_, err = io.Copy(h, f)
+		_, err = io.Copy(h, ctxReader{ctx, f}) // the call's time bounds the hash of a huge file too
 		_ = f.Close()
 		if err != nil {
 			return nil, err
@@ -63,6 +63,19 @@ func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string) ([]by
 		r.s.CacheText(key, out.b.Bytes())
 	}
 	return out.b.Bytes(), nil
+}
+
+// ctxReader reads r until ctx ends (its error then).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // textBuf keeps the first max bytes written to it and calls full once when more arrive.

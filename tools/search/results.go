@@ -86,5 +86,16 @@ const (
 	fileOverhead = len(`{"group":"","kind":"docx","lines":[],"name":true,"path":"","zone":"documents"},`)
 )
 
-// size is what l adds to the answer.
-func (l lineAnswer) size() int { return lineOverhead + len(l.Text) + strings.Count(l.Text, `"`) }
+// size is what l adds to the answer, JSON escapes included (a control character is \u00XX).
+func (l lineAnswer) size() int {
+	n := lineOverhead + len(l.Text)
+	for i := 0; i < len(l.Text); i++ {
+		switch c := l.Text[i]; {
+		case c < 0x20:
+			n += 5
+		case c == '"' || c == '\\':
+			n++
+		}
+	}
+	return n
+}

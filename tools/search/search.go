@@ -152,6 +152,9 @@ func (p *page) message(in SearchInput) string {
 	if in.NamesOnly {
 		msg = fmt.Sprintf("%d matching names", a.Matches)
 	}
+	if len(a.Zones) == 0 {
+		return "No zone to search: you are in no group"
+	}
 	msg += fmt.Sprintf(" (%d files searched in %s)", a.FilesSearched, strings.Join(a.Zones, ", "))
 	if a.Matches == 0 && in.Offset > 0 {
 		msg = fmt.Sprintf("No match after offset %d (%d files searched)", in.Offset, a.FilesSearched)
