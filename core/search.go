@@ -1,6 +1,7 @@
 package core
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,8 @@ var SearchSlot = slotKind{counts: "a search", again: "call shed_search again"}
 // {storage}/.plain), never in a zone, and holds only texts of zones that are not encrypted
 // (their files are plaintext on disk already). Its size is bounded: past textCacheMax
 // bytes the least recently used texts are removed down to three quarters of it. Entries are
-// written atomically (a temporary file renamed), 0600 in a 0700 folder.
+// written atomically (a temporary file renamed), 0600 in a 0700 folder. (The search keeps
+// the texts it used last in memory too: tools/search.)
 
 // textCacheMax bounds the bytes the text cache holds.
 const textCacheMax = 256 << 20
@@ -53,20 +55,34 @@ func validTextKey(key string) bool {
 	return true
 }
 
-// CachedText is the text cached under key, if any; a hit marks it recently used.
+// CachedText is the text cached under key, if any; a hit marks it recently used (its time,
+// when it is older than textCacheTouch: a search of many PDFs does not write a time each).
 func (s *Service) CachedText(key string) ([]byte, bool) {
 	if !validTextKey(key) {
 		return nil, false
 	}
 	p := filepath.Join(s.textCacheDir(), key)
-	b, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, false
 	}
-	now := time.Now()
-	_ = os.Chtimes(p, now, now) // the eviction's order; a failure only makes it evict sooner
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > textCacheMax {
+		return nil, false
+	}
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, false
+	}
+	if now := time.Now(); now.Sub(fi.ModTime()) > textCacheTouch {
+		_ = os.Chtimes(p, now, now) // the eviction's order; a failure only makes it evict sooner
+	}
 	return b, true
 }
+
+// textCacheTouch is how old a text's time may be before a hit renews it.
+const textCacheTouch = time.Hour
 
 // CacheText stores text under key (a failure is ignored: the next search extracts again).
 func (s *Service) CacheText(key string, text []byte) {

@@ -20,6 +20,8 @@ type Tools struct {
 	Commands *commands.Tools
 	// Files reads PDFs (pdftotext under the command limits).
 	Files *files.Tools
+	// texts keeps the PDF texts used last in memory.
+	texts memTexts
 }
 
 // New returns the family's tools over the kernel k.

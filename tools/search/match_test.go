@@ -154,3 +154,29 @@ func TestCutKeepsTheMatchVisible(t *testing.T) {
 		t.Fatalf("a match longer than the width: %q", got)
 	}
 }
+
+// TestMemTextsBound: the texts kept in memory stay within memTextsMax, the least recently
+// used dropped first.
+func TestMemTextsBound(t *testing.T) {
+	var m memTexts
+	chunk := make([]byte, memTextsMax/8)
+	for i := range 10 {
+		m.remember(string(rune('a'+i)), chunk)
+		if i == 2 {
+			m.recall("a") // used again: kept over b
+		}
+	}
+	if m.size > memTextsMax {
+		t.Fatalf("%d bytes kept", m.size)
+	}
+	_, a := m.recall("a")
+	_, b := m.recall("b")
+	_, j := m.recall("j")
+	if !a || b || !j {
+		t.Fatalf("kept a=%v b=%v j=%v", a, b, j)
+	}
+	m.remember("huge", make([]byte, memTextsMax/2))
+	if _, ok := m.recall("huge"); ok {
+		t.Fatal("a text over a quarter of the bound was kept")
+	}
+}

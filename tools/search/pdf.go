@@ -15,31 +15,37 @@ import (
 // (files.PDFText: pdftotext under the command limits, the bytes fed through a pipe). One
 // extraction runs at a time per search (the call holds one command slot, so one reader's
 // memory), and the text of a PDF of a zone that is not encrypted is cached by content
-// (core's text cache): a second search reads the PDF once to hash it and extracts nothing.
-// The PDFs of an encrypted zone are decrypted as a stream into the reader and never cached
+// (core's text cache on disk, and the texts used last in this server's memory: memTexts):
+// a second search reads the PDF once to hash it and extracts nothing. The PDFs of an
+// encrypted zone are decrypted as a stream into the reader and never cached
 // (the cache is plaintext on disk).
 
 // pdfMaxText is the most text kept of one PDF.
 const pdfMaxText = 16 << 20
 
-// pdfText is the text of the PDF rel of z (pages ended by form feeds), opened again from
-// the zone; sealed says z is encrypted.
-func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string) ([]byte, error) {
+// pdfText is the text of the PDF rel of z (pages ended by form feeds). In a zone that is not
+// encrypted, its content is hashed from the open file (head, its first readChunk bytes in
+// the scanner's buffer, then the rest of in) and the cache asked first; the reader gets the
+// file opened again.
+func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string, head []byte, in io.Reader) ([]byte, error) {
 	key := ""
 	if !z.Fs.Sealed() {
-		f, err := z.Fs.Open(rel)
-		if err != nil {
-			return nil, err
-		}
 		h := sha256.New()
 		h.Write([]byte(z.Owner.Kind + ":" + z.Owner.ID + "\x00"))
-		_, err = io.Copy(h, ctxReader{ctx, f}) // the call's time bounds the hash of a huge file too
-		_ = f.Close()
-		if err != nil {
-			return nil, err
+		h.Write(head)
+		// head is the scanner's buffer (a short one holds the whole file): the rest of the
+		// file goes through it, bounded by the call's time.
+		if len(head) == readChunk {
+			if _, err := io.CopyBuffer(h, ctxReader{ctx, in}, head[:readChunk]); err != nil {
+				return nil, err
+			}
 		}
 		key = hex.EncodeToString(h.Sum(nil))
+		if text, ok := r.s.texts.recall(key); ok {
+			return text, nil
+		}
 		if text, ok := r.s.CachedText(key); ok {
+			r.s.texts.remember(key, text)
 			return text, nil
 		}
 	}
@@ -61,6 +67,7 @@ func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string) ([]by
 	}
 	if key != "" {
 		r.s.CacheText(key, out.b.Bytes())
+		r.s.texts.remember(key, out.b.Bytes())
 	}
 	return out.b.Bytes(), nil
 }

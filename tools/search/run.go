@@ -183,7 +183,7 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 	sample := head[:min(len(head), textcap.SniffLen)]
 	keep := maxPageMatches + 1
 	if files.IsPDF(sample) {
-		text, err := r.pdfText(ctx, z, rel)
+		text, err := r.pdfText(ctx, z, rel, head, in)
 		if err == nil {
 			f.kind = "pdf"
 			return sc.pdfPages(ctx, text, keep, &f.scan)
@@ -191,7 +191,17 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 		if !core.IsCode(err, core.PdfUnreadable) || textcap.LooksBinary(sample) {
 			return err
 		}
-		// A text file that only starts like a PDF is searched as text (as shed_read reads it).
+		// A text file that only starts like a PDF is searched as text (as shed_read reads
+		// it); in a zone that is not encrypted from its start again, since the hash read it.
+		if !z.Fs.Sealed() {
+			if _, err := file.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			in = io.LimitReader(file, info.Size())
+			if head, err = sc.head(in); err != nil {
+				return err
+			}
+		}
 	}
 	if kind := officeKind(rel, sample); kind != "" {
 		text, err := officeText(file, info.Size(), kind, r.office)
