@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/fileshed/fileshed/core/sandbox"
 	"github.com/fileshed/fileshed/core/valves"
 	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 func TestMain(m *testing.M) {
@@ -27,12 +27,8 @@ func TestMain(m *testing.M) {
 // handlers main builds) on a small corpus, both queries and the PDF comparison, and rg and
 // shed_search agree on every count (the lead measures the real corpus on a quiet machine).
 func TestBenchRunsOnASmallCorpus(t *testing.T) {
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("rg not installed: apt-get install ripgrep")
-	}
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("pdftotext not installed: apt-get install poppler-utils")
-	}
+	testtool.Require(t, "rg")
+	testtool.Require(t, "pdftotext")
 	defaults, err := os.ReadFile("../../valves.yaml")
 	if err != nil {
 		t.Fatal(err)
