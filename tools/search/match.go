@@ -115,8 +115,8 @@ func newFoldLiteral(s string) foldLiteral {
 
 func (f foldLiteral) find(b []byte) (int, int) {
 	n := len(f.q)
-	// Candidates: each place the pivot byte occurs, in either case; at, next hold the next
-	// occurrence of each case found so far (-2: not searched yet).
+	// Candidates: each place the pivot byte occurs, in either case; nextLo and nextUp hold
+	// the next occurrence of each case found so far (-2: not searched yet, -1: none left).
 	from, nextLo, nextUp := f.pivot, -2, -2
 	for from <= len(b)-(n-f.pivot) {
 		if nextLo != -1 && nextLo < from {
