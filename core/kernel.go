@@ -67,6 +67,10 @@ type kernel interface {
 	OpenMirror(src *confine.Fs, names []string) (*Mirror, error)
 	OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error)
 
+	// The extracted-text cache (shed_search's PDF texts, in the working folder).
+	CachedText(key string) ([]byte, bool)
+	CacheText(key string, text []byte)
+
 	// Versioning (shed_restore, shed_maintenance).
 	Repo(z *Zone) (*OpenRepo, error)
 	Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error)

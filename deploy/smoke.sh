@@ -50,6 +50,7 @@ call shed_info '{"action":"stats"}' '.success'
 call shed_encryption '{"action":"setup"}' '.success'
 call shed_create_file '{"zone":"storage","path":"secret.txt","content":"sealed\n"}' '.success'
 call shed_exec '{"zone":"storage","cmd":"grep","args":["-c","sealed","secret.txt"]}' '.success and .data.returncode == 0'
+call shed_search '{"query":"sealed","zone":"storage"}' '.success and .data.matches == 1'
 head -c 8 "$work/data/users/local/Storage/data/secret.txt" | grep -q FSHDENC || { echo "smoke: secret.txt is not encrypted on disk"; fail=1; }
 # The image's package list and the whitelist agree: nothing the whitelist names is missing.
 call shed_info '{"action":"commands"}' '.success and .data.summary.missing == 0'

@@ -74,6 +74,7 @@ func register(d Deps) (http.Handler, huma.API) {
 	registerFiles(api, d)
 	registerExec(api, d)
 	registerFilesRead(api, d)
+	registerSearch(api, d)
 	registerFilesWrite(api, d)
 	registerLockedit(api, d)
 	registerGroups(api, d)

@@ -12,11 +12,11 @@ func registerMerged(api huma.API, d Deps) {
 			{"exec", "shed_lockedit_exec"}, {"save", "shed_lockedit_save"}, {"cancel", "shed_lockedit_cancel"},
 			{"force_unlock", "shed_force_unlock"}}})
 	merge(api, d, mergedSpec{name: "shed_info", summary: "Usage, limits, commands, maintenance",
-		description: "stats: your usage and quotas; parameters: server limits; commands: what shed_exec can run; maintenance: unlock stale, repair",
+		description: "stats (usage, quotas), parameters (limits), commands (what shed_exec runs), maintenance (unlock stale, repair)",
 		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
 			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
 	merge(api, d, mergedSpec{name: "shed_transfer", summary: "Move or copy between zones",
-		description: "Between zones: uploads_to_storage|uploads_to_documents (move), storage_to_documents (copy), documents_to_storage (move), to_group (copy from src_zone)",
+		description: "Between zones: uploads_to_* and documents_to_storage move; storage_to_documents and to_group (from src_zone) copy",
 		actions: []mergedAction{{"uploads_to_storage", "shed_move_uploads_to_storage"}, {"uploads_to_documents", "shed_move_uploads_to_documents"},
 			{"storage_to_documents", "shed_copy_storage_to_documents"}, {"documents_to_storage", "shed_move_documents_to_storage"},
 			{"to_group", "shed_copy_to_group"}}})

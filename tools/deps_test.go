@@ -15,6 +15,7 @@ var siblings = map[string][]string{
 	"files":    {"commands"}, // PDF reading runs poppler under the command limits
 	"lockedit": {"commands"}, // shed_lockedit exec runs a command in the working copy
 	"pages":    {"files", "links"},
+	"search":   {"commands", "files"}, // the command timeout; PDFs through the files' reader
 }
 
 // TestFamiliesImportOnlyTheKernel keeps the direction main -> handlers -> tools/<family> ->

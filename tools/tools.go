@@ -18,6 +18,7 @@ import (
 	"github.com/fileshed/fileshed/tools/links"
 	"github.com/fileshed/fileshed/tools/lockedit"
 	"github.com/fileshed/fileshed/tools/pages"
+	"github.com/fileshed/fileshed/tools/search"
 	"github.com/fileshed/fileshed/tools/sqlite"
 	"github.com/fileshed/fileshed/tools/transfer"
 	"github.com/fileshed/fileshed/tools/versions"
@@ -38,6 +39,7 @@ type Set struct {
 	Versions   *versions.Tools
 	Encryption *encryption.Tools
 	Pages      *pages.Tools
+	Search     *search.Tools
 	Info       *info.Tools
 }
 
@@ -53,7 +55,7 @@ func New(k *core.Service) (*Set, error) {
 	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(h, cmds), Groups: groups.New(h), Links: l,
 		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(h), Versions: versions.New(h),
-		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Info: info.New(h)}, nil
+		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Search: search.New(h, cmds, f), Info: info.New(h)}, nil
 }
 
 // Open builds the kernel from the configuration (core.New, with the collaborators opt

@@ -56,6 +56,10 @@ type Spec struct {
 	// MergeStderr sends stderr where stdout goes (redirect_stderr_to_stdout): one
 	// stream, in the order the command wrote it.
 	MergeStderr bool
+	// Stdin, when set, is the command's standard input (the read end of a pipe its caller
+	// feeds: the PDF text of shed_search reads a decrypted file so, never from disk); nil
+	// is /dev/null.
+	Stdin *os.File
 }
 
 // Result is what a command did.
@@ -133,6 +137,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cmd.Env = []string{} // never inherit the server's environment
 	}
 	cmd.Stdin = nil // /dev/null
+	if s.Stdin != nil {
+		cmd.Stdin = s.Stdin
+	}
 	cmd.Stdout, cmd.Stderr = out.child, errOut.child
 	cmd.ExtraFiles = []*os.File{specR, statusW} // launch.SpecFD, launch.StatusFD
 	// The spec pipe stays open for the whole call: its EOF tells the launcher to kill the

@@ -21,12 +21,23 @@ func LooksBinary(sample []byte) bool {
 	}
 	ctl := 0
 	for _, b := range sample {
-		if (b < 0x20 && b != '\t' && b != '\n' && b != '\v' && b != '\f' && b != '\r' && b != 0x1b) || b == 0x7f {
-			ctl++
-		}
+		ctl += int(controlByte[b]) // a table: shed_search judges every file it reads (issue 38)
 	}
 	return ctl*20 > len(sample)
 }
+
+// controlByte is 1 for the bytes LooksBinary counts: the C0 controls but tab, newline,
+// vertical tab, form feed, carriage return and escape, and DEL.
+var controlByte = func() (t [256]uint8) {
+	for b := range 0x20 {
+		t[b] = 1
+	}
+	for _, b := range []byte{'\t', '\n', '\v', '\f', '\r', 0x1b} {
+		t[b] = 0
+	}
+	t[0x7f] = 1
+	return t
+}()
 
 // LineEndings summarises the line breaks of a text sample: "lf", "crlf", "cr" (old Mac),
 // "mixed", or "none".

@@ -149,3 +149,19 @@ func TestHeadTailBoundedMemory(t *testing.T) {
 		t.Fatalf("%v allocations for a 64 MB stream", allocs)
 	}
 }
+
+// TestLooksBinaryCountsTheControlBytes: the table LooksBinary counts with holds exactly the
+// control bytes it names (every byte value, judged alone and among text).
+func TestLooksBinaryCountsTheControlBytes(t *testing.T) {
+	for v := range 256 {
+		b := byte(v)
+		control := (b < 0x20 && b != '\t' && b != '\n' && b != '\v' && b != '\f' && b != '\r' && b != 0x1b) || b == 0x7f
+		if got := LooksBinary([]byte{b}); got != control && b != 0 {
+			t.Errorf("LooksBinary(%#x) = %v, want %v", b, got, control)
+		}
+		text := append([]byte(strings.Repeat("a", 19)), b) // one in 20: at the 5% limit, text
+		if LooksBinary(text) != (b == 0) {
+			t.Errorf("one %#x among 19 letters: binary = %v", b, LooksBinary(text))
+		}
+	}
+}

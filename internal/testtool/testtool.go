@@ -20,16 +20,18 @@ import (
 // packages maps the optional programs the tests run to their Debian package; awk means
 // gawk (commands run gawk --sandbox).
 var packages = map[string]struct{ bin, pkg string }{
-	"awk":     {"gawk", "gawk"},
-	"gawk":    {"gawk", "gawk"},
-	"zip":     {"zip", "zip"},
-	"unzip":   {"unzip", "unzip"},
-	"zipinfo": {"zipinfo", "unzip"},
-	"jq":      {"jq", "jq"},
-	"sqlite3": {"sqlite3", "sqlite3"},
-	"file":    {"file", "file"},
-	"curl":    {"curl", "curl"},
-	"git":     {"git", "git"},
+	"awk":       {"gawk", "gawk"},
+	"gawk":      {"gawk", "gawk"},
+	"zip":       {"zip", "zip"},
+	"unzip":     {"unzip", "unzip"},
+	"zipinfo":   {"zipinfo", "unzip"},
+	"jq":        {"jq", "jq"},
+	"sqlite3":   {"sqlite3", "sqlite3"},
+	"file":      {"file", "file"},
+	"curl":      {"curl", "curl"},
+	"git":       {"git", "git"},
+	"rg":        {"rg", "ripgrep"},
+	"pdftotext": {"pdftotext", "poppler-utils"},
 }
 
 // Require skips t unless program is installed; programs not in the list above are part of

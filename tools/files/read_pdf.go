@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"syscall"
@@ -82,8 +83,9 @@ func (s *Tools) pdfCall(ctx context.Context, c core.Caller, z *core.Zone, rel st
 }
 
 // pdfRun runs a poppler tool on zone file rel, read-only, sending stdout to out, until the
-// deadline of ctx (pdfCall's): TIMEOUT then. ctx cancelled (out full) kills it too.
-func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, out *capBuf, args ...string) (sandbox.Result, error) {
+// deadline of ctx (pdfCall's): TIMEOUT then. ctx cancelled (out full) kills it too. stdin,
+// when set, is fed to the tool through a pipe (it reads the PDF from "-").
+func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, stdin io.Reader, out io.Writer, args ...string) (sandbox.Result, error) {
 	c, err := sandbox.Prepare(sandbox.Request{Cmd: cmd, Args: args, Kind: sandbox.ReadOnly,
 		Confine: commands.ConfineFn(z, z.Fs, false)})
 	if err != nil {
@@ -100,6 +102,14 @@ func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, out *capBu
 	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
 		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.Config().ExecMemoryLimitMB) << 20,
 		CPUSeconds: int64(s.Config().ExecCPULimitSeconds), Mode: sandbox.Mode(s.Config().ExecSandbox), Stdout: out}
+	if stdin != nil {
+		feed, err := feedPipe(stdin)
+		if err != nil {
+			return sandbox.Result{}, core.Errf(core.InternalError, "Cannot start the PDF engine").Because(err)
+		}
+		defer feed.close()
+		spec.Stdin = feed.r
+	}
 	res, err := s.RunSandboxed(ctx, spec)
 	if errors.Is(err, sandbox.ErrSandboxUnavailable) {
 		return res, core.Errf(core.SandboxUnavailable, "Cannot read PDFs: exec_sandbox is 'required' and this kernel has no Landlock").
@@ -121,7 +131,7 @@ func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, out *capBu
 // PDF_UNREADABLE.
 func (s *Tools) pdfInfoOf(ctx context.Context, z *core.Zone, rel string) (pdfInfo, error) {
 	out := newCapBuf(64<<10, nil)
-	res, err := s.pdfRun(ctx, z, "pdfinfo", out, "./"+rel)
+	res, err := s.pdfRun(ctx, z, "pdfinfo", nil, out, "./"+rel)
 	if err != nil {
 		return pdfInfo{}, err
 	}
@@ -221,7 +231,7 @@ func (s *Tools) pdfText(ctx context.Context, z *core.Zone, rel string, size int6
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := newCapBuf(limit, cancel) // enough pages: pdftotext is stopped
-	res, err := s.pdfRun(ctx, z, "pdftotext", out, "-layout", "-enc", "UTF-8", "-f", strconv.FormatInt(from, 10),
+	res, err := s.pdfRun(ctx, z, "pdftotext", nil, out, "-layout", "-enc", "UTF-8", "-f", strconv.FormatInt(from, 10),
 		"-l", strconv.FormatInt(to, 10), "./"+rel, "-")
 	if err != nil {
 		return core.Result{}, err
