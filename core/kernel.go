@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
+	"github.com/fileshed/fileshed/core/crypt"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/sandbox"
@@ -16,9 +17,8 @@ import (
 // kernel; it does not embed it"): the zones, the write transaction (Begin, BeginWrite,
 // RunCopy) and the queries the families need, and nothing else of the Service. The Service
 // under it cannot be reached from outside core (the field is unexported), so a family
-// cannot take a lock, commit or reserve beyond what is listed here. The families still
-// embedding *Service (commands, sqlite, encryption) move to it once the command protocol is
-// the kernel's.
+// cannot take a lock, commit or reserve beyond what is listed here. Every family holds it
+// (commands, sqlite and encryption since their write protocols are the kernel's).
 type Kernel struct{ kernel }
 
 // Kernel is the handle of s that the families hold.
@@ -76,6 +76,22 @@ type kernel interface {
 	Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error)
 	HoldLease(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error)
 
+	// The command protocol, SQLite and encryption (commands, sqlite, encryption).
+	Base() string
+	BeginCommand(ctx context.Context, c Caller, z *Zone, cmd Command) (cx *CommandTx, err error)
+	BeginMirror(ctx context.Context, z *Zone) (*CommandMirror, error)
+	CheckWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) error
+	EncryptionAvailable() bool
+	FlushIndex(ctx context.Context, z *Zone) error
+	ForgetUserKey(userID string)
+	HoldDatabase(ctx context.Context, c Caller, z *Zone, rel, shown string) (func(), error)
+	HoldKeyChange(ctx context.Context, userID string) (func(), error)
+	NewUserKey(ctx context.Context, userID string) (bool, error)
+	NewWorkFile(name string) (*WorkFile, error)
+	RemainingQuota(ctx context.Context, z *Zone) (Amount, error)
+	SandboxStatus() map[string]any
+	SealWalk(ctx context.Context, c Caller, key *crypt.Key, op SealOp) (Sealed, error)
+	UserKey(ctx context.Context, userID string) UserKey
 	// Usage, groups and the state database.
 	Limit(o store.Owner) Amount
 	UsageOf(ctx context.Context, o store.Owner) (used, limit Amount, err error)

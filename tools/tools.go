@@ -51,11 +51,11 @@ func New(k *core.Service) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmds := commands.New(k)
+	cmds := commands.New(h)
 	f := files.New(h, cmds)
 	return &Set{Service: k, Files: f, Commands: cmds, Lockedit: lockedit.New(h, cmds), Groups: groups.New(h), Links: l,
-		Archives: archives.New(h), SQLite: sqlite.New(k), Transfer: transfer.New(h), Versions: versions.New(h),
-		Encryption: encryption.New(k), Pages: pages.New(h, f, l), Search: search.New(h, cmds, f), Info: info.New(h)}, nil
+		Archives: archives.New(h), SQLite: sqlite.New(h), Transfer: transfer.New(h), Versions: versions.New(h),
+		Encryption: encryption.New(h), Pages: pages.New(h, f, l), Search: search.New(h, cmds, f), Info: info.New(h)}, nil
 }
 
 // Open builds the kernel from the configuration (core.New, with the collaborators opt

@@ -10,5 +10,5 @@ import (
 func testService(t testing.TB, vars map[string]string) (*Tools, string) {
 	t.Helper()
 	k, base := coretest.Service(t, vars)
-	return New(k), base
+	return New(k.Kernel()), base
 }

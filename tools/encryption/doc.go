@@ -10,8 +10,10 @@ import (
 
 // Tools are this family's tools, over the kernel.
 type Tools struct {
-	*core.Service
+	// Kernel is the family's handle of the kernel (core.Kernel): zones, the transactions,
+	// the queries; never the Service itself.
+	core.Kernel
 }
 
 // New returns the family's tools over the kernel k.
-func New(k *core.Service) *Tools { return &Tools{Service: k} }
+func New(k core.Kernel) *Tools { return &Tools{Kernel: k} }

@@ -11,5 +11,5 @@ import (
 func testService(t testing.TB, vars map[string]string) (*Tools, string) {
 	t.Helper()
 	k, base := coretest.Service(t, vars)
-	return New(k.Kernel(), commands.New(k)), base
+	return New(k.Kernel(), commands.New(k.Kernel())), base
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fileshed/fileshed/core"
+	"github.com/fileshed/fileshed/internal/coretest"
 )
 
 // TestSQLiteWriteBehindSlowStatementIsTimeout (issue 24 finding 11): a shed_sqlite write
@@ -14,7 +15,8 @@ import (
 // Cannot read the quota: context deadline exceeded". The slow statement is played by the
 // file's write lock held past the call's deadline (exec_timeout_default = 1 s).
 func TestSQLiteWriteBehindSlowStatementIsTimeout(t *testing.T) {
-	s, _ := testService(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
+	k, _ := coretest.Service(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
+	s := New(k.Kernel())
 	ctx := context.Background()
 	c := core.Caller{UserID: "local", ConvID: "c1"}
 	in := SQLiteInput{ZoneArgs: core.ZoneArgs{Zone: "storage"}, Path: "ledger.db", Query: "CREATE TABLE t (x)"}
@@ -26,7 +28,7 @@ func TestSQLiteWriteBehindSlowStatementIsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	unlock, err := s.LockPath(ctx, z, "ledger.db") // the slow statement holds the database's writers
+	unlock, err := k.LockPath(ctx, z, "ledger.db") // the slow statement holds the database's writers
 	if err != nil {
 		t.Fatal(err)
 	}
