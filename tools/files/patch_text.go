@@ -13,18 +13,20 @@ import (
 // PatchTextInput is the input of shed_patch_text.
 type PatchTextInput struct {
 	core.ZoneArgs
-	Path       string `json:"path" required:"true"`
-	Content    string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
-	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
-	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
-	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
-	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
-	RegexFlags string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
-	MatchAll   bool   `json:"match_all,omitempty"`
-	Overwrite  bool   `json:"overwrite,omitempty"`
-	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
-	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
-	Mode       string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+	Path         string `json:"path" required:"true"`
+	Content      string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
+	Position     string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
+	Line         int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
+	EndLine      int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
+	Pattern      string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
+	RegexFlags   string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
+	MatchAll     bool   `json:"match_all,omitempty"`
+	Overwrite    bool   `json:"overwrite,omitempty"`
+	Safe         bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message      string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode         string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
+	Anchor       string `json:"anchor,omitempty" doc:"N:hh from shed_read(anchors=true), instead of line"`
 }
 
 // textPositions are the positions of shed_patch_text.
@@ -54,7 +56,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 	if message == "" {
 		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
 	}
-	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe, Expect: in.ExpectedHash})
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -121,6 +123,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 	data := patchTextResult{Created: !t.Exists, FileSize: w.Size, LinesAffected: affected, Path: rel,
 		PatternMatches: matches, Position: position, SafeMode: in.Safe, Zone: in.Zone}
 	data.Group, data.Commit = writeFields(z, hash)
+	data.Hash = tx.ContentHash()
 	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
 }
 
@@ -134,6 +137,7 @@ type patchTextResult struct {
 	Group          string `json:"group,omitempty"`
 	LinesAffected  int    `json:"lines_affected"`
 	Path           string `json:"path"`
+	Hash           string `json:"hash,omitempty"`
 	PatternMatches int    `json:"pattern_matches,omitempty"`
 	Position       string `json:"position"`
 	SafeMode       bool   `json:"safe_mode"`
@@ -185,6 +189,17 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 		}
 		return e, err
 	}
+	if in.Anchor != "" {
+		if in.Line != 0 {
+			return e, core.Errf(core.InvalidParameter, "Give anchor or line, not both").With("anchor", core.Shorten(in.Anchor)).With("line", in.Line).
+				WithHint("Drop line: anchor=\"N:hh\" names line N and checks it")
+		}
+		n, hh, err := parseAnchor(in.Anchor)
+		if err != nil {
+			return e, err
+		}
+		in.Line, e.line, e.anchor = n, n, hh
+	}
 	if in.Line < 0 {
 		return e, core.Errf(core.InvalidParameter, "Line must be >= 1 (first line is 1, not 0)").With("line", in.Line).
 			WithHint("Use line=1 for the first line, line=2 for the second, etc.")
@@ -195,8 +210,8 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 	}
 	needs := e.position == "before" || e.position == "after" || e.position == "replace"
 	if needs && in.Line == 0 && in.Pattern == "" {
-		return e, core.Errf(core.MissingParameter, "Position '%s' requires 'line' or 'pattern'", e.position).With("position", e.position).
-			WithHint("Add line=N (1-based) or pattern='regex'")
+		return e, core.Errf(core.MissingParameter, "Position '%s' requires 'line', 'anchor' or 'pattern'", e.position).With("position", e.position).
+			WithHint("Add anchor=\"N:hh\" (from shed_read(anchors=true)), line=N (1-based) or pattern='regex'")
 	}
 	if in.EndLine > 0 && e.position != "replace" {
 		return e, core.Errf(core.InvalidParameter, "end_line only valid with position='replace'").With("end_line", in.EndLine).
@@ -237,6 +252,12 @@ func (s *Tools) editText(z *core.Zone, t core.Target, e textEdit, content string
 	f, err := core.OpenOld(z, t)
 	if err != nil {
 		return textEditPlan{}, err
+	}
+	if e.anchor != "" {
+		if err := checkAnchor(io.NewSectionReader(f, 0, t.Size), t, e.line, e.anchor); err != nil {
+			f.Close()
+			return textEditPlan{}, err
+		}
 	}
 	p, err := planText(f, z, t, e, content)
 	if err != nil {
