@@ -57,6 +57,9 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
 	}
 	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe, Expect: in.ExpectedHash})
+	if ce, ok := core.AsError(err); ok && ce.Code == core.FileChanged {
+		return core.Result{}, changedAround(z, rel, e, ce)
+	}
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -65,7 +68,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		return core.Result{}, core.NeedsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
 	}
 	var w core.Write
-	affected, matches := 1, 0
+	affected, matches, note := 1, 0, ""
 	switch {
 	case in.Overwrite:
 		w.Size, w.Body = int64(len(in.Content)), strings.NewReader(in.Content)
@@ -104,7 +107,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		}
 		body, finish := core.Produced(ed.size, ed.produce)
 		defer finish() // after the write, before tx.Close: the producer is done before the file is unlocked
-		w.Size, w.Body, affected, matches = ed.size, body, ed.affected, ed.matches
+		w.Size, w.Body, affected, matches, note = ed.size, body, ed.affected, ed.matches, ed.note
 	}
 	hash, err := tx.WriteFile(w)
 	if err != nil {
@@ -124,7 +127,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		PatternMatches: matches, Position: position, SafeMode: in.Safe, Zone: in.Zone}
 	data.Group, data.Commit = writeFields(z, hash)
 	data.Hash = tx.ContentHash()
-	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
+	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected) + note}, nil
 }
 
 // patchTextResult is the answer of shed_patch_text and shed_create_file; its fields are in
@@ -170,7 +173,7 @@ func checkText(content string) error {
 // the original does).
 func textEditOf(in PatchTextInput) (textEdit, error) {
 	e := textEdit{position: strings.ToLower(strings.TrimSpace(in.Position)), line: in.Line, endLine: in.EndLine,
-		matchAll: in.MatchAll, pattern: in.Pattern}
+		matchAll: in.MatchAll, pattern: in.Pattern, flags: in.RegexFlags}
 	if e.position == "" {
 		e.position = "end"
 	}
@@ -241,6 +244,7 @@ type textEditPlan struct {
 	size              int64
 	affected, matches int
 	produce           func(io.Writer) error
+	note              string // said after the message: a pattern that matched more than it edited
 }
 
 // editText plans edit e of the existing file t with content. A file over max_file_size_mb
@@ -282,9 +286,19 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 		}
 		size, n, produce := e.replacePattern(text, withEOL(content, eolOf(text)))
 		if n == 0 {
-			return textEditPlan{}, patternNotFound(e.pattern)
+			return textEditPlan{}, withCandidates(patternNotFound(e.pattern), strings.NewReader(text), e.pattern, e.flags)
 		}
-		return textEditPlan{size: size, affected: n, matches: n, produce: produce}, nil
+		p := textEditPlan{size: size, affected: n, matches: n, produce: produce}
+		if !e.matchAll {
+			if all := e.re.FindAllStringIndex(text, 100); len(all) > 1 {
+				var where []int
+				for _, a := range all[:min(len(all), 5)] {
+					where = append(where, strings.Count(text[:a[0]], "\n")+1)
+				}
+				p.note = manyMatches(len(all), where)
+			}
+		}
+		return p, nil
 	}
 	sc, err := e.scan(io.NewSectionReader(f, 0, t.Size), z, t)
 	if err != nil {
@@ -296,6 +310,9 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 		block += sc.eol
 	}
 	size, affected, err := e.lineEdit(sc, t.Size, block)
+	if ce, ok := core.AsError(err); ok && ce.Code == core.PatternNotFound {
+		return textEditPlan{}, withCandidates(ce, io.NewSectionReader(f, 0, t.Size), e.pattern, e.flags)
+	}
 	if err != nil {
 		return textEditPlan{}, err
 	}
@@ -304,6 +321,9 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 	}}
 	if e.line == 0 {
 		p.matches = sc.matches
+		if !e.matchAll && sc.all > 1 {
+			p.note = manyMatches(sc.all, sc.where)
+		}
 	}
 	return p, nil
 }
