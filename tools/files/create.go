@@ -11,9 +11,9 @@ import (
 type CreateFileInput struct {
 	core.ZoneArgs
 	Path          string `json:"path" required:"true"`
-	Content       string `json:"content,omitempty" doc:"Whole content, written as sent"`
+	Content       string `json:"content,omitempty"`
 	FileType      string `json:"file_type,omitempty" default:"text" enum:"text,bytes"`
-	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw" doc:"For file_type=bytes"`
+	ContentFormat string `json:"content_format,omitempty" default:"hex" enum:"hex,base64,raw"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
 	ExpectedHash  string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`

@@ -14,11 +14,11 @@ import (
 type PatchTextInput struct {
 	core.ZoneArgs
 	Path         string `json:"path" required:"true"`
-	Content      string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
+	Content      string `json:"content" required:"true" empty:"value" doc:"Literal except \\1 group refs"`
 	Position     string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
-	Line         int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
-	EndLine      int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
-	Pattern      string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
+	Line         int    `json:"line,omitempty" minimum:"1" absent:"0"`
+	EndLine      int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced"`
+	Pattern      string `json:"pattern,omitempty" doc:"RE2 regex"`
 	RegexFlags   string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
 	MatchAll     bool   `json:"match_all,omitempty"`
 	Overwrite    bool   `json:"overwrite,omitempty"`
@@ -26,7 +26,7 @@ type PatchTextInput struct {
 	Message      string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 	Mode         string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
 	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
-	Anchor       string `json:"anchor,omitempty" doc:"N:hh from shed_read(anchors=true), instead of line"`
+	Anchor       string `json:"anchor,omitempty" doc:"N:hh (shed_read anchors), for line"`
 }
 
 // textPositions are the positions of shed_patch_text.

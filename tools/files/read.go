@@ -22,8 +22,8 @@ type ReadInput struct {
 	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1"`
 	EndLine   int64  `json:"end_line,omitempty" minimum:"1" absent:"0"`
 	Pages     string `json:"pages,omitempty" doc:"PDF pages, e.g. 3-5"`
-	Offset    *int64 `json:"offset,omitempty" minimum:"0" doc:"Byte offset: page by bytes (long lines)"`
-	Anchors   bool   `json:"anchors,omitempty" doc:"Lines as N:hh|text (for anchor)"`
+	Offset    *int64 `json:"offset,omitempty" minimum:"0" doc:"Byte offset (long lines)"`
+	Anchors   bool   `json:"anchors,omitempty" doc:"Lines as N:hh|text"`
 }
 
 // readChunk is the streaming buffer size: memory per read is this plus the output cap.

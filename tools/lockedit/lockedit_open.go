@@ -134,7 +134,7 @@ const maxEditBytes = 64 << 20
 // LockeditOverwriteInput is the input of shed_lockedit_overwrite.
 type LockeditOverwriteInput struct {
 	LockeditPathArgs
-	Content string `json:"content" required:"true" empty:"value" doc:"New text of the working copy"`
+	Content string `json:"content" required:"true" empty:"value"`
 	Append  bool   `json:"append,omitempty"`
 }
 

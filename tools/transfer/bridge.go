@@ -17,7 +17,7 @@ import (
 // BridgeArgs are the arguments of every zone bridge (reference §5.14-§5.17).
 type BridgeArgs struct {
 	Src             string `json:"src" required:"true"`
-	Dest            string `json:"dest" required:"true" doc:"Destination path; a trailing / keeps the name"`
+	Dest            string `json:"dest" required:"true" doc:"A trailing / keeps the name"`
 	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace an existing destination file"`
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
 	ExpectedHash    string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
