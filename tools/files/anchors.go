@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fileshed/fileshed/core"
 )
@@ -152,15 +151,4 @@ func checkAnchor(r io.Reader, t core.Target, n int, hh string) error {
 		e.WithHint("No line within %d of line %d has hash %s: read the lines again with shed_read(anchors=true)", anchorWindow, n, hh)
 	}
 	return e
-}
-
-// validShown is s cut to shownLineMax bytes without splitting a character.
-func validShown(s []byte) string {
-	if len(s) > shownLineMax {
-		s = s[:completeRunes(s[:shownLineMax])]
-	}
-	if !utf8.Valid(s) {
-		return strings.ToValidUTF8(string(s), "\uFFFD")
-	}
-	return string(s)
 }
