@@ -224,3 +224,20 @@ func TestExpectedHashRaceOnTwoReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectedHashInEncryptedStorage: the hash is the plaintext's, in the answers and in the
+// transaction's check, whatever is on disk.
+func TestExpectedHashInEncryptedStorage(t *testing.T) {
+	t.Parallel()
+	e := start(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": masterKey})
+	wantOK(t, e.post("shed_encryption", map[string]any{"action": "setup"}, nil))
+	r := e.post("shed_create_file", map[string]any{"zone": "storage", "path": "s.txt", "content": "secret\n", "expected_hash": "new"}, nil)
+	wantOK(t, r)
+	e.sealedOnDisk(zoneDir+"s.txt", "secret\n")
+	read := e.post("shed_read", map[string]any{"zone": "storage", "path": "s.txt"}, nil)
+	if read.Data["hash"] != sha16("secret\n") || r.Data["hash"] != sha16("secret\n") {
+		t.Fatalf("hashes: write %v, read %v", r.Data["hash"], read.Data["hash"])
+	}
+	wantError(t, e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "s.txt", "content": "x", "expected_hash": sha16("other")}, nil), "FILE_CHANGED")
+	wantOK(t, e.post("shed_patch_text", map[string]any{"zone": "storage", "path": "s.txt", "content": "x", "expected_hash": sha16("secret\n")}, nil))
+}
