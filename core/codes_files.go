@@ -11,6 +11,12 @@ const (
 	ProtectedPath   Code = "PROTECTED_PATH"
 	InvalidMode     Code = "INVALID_MODE"
 	InvalidFormat   Code = "INVALID_FORMAT"
+	// FileChanged refuses a write given expected_hash when the file holds another version
+	// (details.current_hash), or exists when "new" was expected (core/tx_expect.go).
+	FileChanged Code = "FILE_CHANGED"
+	// AnchorMismatch refuses shed_patch_text's anchor "N:hh" when line N no longer has
+	// the hash hh (details: the line now, and the nearest line that has hh).
+	AnchorMismatch Code = "ANCHOR_MISMATCH"
 )
 
 func init() {
@@ -21,6 +27,8 @@ func init() {
 		ProtectedPath:   "This path is protected (the zone root, .git): name a file or folder inside it, see shed_tree",
 		InvalidMode:     "Use to='unix' (LF) or to='dos' (CRLF)",
 		InvalidFormat:   "The file is not in the expected format: check it with shed_file_type",
+		FileChanged:     "Read the file again with shed_read and redo the edit, with expected_hash=details.current_hash",
+		AnchorMismatch:  "Use the anchor in details.nearest (the line moved), or read the lines again with shed_read(anchors=true)",
 	})
 }
 

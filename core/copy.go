@@ -32,6 +32,8 @@ type CopyJob struct {
 	Overwrite bool
 	// mode is the ownership mode of the files created in a group zone.
 	Mode string
+	// Expect is Step.Expect of the one file copied (expected_hash; a folder's copy refuses it).
+	Expect string
 }
 
 // PlanCopy lists the regular files of srcRel (a file, or a folder walked without following
@@ -117,6 +119,13 @@ func (s *Service) RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, mes
 	for i, it := range job.Items {
 		steps[i] = Step{Zone: job.To, Path: it.dst, Op: OpWrite}
 		dsts[i] = it.dst
+	}
+	if job.Expect != "" {
+		if len(steps) != 1 {
+			return "", 0, Errf(InvalidParameter, "expected_hash is for one file; this copies %d", len(steps)).
+				WithHint("Call again without expected_hash, or copy the file by its own path")
+		}
+		steps[0].Expect = job.Expect
 	}
 	tx, err := s.Begin(ctx, c, Edit{Tool: tool, Message: message, Mode: job.Mode, Steps: steps})
 	if err != nil {

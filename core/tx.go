@@ -62,6 +62,10 @@ type Step struct {
 	// for messages ("" = Path).
 	Path, Shown string
 	Op          Op
+	// Expect is the content hash the change was built from (expected_hash: HashNew = the
+	// file must not exist; "" = no condition): the transaction refuses the change,
+	// FILE_CHANGED, when the file (links followed) holds something else (tx_expect.go).
+	Expect string
 }
 
 // Edit describes a change for Begin.
@@ -75,6 +79,8 @@ type Edit struct {
 	// Unsafe lets OpWrite replace a file another conversation holds in a locked edit: only
 	// shed_patch_text with safe=false, as documented to the model.
 	Unsafe bool
+	// Expect is Step.Expect of BeginWrite's one step.
+	Expect string
 	Steps  []Step
 }
 
@@ -89,6 +95,10 @@ type Tx struct {
 	r       *Reservation
 	settled bool
 	closed  bool
+	// seen is what Begin hashed of the steps with Expect; written is the content hash of
+	// what WriteFile wrote (tx_expect.go).
+	seen    []*expected
+	written string
 }
 
 // Begin starts the change e for c: see the package comment above for what it checks. On
@@ -151,6 +161,9 @@ func (tx *Tx) check() error {
 			return err
 		}
 		tx.targets[i] = t
+		if err := tx.expect(i); err != nil {
+			return err
+		}
 		z := st.Zone
 		switch st.Op {
 		case OpWrite:
@@ -383,6 +396,9 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		// link since Begin (its sweep removes a link to a protected name, but not before
 		// it ends).
 		if err := checkProtected(tx.e.Steps); err != nil {
+			return Change{}, err
+		}
+		if err := tx.expectStill(); err != nil {
 			return Change{}, err
 		}
 		var err error

@@ -53,7 +53,7 @@ func (s *Service) EditLease(ctx context.Context, z *Zone, p string) (lock.Lease,
 // BeginWrite starts the transaction of one whole-file write of rel in z (Tx): e names the
 // change, its one step is set here. The caller closes the transaction.
 func (s *Service) BeginWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) (*Tx, Target, error) {
-	e.Steps = []Step{{Zone: z, Path: rel, Shown: shown, Op: OpWrite}}
+	e.Steps = []Step{{Zone: z, Path: rel, Shown: shown, Op: OpWrite, Expect: e.Expect}}
 	tx, err := s.Begin(ctx, c, e)
 	if err != nil {
 		return nil, Target{}, err
@@ -146,7 +146,8 @@ type Write struct {
 // file-size check and the quota reservation of the growth (bytes, and a name for a new
 // file) happen before anything touches the disk; then, in the zone's versioning, missing
 // parents are created (0700) and the content is written atomically (temporary file, fsync,
-// rename, fsync of the directory; new files 0600). It returns the commit id ("" if none).
+// rename, fsync of the directory; new files 0600). It returns the commit id ("" if none);
+// ContentHash is then the hash of what it wrote.
 func (tx *Tx) WriteFile(w Write) (string, error) {
 	t, z := tx.targets[0], tx.e.Steps[0].Zone
 	old, files := int64(0), int64(1)
@@ -160,7 +161,8 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 		if err := tx.r.MkdirAll(tx.ctx, z.Fs, path.Dir(t.Rel)); err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
-		body := w.Body
+		sum := NewContentHash()
+		body := io.TeeReader(w.Body, sum)
 		if t.Exists {
 			body = &unchangedAtEnd{r: body, z: z, t: t}
 		}
@@ -168,6 +170,7 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 		if err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
+		tx.written = sum.Sum()
 		ch := changeOf(t)
 		ch.Growth = Amount{Bytes: n - old, Files: files}
 		return ch, nil

@@ -17,11 +17,11 @@ func registerFilesWrite(api huma.API, d Deps) {
 		encoded = int64(2*cfg.MaxFileSizeMB+1) << 20
 	}
 	tool(api, d, toolSpec{name: "shed_create_file", hints: destructive | idempotent, summary: "Create or replace a whole file", maxBody: encoded,
-		description: "Write a whole file, created or replaced (file_type=bytes: content in content_format)."}, s.Files.CreateFile)
+		description: "Create or replace a whole file (file_type=bytes: content in content_format)."}, s.Files.CreateFile)
 	tool(api, d, toolSpec{name: "shed_patch_text", hints: destructive, summary: "Edit a text file", maxBody: text,
-		description: "Edit a text file: position start|end|before|after|replace at line or pattern (regex), or overwrite."}, s.Files.PatchText)
+		description: "Edit a text file at a line, anchor or pattern (regex), or overwrite."}, s.Files.PatchText)
 	tool(api, d, toolSpec{name: "shed_patch_bytes", hints: destructive, summary: "Edit a binary file", maxBody: encoded,
-		description: "Edit a binary file: position start|end|at|replace (offset, length), or overwrite."}, s.Files.PatchBytes)
+		description: "Edit a binary file at a position (offset, length), or overwrite."}, s.Files.PatchBytes)
 	tool(api, d, toolSpec{name: "shed_delete", hints: destructive | idempotent, summary: "Delete a file or folder",
 		description: "Delete a file or a folder with its content."}, s.Files.Delete)
 	tool(api, d, toolSpec{name: "shed_rename", hints: destructive, summary: "Move or rename inside a zone",

@@ -7,7 +7,7 @@ import "github.com/danielgtaylor/huma/v2"
 // several). The original tools keep their routes; shed_help's guides name both.
 func registerMerged(api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_lockedit", summary: "Locked edit of one file",
-		description: "Locked edit: open (lock+content), overwrite (content, append), exec (cmd, args; '.'=the copy), save (message) or cancel; force_unlock",
+		description: "Locked edit: open (lock+content), overwrite (content, append), exec (cmd, args), save, cancel, force_unlock",
 		actions: []mergedAction{{"open", "shed_lockedit_open"}, {"overwrite", "shed_lockedit_overwrite"},
 			{"exec", "shed_lockedit_exec"}, {"save", "shed_lockedit_save"}, {"cancel", "shed_lockedit_cancel"},
 			{"force_unlock", "shed_force_unlock"}}})
@@ -16,7 +16,7 @@ func registerMerged(api huma.API, d Deps) {
 		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
 			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
 	merge(api, d, mergedSpec{name: "shed_transfer", summary: "Move or copy between zones",
-		description: "Between zones: uploads_to_* and documents_to_storage move; storage_to_documents and to_group (from src_zone) copy",
+		description: "Move between zones; storage_to_documents and to_group (from src_zone) copy",
 		actions: []mergedAction{{"uploads_to_storage", "shed_move_uploads_to_storage"}, {"uploads_to_documents", "shed_move_uploads_to_documents"},
 			{"storage_to_documents", "shed_copy_storage_to_documents"}, {"documents_to_storage", "shed_move_documents_to_storage"},
 			{"to_group", "shed_copy_to_group"}}})

@@ -112,6 +112,9 @@ var commonDocs = map[string]string{
 	"message":   "",
 	"overwrite": "",
 	"mode":      "owner, group or owner_ro",
+	// expected_hash: shed_help's quick reference and its "conditional edits" guide say it
+	// once (the hash of your last read; "new": must not exist).
+	"expected_hash": "",
 }
 
 // clean makes a schema cheap for the model without changing what the server accepts

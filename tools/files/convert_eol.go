@@ -15,8 +15,9 @@ import (
 // ConvertEOLInput is the input of shed_convert_eol.
 type ConvertEOLInput struct {
 	core.ZoneArgs
-	Path string `json:"path" required:"true"`
-	To   string `json:"to,omitempty" default:"unix" enum:"unix,dos,lf,crlf"`
+	Path         string `json:"path" required:"true"`
+	To           string `json:"to,omitempty" default:"unix" enum:"unix,dos,lf,crlf"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // eolFormats maps the accepted values of `to` to the two targets.
@@ -48,7 +49,7 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 	if err != nil {
 		return core.Result{}, err
 	}
-	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Convert EOL", Message: fmt.Sprintf("Convert EOL to %s: %s", target, rel)})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Convert EOL", Message: fmt.Sprintf("Convert EOL to %s: %s", target, rel), Expect: in.ExpectedHash})
 	if e, ok := core.AsError(err); ok && e.Code == core.NotAFile {
 		return core.Result{}, core.Errf(core.InvalidFormat, "Cannot convert directory: %s", in.Path).With("path", in.Path).
 			WithHint("Give a text file; list a folder with shed_tree")
@@ -103,6 +104,7 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 	}
 	data := eolConverted{Changed: true, LinesConverted: converted, NewFormat: target, OriginalFormat: original, Path: rel}
 	data.Group, data.Commit = writeFields(z, hash)
+	data.Hash = tx.ContentHash()
 	return core.Result{Data: data, Message: fmt.Sprintf("Converted %s from %s to %s", rel, original, target)}, nil
 }
 
@@ -120,6 +122,7 @@ type eolConverted struct {
 	Changed        bool   `json:"changed"`
 	Commit         string `json:"commit,omitempty"`
 	Group          string `json:"group,omitempty"`
+	Hash           string `json:"hash,omitempty"`
 	LinesConverted int    `json:"lines_converted"`
 	NewFormat      string `json:"new_format"`
 	OriginalFormat string `json:"original_format"`

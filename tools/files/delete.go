@@ -15,8 +15,9 @@ import (
 // DeleteInput is the input of shed_delete.
 type DeleteInput struct {
 	core.ZoneArgs
-	Path    string `json:"path" required:"true"`
-	Message string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Path         string `json:"path" required:"true"`
+	Message      string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // Delete removes a file, a symlink (never its target) or a folder with everything in it
@@ -39,7 +40,7 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 	if message == "" {
 		message = "Delete " + rel
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Delete", Message: message, Steps: []core.Step{{Zone: z, Path: rel, Shown: in.Path, Op: core.OpRemove}}})
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Delete", Message: message, Steps: []core.Step{{Zone: z, Path: rel, Shown: in.Path, Op: core.OpRemove, Expect: in.ExpectedHash}}})
 	if err != nil {
 		return core.Result{}, err
 	}

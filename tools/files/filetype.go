@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"unicode/utf8"
 
@@ -72,6 +73,16 @@ func (s *Tools) FileType(ctx context.Context, c core.Caller, in FileTypeInput) (
 	if e, ok := compressions[ext]; ok {
 		data.Encoding = &e
 	}
+	if s.CheckSize(info.Size()) == nil {
+		// The content hash (expected_hash of a write): the sample, then the rest of the file
+		// streamed once; a file over max_file_size_mb, which no write takes, has none.
+		sum := core.NewContentHash()
+		_, _ = sum.Write(sample)
+		if _, err := io.Copy(sum, f); err != nil {
+			return core.Result{}, core.ReadFail(err, o.Z, rel)
+		}
+		data.Hash = sum.Sum()
+	}
 	switch {
 	case len(sample) == 0:
 		data.Kind, data.Magic = "empty", "Empty file"
@@ -118,6 +129,7 @@ type directoryType struct {
 type fileType struct {
 	Encoding     *string   `json:"encoding"`
 	Extension    string    `json:"extension"`
+	Hash         string    `json:"hash,omitempty"`
 	Kind         string    `json:"kind"`
 	LineEndings  *string   `json:"line_endings"`
 	Magic        string    `json:"magic"`

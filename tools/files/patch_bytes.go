@@ -26,6 +26,7 @@ type PatchBytesInput struct {
 	Safe          bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
 	Message       string `json:"message,omitempty" doc:"Commit message (documents, group)"`
 	Mode          string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+	ExpectedHash  string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // PatchBytes edits a binary file (reference §5.4): append, prepend, insert at an offset,
@@ -53,7 +54,7 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 	if message == "" {
 		message = fmt.Sprintf("Patch bytes %s: %s", rel, position)
 	}
-	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch bytes", Message: message, Mode: in.Mode, Unsafe: !in.Safe, Expect: in.ExpectedHash})
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -114,6 +115,7 @@ func (s *Tools) PatchBytes(ctx context.Context, c core.Caller, in PatchBytesInpu
 		data.Offset = &in.Offset
 	}
 	data.Group, data.Commit = writeFields(z, hash)
+	data.Hash = tx.ContentHash()
 	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d bytes written", verb, n)}, nil
 }
 
@@ -128,6 +130,7 @@ type patchBytesResult struct {
 	Created       bool   `json:"created"`
 	FileSize      int64  `json:"file_size"`
 	Group         string `json:"group,omitempty"`
+	Hash          string `json:"hash,omitempty"`
 	Offset        *int64 `json:"offset,omitempty"`
 	Path          string `json:"path"`
 	Position      string `json:"position"`

@@ -13,18 +13,20 @@ import (
 // PatchTextInput is the input of shed_patch_text.
 type PatchTextInput struct {
 	core.ZoneArgs
-	Path       string `json:"path" required:"true"`
-	Content    string `json:"content" required:"true" empty:"value" doc:"New text (literal except \\1-style group refs)"`
-	Position   string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
-	Line       int    `json:"line,omitempty" minimum:"1" absent:"0" doc:"1-based line"`
-	EndLine    int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced (inclusive)"`
-	Pattern    string `json:"pattern,omitempty" doc:"RE2 regex (instead of line)"`
-	RegexFlags string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
-	MatchAll   bool   `json:"match_all,omitempty"`
-	Overwrite  bool   `json:"overwrite,omitempty"`
-	Safe       bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
-	Message    string `json:"message,omitempty" doc:"Commit message (documents, group)"`
-	Mode       string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+	Path         string `json:"path" required:"true"`
+	Content      string `json:"content" required:"true" empty:"value" doc:"Literal except \\1 group refs"`
+	Position     string `json:"position,omitempty" default:"end" enum:"start,end,before,after,replace"`
+	Line         int    `json:"line,omitempty" minimum:"1" absent:"0"`
+	EndLine      int    `json:"end_line,omitempty" minimum:"1" absent:"0" doc:"Last line replaced"`
+	Pattern      string `json:"pattern,omitempty" doc:"RE2 regex"`
+	RegexFlags   string `json:"regex_flags,omitempty" doc:"i, m and/or s"`
+	MatchAll     bool   `json:"match_all,omitempty"`
+	Overwrite    bool   `json:"overwrite,omitempty"`
+	Safe         bool   `json:"safe,omitempty" default:"true" doc:"Refuse if another conversation holds the file in a locked edit"`
+	Message      string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	Mode         string `json:"mode,omitempty" doc:"Group zone, new file: owner, group or owner_ro"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
+	Anchor       string `json:"anchor,omitempty" doc:"N:hh (shed_read anchors), for line"`
 }
 
 // textPositions are the positions of shed_patch_text.
@@ -54,7 +56,10 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 	if message == "" {
 		message = fmt.Sprintf("Patch %s: %s", rel, e.position)
 	}
-	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe})
+	tx, t, err := s.BeginWrite(ctx, c, z, rel, in.Path, core.Edit{Tool: "Patch", Message: message, Mode: in.Mode, Unsafe: !in.Safe, Expect: in.ExpectedHash})
+	if ce, ok := core.AsError(err); ok && ce.Code == core.FileChanged {
+		return core.Result{}, changedAround(z, rel, e, ce)
+	}
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -63,7 +68,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		return core.Result{}, core.NeedsFile(z, in.Path, position, "create it with shed_create_file or position='end'")
 	}
 	var w core.Write
-	affected, matches := 1, 0
+	affected, matches, note := 1, 0, ""
 	switch {
 	case in.Overwrite:
 		w.Size, w.Body = int64(len(in.Content)), strings.NewReader(in.Content)
@@ -102,7 +107,7 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 		}
 		body, finish := core.Produced(ed.size, ed.produce)
 		defer finish() // after the write, before tx.Close: the producer is done before the file is unlocked
-		w.Size, w.Body, affected, matches = ed.size, body, ed.affected, ed.matches
+		w.Size, w.Body, affected, matches, note = ed.size, body, ed.affected, ed.matches, ed.note
 	}
 	hash, err := tx.WriteFile(w)
 	if err != nil {
@@ -121,7 +126,8 @@ func (s *Tools) PatchText(ctx context.Context, c core.Caller, in PatchTextInput)
 	data := patchTextResult{Created: !t.Exists, FileSize: w.Size, LinesAffected: affected, Path: rel,
 		PatternMatches: matches, Position: position, SafeMode: in.Safe, Zone: in.Zone}
 	data.Group, data.Commit = writeFields(z, hash)
-	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected)}, nil
+	data.Hash = tx.ContentHash()
+	return core.Result{Data: data, Message: fmt.Sprintf("File %s: %d line(s) affected", verb, affected) + note}, nil
 }
 
 // patchTextResult is the answer of shed_patch_text and shed_create_file; its fields are in
@@ -134,6 +140,7 @@ type patchTextResult struct {
 	Group          string `json:"group,omitempty"`
 	LinesAffected  int    `json:"lines_affected"`
 	Path           string `json:"path"`
+	Hash           string `json:"hash,omitempty"`
 	PatternMatches int    `json:"pattern_matches,omitempty"`
 	Position       string `json:"position"`
 	SafeMode       bool   `json:"safe_mode"`
@@ -166,7 +173,7 @@ func checkText(content string) error {
 // the original does).
 func textEditOf(in PatchTextInput) (textEdit, error) {
 	e := textEdit{position: strings.ToLower(strings.TrimSpace(in.Position)), line: in.Line, endLine: in.EndLine,
-		matchAll: in.MatchAll, pattern: in.Pattern}
+		matchAll: in.MatchAll, pattern: in.Pattern, flags: in.RegexFlags}
 	if e.position == "" {
 		e.position = "end"
 	}
@@ -185,6 +192,17 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 		}
 		return e, err
 	}
+	if in.Anchor != "" {
+		if in.Line != 0 {
+			return e, core.Errf(core.InvalidParameter, "Give anchor or line, not both").With("anchor", core.Shorten(in.Anchor)).With("line", in.Line).
+				WithHint("Drop line: anchor=\"N:hh\" names line N and checks it")
+		}
+		n, hh, err := parseAnchor(in.Anchor)
+		if err != nil {
+			return e, err
+		}
+		in.Line, e.line, e.anchor = n, n, hh
+	}
 	if in.Line < 0 {
 		return e, core.Errf(core.InvalidParameter, "Line must be >= 1 (first line is 1, not 0)").With("line", in.Line).
 			WithHint("Use line=1 for the first line, line=2 for the second, etc.")
@@ -195,8 +213,8 @@ func textEditOf(in PatchTextInput) (textEdit, error) {
 	}
 	needs := e.position == "before" || e.position == "after" || e.position == "replace"
 	if needs && in.Line == 0 && in.Pattern == "" {
-		return e, core.Errf(core.MissingParameter, "Position '%s' requires 'line' or 'pattern'", e.position).With("position", e.position).
-			WithHint("Add line=N (1-based) or pattern='regex'")
+		return e, core.Errf(core.MissingParameter, "Position '%s' requires 'line', 'anchor' or 'pattern'", e.position).With("position", e.position).
+			WithHint("Add anchor=\"N:hh\" (from shed_read(anchors=true)), line=N (1-based) or pattern='regex'")
 	}
 	if in.EndLine > 0 && e.position != "replace" {
 		return e, core.Errf(core.InvalidParameter, "end_line only valid with position='replace'").With("end_line", in.EndLine).
@@ -226,6 +244,7 @@ type textEditPlan struct {
 	size              int64
 	affected, matches int
 	produce           func(io.Writer) error
+	note              string // said after the message: a pattern that matched more than it edited
 }
 
 // editText plans edit e of the existing file t with content. A file over max_file_size_mb
@@ -237,6 +256,12 @@ func (s *Tools) editText(z *core.Zone, t core.Target, e textEdit, content string
 	f, err := core.OpenOld(z, t)
 	if err != nil {
 		return textEditPlan{}, err
+	}
+	if e.anchor != "" {
+		if err := checkAnchor(io.NewSectionReader(f, 0, t.Size), t, e.line, e.anchor); err != nil {
+			f.Close()
+			return textEditPlan{}, err
+		}
 	}
 	p, err := planText(f, z, t, e, content)
 	if err != nil {
@@ -261,9 +286,19 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 		}
 		size, n, produce := e.replacePattern(text, withEOL(content, eolOf(text)))
 		if n == 0 {
-			return textEditPlan{}, patternNotFound(e.pattern)
+			return textEditPlan{}, withCandidates(patternNotFound(e.pattern), strings.NewReader(text), e.pattern, e.flags)
 		}
-		return textEditPlan{size: size, affected: n, matches: n, produce: produce}, nil
+		p := textEditPlan{size: size, affected: n, matches: n, produce: produce}
+		if !e.matchAll {
+			if all := e.re.FindAllStringIndex(text, 100); len(all) > 1 {
+				var where []int
+				for _, a := range all[:min(len(all), 5)] {
+					where = append(where, strings.Count(text[:a[0]], "\n")+1)
+				}
+				p.note = manyMatches(len(all), where)
+			}
+		}
+		return p, nil
 	}
 	sc, err := e.scan(io.NewSectionReader(f, 0, t.Size), z, t)
 	if err != nil {
@@ -275,6 +310,9 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 		block += sc.eol
 	}
 	size, affected, err := e.lineEdit(sc, t.Size, block)
+	if ce, ok := core.AsError(err); ok && ce.Code == core.PatternNotFound {
+		return textEditPlan{}, withCandidates(ce, io.NewSectionReader(f, 0, t.Size), e.pattern, e.flags)
+	}
 	if err != nil {
 		return textEditPlan{}, err
 	}
@@ -283,6 +321,9 @@ func planText(f io.ReaderAt, z *core.Zone, t core.Target, e textEdit, content st
 	}}
 	if e.line == 0 {
 		p.matches = sc.matches
+		if !e.matchAll && sc.all > 1 {
+			p.note = manyMatches(sc.all, sc.where)
+		}
 	}
 	return p, nil
 }

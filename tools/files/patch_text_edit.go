@@ -18,6 +18,8 @@ type textEdit struct {
 	re       *regexp.Regexp
 	matchAll bool
 	pattern  string // as given, for messages
+	anchor   string // the hash line must still have (anchor "N:hh"); "" = none
+	flags    string // regex_flags, for the loose match of a miss
 }
 
 // eolOf is the line ending a text uses: "\r\n" when every line break in s is CRLF, else "\n".

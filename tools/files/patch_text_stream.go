@@ -26,6 +26,10 @@ type textScan struct {
 	eol        string // see eolOf
 	matches    int    // lines the pattern matches (the first only unless match_all)
 	removed    int64  // bytes of the lines a replace by line number removes
+	// all and where: every line the pattern matches, and the first few (a note when one
+	// was edited of several).
+	all   int
+	where []int
 }
 
 // eachLine calls fn with each line of r, its terminator included, one at a time.
@@ -87,8 +91,13 @@ func (e textEdit) scan(r io.Reader, z *core.Zone, t core.Target) (textScan, erro
 		}
 		switch {
 		case e.line == 0:
-			if (e.matchAll || sc.matches == 0) && e.matchLine(l) {
-				sc.matches++
+			if e.matchLine(l) {
+				if e.matchAll || sc.matches == 0 {
+					sc.matches++
+				}
+				if sc.all++; len(sc.where) < 5 {
+					sc.where = append(sc.where, sc.lines)
+				}
 			}
 		case e.position == "replace" && sc.lines >= e.line && sc.lines <= max(e.line, e.endLine):
 			sc.removed += int64(len(l))

@@ -22,7 +22,8 @@ type ReadInput struct {
 	StartLine int64  `json:"start_line,omitempty" default:"1" minimum:"1"`
 	EndLine   int64  `json:"end_line,omitempty" minimum:"1" absent:"0"`
 	Pages     string `json:"pages,omitempty" doc:"PDF pages, e.g. 3-5"`
-	Offset    *int64 `json:"offset,omitempty" minimum:"0" doc:"Byte offset: page by bytes (long lines)"`
+	Offset    *int64 `json:"offset,omitempty" minimum:"0" doc:"Byte offset (long lines)"`
+	Anchors   bool   `json:"anchors,omitempty" doc:"Lines as N:hh|text"`
 }
 
 // readChunk is the streaming buffer size: memory per read is this plus the output cap.
@@ -74,9 +75,19 @@ func (s *Tools) Read(ctx context.Context, c core.Caller, in ReadInput) (core.Res
 		return s.readOffset(z, rel, f, info.Size(), sample, *in.Offset)
 	}
 	out := textcap.NewHeadTail(max(s.Config().MaxOutputDefault, 1))
-	total, err := copyLines(out, io.MultiReader(bytes.NewReader(sample), f), in.StartLine, in.EndLine)
+	var w io.Writer = out
+	if in.Anchors {
+		w = &anchorWriter{w: out, n: in.StartLine}
+	}
+	// The hash of the whole content, from the bytes this read streams anyway (copyLines
+	// goes on to the end to count the lines): there when it reached the end.
+	sum := core.NewContentHash()
+	total, err := copyLines(w, io.TeeReader(io.MultiReader(bytes.NewReader(sample), f), sum), in.StartLine, in.EndLine)
 	if err != nil {
 		return core.Result{}, core.ReadFail(err, z, rel)
+	}
+	if c, ok := w.(io.Closer); ok {
+		_ = c.Close() // the last line, when it has no terminator
 	}
 	eof := total >= 0
 	if eof && in.StartLine > max(total, 1) {
@@ -91,7 +102,7 @@ func (s *Tools) Read(ctx context.Context, c core.Caller, in ReadInput) (core.Res
 	data := readResult{Encrypted: confine.IsSealedFile(f), EndLine: last, Group: z.GroupID, LineEndings: textcap.LineEndings(sample),
 		Path: rel, Size: info.Size(), StartLine: in.StartLine, Zone: z.Label}
 	if eof {
-		data.TotalLines = &total
+		data.TotalLines, data.Hash = &total, sum.Sum()
 	}
 	head, tail, cut := out.Parts()
 	content, bad := textcap.ValidText(head)
@@ -130,6 +141,7 @@ type readResult struct {
 	Encrypted        bool   `json:"encrypted"`
 	EndLine          int64  `json:"end_line"`
 	Group            string `json:"group,omitempty"`
+	Hash             string `json:"hash,omitempty"`
 	InvalidUTF8Bytes int    `json:"invalid_utf8_bytes,omitempty"`
 	LineEndings      string `json:"line_endings"`
 	Path             string `json:"path"`

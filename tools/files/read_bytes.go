@@ -67,6 +67,9 @@ func (s *Tools) ReadBytes(ctx context.Context, c core.Caller, in ReadBytesInput)
 	}
 	data := readBytesResult{BytesRead: n, Content: content, ContentFormat: format, Encrypted: confine.IsSealedFile(f),
 		Group: z.GroupID, Offset: in.Offset, Path: rel, TotalSize: size, Truncated: truncated, Zone: z.Label}
+	if in.Offset == 0 && int64(n) == size {
+		data.Hash = core.HashOf(buf) // the whole file is in this answer
+	}
 	msg := fmt.Sprintf("Read %d bytes", n)
 	if truncated {
 		next := in.Offset + int64(n)
@@ -85,6 +88,7 @@ type readBytesResult struct {
 	ContentFormat string `json:"content_format"`
 	Encrypted     bool   `json:"encrypted"`
 	Group         string `json:"group,omitempty"`
+	Hash          string `json:"hash,omitempty"`
 	NextOffset    *int64 `json:"next_offset,omitempty"`
 	Offset        int64  `json:"offset,omitempty"`
 	Path          string `json:"path"`

@@ -37,6 +37,9 @@ func (s *Tools) readOffset(z *core.Zone, rel string, f afero.File, size int64, s
 	data := readOffsetResult{Content: content, Encrypted: confine.IsSealedFile(f), Group: z.GroupID, InvalidUTF8Bytes: bad,
 		Length: len(buf), LineEndings: textcap.LineEndings(sample), Offset: offset, Path: rel, Size: size,
 		Truncated: next < size, Zone: z.Label}
+	if offset == 0 && next == size {
+		data.Hash = core.HashOf(buf) // the whole file is in this answer
+	}
 	msg := fmt.Sprintf("Read bytes %d-%d of %d", offset, next, size)
 	if next < size {
 		data.NextOffset = &next
@@ -55,6 +58,7 @@ type readOffsetResult struct {
 	Content          string `json:"content"`
 	Encrypted        bool   `json:"encrypted"`
 	Group            string `json:"group,omitempty"`
+	Hash             string `json:"hash,omitempty"`
 	InvalidUTF8Bytes int    `json:"invalid_utf8_bytes,omitempty"`
 	Length           int    `json:"length"`
 	LineEndings      string `json:"line_endings"`

@@ -13,10 +13,11 @@ import (
 // RenameInput is the input of shed_rename.
 type RenameInput struct {
 	core.ZoneArgs
-	OldPath   string `json:"old_path" required:"true"`
-	NewPath   string `json:"new_path" required:"true"`
-	Overwrite bool   `json:"overwrite,omitempty" doc:"Replace an existing file"`
-	Message   string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	OldPath      string `json:"old_path" required:"true"`
+	NewPath      string `json:"new_path" required:"true"`
+	Overwrite    bool   `json:"overwrite,omitempty" doc:"Replace an existing file"`
+	Message      string `json:"message,omitempty" doc:"Commit message (documents, group)"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // Rename moves a file or folder inside one zone (reference §5.8). Both paths are confined;
@@ -55,8 +56,13 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 	if message == "" {
 		message = fmt.Sprintf("Rename %s -> %s", oldRel, newRel)
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Rename", Message: message, Steps: []core.Step{
-		{Zone: z, Path: oldRel, Shown: in.OldPath, Op: core.OpMoveFrom}, {Zone: z, Path: newRel, Shown: in.NewPath, Op: core.OpMoveTo}}})
+	// expected_hash is old_path's version; "new" says new_path must not exist.
+	from, to := core.Step{Zone: z, Path: oldRel, Shown: in.OldPath, Op: core.OpMoveFrom, Expect: in.ExpectedHash},
+		core.Step{Zone: z, Path: newRel, Shown: in.NewPath, Op: core.OpMoveTo}
+	if e, _ := core.CheckExpectedHash(in.ExpectedHash); e == core.HashNew {
+		from.Expect, to.Expect = "", e
+	}
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Rename", Message: message, Steps: []core.Step{from, to}})
 	if err != nil {
 		return core.Result{}, err
 	}

@@ -18,6 +18,7 @@ type CopyToGroupInput struct {
 	Mode            string `json:"mode,omitempty" doc:"New files: owner, group or owner_ro"`
 	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace existing files (never folders)"`
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
+	ExpectedHash    string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // CopyToGroup answers shed_copy_to_group: copy a file (or a folder's regular files) from
@@ -52,7 +53,7 @@ func (s *Tools) CopyToGroup(ctx context.Context, c core.Caller, in CopyToGroupIn
 		return core.Result{}, core.Errf(core.InvalidPath, "Cannot copy a zone root: give a file or folder").With("src_path", in.SrcPath).
 			With("dest_path", in.DestPath).WithHint("Name a file or folder inside the zone, e.g. src_path='report.pdf'")
 	}
-	job := &core.CopyJob{From: from, To: to, Overwrite: in.Overwrite, Mode: mode}
+	job := &core.CopyJob{From: from, To: to, Overwrite: in.Overwrite, Mode: mode, Expect: in.ExpectedHash}
 	if err := s.PlanCopy(job, src, dst, in.SrcPath); err != nil {
 		return core.Result{}, err
 	}

@@ -17,7 +17,7 @@ type LockeditExecInput struct {
 	LockeditPathArgs
 	Cmd     string   `json:"cmd" required:"true" doc:"Command name (no shell)"`
 	Args    []string `json:"args,omitempty" doc:"'.' = the working copy"`
-	Timeout int      `json:"timeout,omitempty" minimum:"0" doc:"Seconds (0 = default)"`
+	Timeout int      `json:"timeout,omitempty" minimum:"0"`
 }
 
 // execBoxPrefix names the private folder a working copy is moved into while a command

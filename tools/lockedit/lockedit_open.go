@@ -76,7 +76,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		return core.Result{}, err
 	}
 	return core.Result{Data: opened{Content: string(content), Conversation: c.ConvID, IsBinary: false, LockedBy: c.UserID,
-		Path: p, Size: size, Zone: z.Name}, Message: "File opened for editing: " + p}, nil
+		Hash: core.HashOf(content), Path: p, Size: size, Zone: z.Name}, Message: "File opened for editing: " + p}, nil
 }
 
 // opened is the answer of shed_lockedit open (fields in the order of the JSON keys,
@@ -84,6 +84,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 type opened struct {
 	Content      string `json:"content"`
 	Conversation string `json:"conversation"`
+	Hash         string `json:"hash"`
 	IsBinary     bool   `json:"is_binary"`
 	LockedBy     string `json:"locked_by"`
 	Path         string `json:"path"`
@@ -133,7 +134,7 @@ const maxEditBytes = 64 << 20
 // LockeditOverwriteInput is the input of shed_lockedit_overwrite.
 type LockeditOverwriteInput struct {
 	LockeditPathArgs
-	Content string `json:"content" required:"true" empty:"value" doc:"New text of the working copy"`
+	Content string `json:"content" required:"true" empty:"value"`
 	Append  bool   `json:"append,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package lockedit
 import (
 	"context"
 	"errors"
+	"io"
 	"path"
 	"strings"
 	"time"
@@ -15,7 +16,8 @@ import (
 // LockeditSaveInput is the input of shed_lockedit_save.
 type LockeditSaveInput struct {
 	LockeditPathArgs
-	Message string `json:"message,omitempty" doc:"Commit message"`
+	Message      string `json:"message,omitempty" doc:"Commit message"`
+	ExpectedHash string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // LockeditSave answers shed_lockedit_save (reference §5.12): replace the original with the
@@ -36,7 +38,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	}
 	// The mode may have changed since the open (shed_group_set_mode): the transaction checks
 	// it again.
-	tx, t, err := s.BeginWrite(ctx, c, z, p, p, core.Edit{Tool: "shed_lockedit_save", Message: in.Message})
+	tx, t, err := s.BeginWrite(ctx, c, z, p, p, core.Edit{Tool: "shed_lockedit_save", Message: in.Message, Expect: in.ExpectedHash})
 	if e, ok := core.AsError(err); ok && e.Code == core.NotAFile {
 		return core.Result{}, notAFile(z, p)
 	}
@@ -55,6 +57,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 		return core.Result{}, err
 	}
 	var written int64 = -1
+	var contentHash string
 	hash, err := tx.Apply(func() (core.Change, error) {
 		// Re-checked now: a force-unlock since the first check wins.
 		if err := s.requireHolder(ctx, c, z, ez, p); err != nil {
@@ -68,11 +71,12 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
-		n, err := z.Fs.WriteAtomic(p, src, 0o600)
+		sum := core.NewContentHash()
+		n, err := z.Fs.WriteAtomic(p, io.TeeReader(src, sum), 0o600)
 		if err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
-		written = n
+		written, contentHash = n, sum.Sum()
 		// The file is saved: its working copy goes, settled with the write.
 		copied := core.WorkingCopySize(ez, p)
 		core.RemoveWorkingCopy(ez, p)
@@ -90,7 +94,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	if err != nil {
 		return core.Result{}, err
 	}
-	return core.Result{Data: saved{Commit: hash, Committed: hash != "", Path: p, Size: written, Versioned: z.Versioned, Zone: z.Name},
+	return core.Result{Data: saved{Commit: hash, Committed: hash != "", Hash: contentHash, Path: p, Size: written, Versioned: z.Versioned, Zone: z.Name},
 		Message: "Saved and unlocked: " + p}, nil
 }
 
@@ -99,6 +103,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 type saved struct {
 	Commit    string `json:"commit"`
 	Committed bool   `json:"committed"`
+	Hash      string `json:"hash"`
 	Path      string `json:"path"`
 	Size      int64  `json:"size"`
 	Versioned bool   `json:"versioned"`

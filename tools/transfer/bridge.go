@@ -17,9 +17,10 @@ import (
 // BridgeArgs are the arguments of every zone bridge (reference §5.14-§5.17).
 type BridgeArgs struct {
 	Src             string `json:"src" required:"true"`
-	Dest            string `json:"dest" required:"true" doc:"Destination path; a trailing / keeps the name"`
+	Dest            string `json:"dest" required:"true" doc:"A trailing / keeps the name"`
 	Overwrite       bool   `json:"overwrite,omitempty" doc:"Replace an existing destination file"`
 	AllowZoneInPath bool   `json:"allow_zone_in_path,omitempty" doc:"Allow a first folder named like the zone"`
+	ExpectedHash    string `json:"expected_hash,omitempty" doc:"Hash of your last read; \"new\": must not exist"`
 }
 
 // BridgeCommitInput is the input of the bridges that touch Documents (a commit message).
@@ -125,7 +126,7 @@ func (s *Tools) bridge(ctx context.Context, c core.Caller, b bridge, in BridgeAr
 		first.Op = core.OpMoveFrom
 	}
 	tx, err := s.Begin(ctx, c, core.Edit{Tool: b.tool, Message: message, Steps: []core.Step{first,
-		{Zone: dst, Path: destRel, Shown: in.Dest, Op: core.OpMoveTo}}})
+		{Zone: dst, Path: destRel, Shown: in.Dest, Op: core.OpMoveTo, Expect: in.ExpectedHash}}})
 	if err != nil {
 		return core.Result{}, err
 	}
