@@ -101,6 +101,9 @@ func TestEncryptedFlippedBit(t *testing.T) {
 	if !strings.Contains(r.raw, "text/plain") {
 		t.Fatalf("file type of the plaintext: %s", r.raw)
 	}
+	if _, ok := r.Data["hash"]; ok { // the damaged rest has no content hash to name
+		t.Fatalf("a hash of a file that cannot be read whole: %s", r.raw)
+	}
 }
 
 // TestEncryptedTruncated: a file cut inside a segment, at a segment boundary, or inside the
