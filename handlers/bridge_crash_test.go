@@ -59,6 +59,7 @@ func usedBytes(t *testing.T, srv *server) int64 {
 // restart, every file is at exactly one of the two places with its content, the usage is
 // exact, and moves work again.
 func TestKill9DuringBridgeMoves(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -143,6 +144,7 @@ func TestKill9DuringBridgeMoves(t *testing.T) {
 // TestKill9DuringBridgeCopy: a folder copy killed half-way leaves no half-copied
 // destination; after a restart its staging folder is swept and the usage is exact.
 func TestKill9DuringBridgeCopy(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

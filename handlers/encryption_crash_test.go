@@ -38,6 +38,7 @@ func sealedBinary(t *testing.T, prepare func(base string)) (bin, base string, sr
 // restart a second migrate finishes the rest, every file reads back its exact content (none
 // encrypted twice), and no temporary file is left.
 func TestKill9DuringMigrate(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	const n = 400
 	content := func(i int) string { return strings.Repeat(fmt.Sprintf("file %03d says hello\n", i), 1000)[:20_000] }
 	var zone string
@@ -131,6 +132,7 @@ func TestKill9DuringMigrate(t *testing.T) {
 // the decrypted mirror of an encrypted zone (plaintext on disk under .plain). The next start
 // removes the mirror: no plaintext is left, the zone is intact.
 func TestKill9DuringEncryptedExec(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	bin, base, srv := sealedBinary(t, nil)
 	const secret = "mirror secret 4242\n"
 	if _, err := srv.call(t, "shed_create_file", []byte(`{"zone":"storage","path":"s.txt","content":"mirror secret 4242\n"}`)); err != nil {

@@ -70,6 +70,7 @@ func slowArchive(t *testing.T, files [][2]string, n int) []byte {
 // author under a message naming his command; no command record is left and the group's
 // recorded usage equals the disk.
 func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -87,6 +88,7 @@ func TestKill9DuringGroupCommandKeepsItsGuards(t *testing.T) {
 // bob's tar runs on the second, which is killed; the leader, the first, applies the guards
 // of the dead replica's command when it cleans up after it, and the group works on.
 func TestKill9DuringGroupCommandOnAReplica(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -242,6 +244,7 @@ func openState(t *testing.T, driver, dsn string) *sql.DB {
 // needs), and gone once it ended — done, timed out, refused; a command in Storage (no
 // history) or one that cannot write is never recorded.
 func TestExecRecordsItsCommandUntilSettled(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	db := stateDB(t, g.env)
 	count := func() int {
@@ -300,6 +303,7 @@ func TestExecRecordsItsCommandUntilSettled(t *testing.T) {
 // the dead one's guards, its commit as its caller's — and only then runs: carol's command
 // never commits what bob's killed command was not allowed to change, nor as hers.
 func TestCommandSettlesADeadCommandFirst(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "alice.md", "alice's\n", "owner_ro")
 	db := stateDB(t, g.env)

@@ -89,6 +89,7 @@ func peakWatch(dir string) (stop func() int64) {
 // is stopped during the command, its files are removed, the answer is QUOTA_EXCEEDED, and
 // the zone and the recorded usage end under the quota.
 func TestExecTarBombRolledBack(t *testing.T) {
+	t.Parallel()
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "10"})
 	e.write(execDir+"keep.txt", "mine\n")
 	// Names that the zone's path rules would rewrite (a backslash, NFD) are removed too.

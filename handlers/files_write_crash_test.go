@@ -92,6 +92,7 @@ func tempFiles(dir string) []string {
 // file over an existing one. After a restart the old content is intact, the leftover
 // temporary file is swept, and the usage is exact again.
 func TestKill9DuringLargeWrite(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -10,6 +10,7 @@ import (
 // here into the state database as the crash would leave them) never block anyone, through
 // the tools or through shed_exec, and the next call cleans them up.
 func TestGroupOwnershipAfterCrash(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	db := stateDB(t, g.env)
 	ghost := func(p string) {

@@ -11,6 +11,7 @@ import (
 // another member must wait lock_force_after_minutes of idleness (no open, overwrite or
 // exec on the working copy); and breaking a lock never grants a write the mode forbids.
 func TestGroupLocks(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, nil)
 	g.create("alice", "shared.md", "v1\n", "group")
 	g.create("alice", "owned.md", "v1\n", "owner")

@@ -18,6 +18,7 @@ import (
 // file on disk is in the history as it is on disk, git fsck is clean, no temporary file is
 // left, and the recorded usage equals the disk.
 func TestKill9BetweenWriteAndCommit(t *testing.T) {
+	t.Parallel() // its own binary process, storage and state; it waits on events (issue 34)
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

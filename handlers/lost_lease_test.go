@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"database/sql"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -23,6 +24,7 @@ func killLockSessions(t *testing.T, db *sql.DB) {
 // not run: LOCK_ERROR ("written but not committed"), as a write transaction answers, and
 // the change stays out of the history (shed_maintenance commits it later).
 func TestExecCommitStopsOnLostLock(t *testing.T) {
+	t.Parallel()
 	e := start(t, withPostgres(t, nil))
 	e.write("users/local/Documents/data/a.txt", "v1")
 	wantOK(t, e.post("shed_maintenance", nil, nil)) // the repository, with a.txt
@@ -31,7 +33,7 @@ func TestExecCommitStopsOnLostLock(t *testing.T) {
 	go func() {
 		done <- e.post("shed_exec", map[string]any{"zone": "documents", "cmd": "sleep", "args": []string{"3"}}, nil)
 	}()
-	time.Sleep(time.Second) // the command runs
+	waitRunning(t, filepath.Join(e.base, "users/local/Documents/data")) // the command runs
 	e.write("users/local/Documents/data/late.txt", "written while the command ran")
 	killLockSessions(t, db)
 	r := <-done
@@ -79,6 +81,7 @@ func TestMaintenanceStopsOnLostLock(t *testing.T) {
 // on disk without a record: open to every member, who could delete or replace them. They
 // are now recorded before the commit, from the disk.
 func TestGroupCommandKeepsItsOwnerOnLostLock(t *testing.T) {
+	t.Parallel()
 	g := startGroups(t, withPostgres(t, map[string]string{"FILESHED_GROUP_DEFAULT_MODE": "owner"}))
 	g.create("alice", "seed.md", "x\n", "owner")
 	done := make(chan reply, 1)

@@ -76,6 +76,7 @@ func TestLockeditSaveCommits(t *testing.T) {
 }
 
 func TestHistoryAndRestore(t *testing.T) {
+	t.Parallel()
 	e := start(t, nil)
 	e.write("users/local/Documents/data/a.txt", "v1")
 	wantOK(t, edit(t, e, "c", "a.txt", "v2", "second"))
