@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"github.com/fileshed/fileshed/core"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,8 +214,8 @@ func TestConvertEOL(t *testing.T) {
 	}
 	r = e.post("shed_convert_eol", map[string]any{"zone": "storage", "path": "f.txt", "to": "CRLF"}, nil)
 	wantOK(t, r)
-	if r.Data["changed"] != false || r.Message != "File already in dos format" {
-		t.Fatalf("unchanged: %s", r.raw)
+	if r.Data["changed"] != false || r.Message != "File already in dos format" || r.Data["hash"] != core.HashOf([]byte("a\r\nb\r\n")) {
+		t.Fatalf("unchanged (with the file's hash, issue 37): %s", r.raw)
 	}
 	r = e.post("shed_convert_eol", map[string]any{"zone": "storage", "path": "f.txt"}, nil)
 	wantOK(t, r)

@@ -69,8 +69,10 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 		return core.Result{}, err
 	}
 	defer f.Close()
-	// Streamed (issue 24): one read checks and counts, a second writes; only 64 KiB are held.
-	crlf, lf, cr, err := scanEOL(io.NewSectionReader(f, 0, t.Size), z, t)
+	// Streamed (issue 24): one read checks, counts and hashes (the answer of a file already
+	// in the format asked for carries its hash too), a second writes; only 64 KiB are held.
+	sum := core.NewContentHash()
+	crlf, lf, cr, err := scanEOL(io.TeeReader(io.NewSectionReader(f, 0, t.Size), sum), z, t)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -91,7 +93,7 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 		unchanged = lfOnly+crOnly == 0
 	}
 	if unchanged {
-		return core.Result{Data: eolUnchanged{Changed: false, Format: original, Path: rel},
+		return core.Result{Data: eolUnchanged{Changed: false, Format: original, Hash: sum.Sum(), Path: rel},
 			Message: fmt.Sprintf("File already in %s format", target)}, nil
 	}
 	body, finish := core.Produced(size, func(w io.Writer) error {
@@ -113,6 +115,7 @@ func (s *Tools) ConvertEOL(ctx context.Context, c core.Caller, in ConvertEOLInpu
 type eolUnchanged struct {
 	Changed bool   `json:"changed"`
 	Format  string `json:"format"`
+	Hash    string `json:"hash"`
 	Path    string `json:"path"`
 }
 
