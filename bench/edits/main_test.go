@@ -4,46 +4,15 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/fileshed/fileshed/core/valves"
-	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/testserver"
 )
 
 // full runs the whole corpus and prints the table (go test ./bench/edits -run Edits -v -full).
 var full = flag.Bool("full", false, "run every corpus file and print the table")
-
-// server runs a real fileshed (default valves, auth mode none) on loopback.
-func server(t *testing.T) string {
-	t.Helper()
-	defaults, err := os.ReadFile("../../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := t.TempDir()
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); svc.Close() })
-	return srv.URL
-}
 
 // TestEditsAgainstRealServer runs the bench on a few corpus files (every file with -full):
 // every attempt runs, and with anchor and expected_hash together no edit lands wrongly
@@ -54,8 +23,9 @@ func TestEditsAgainstRealServer(t *testing.T) {
 	if *full {
 		files = "0"
 	}
+	url, _ := testserver.Start(t, nil)
 	var out, errs bytes.Buffer
-	if code := run(context.Background(), []string{"-url", server(t), "-files", files}, &out, &errs); code != 0 {
+	if code := run(context.Background(), []string{"-url", url, "-files", files}, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	t.Log("\n" + out.String())

@@ -3,46 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fileshed/fileshed/core/valves"
-	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/testserver"
 )
 
-// server runs a real fileshed (default valves, auth mode none) on loopback.
-func server(t *testing.T) (url, base string) {
-	t.Helper()
-	defaults, err := os.ReadFile("../../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base = t.TempDir()
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); svc.Close() })
-	return srv.URL, base
-}
-
 func TestLoadAgainstRealServer(t *testing.T) {
-	url, base := server(t)
+	url, base := testserver.Start(t, nil)
 	tests := []struct {
 		name       string
 		args       []string

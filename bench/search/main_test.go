@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/fileshed/fileshed/core/sandbox"
-	"github.com/fileshed/fileshed/core/valves"
-	"github.com/fileshed/fileshed/handlers"
+	"github.com/fileshed/fileshed/internal/testserver"
 	"github.com/fileshed/fileshed/internal/testtool"
 )
 
@@ -29,28 +26,9 @@ func TestMain(m *testing.M) {
 func TestBenchRunsOnASmallCorpus(t *testing.T) {
 	testtool.Require(t, "rg")
 	testtool.Require(t, "pdftotext")
-	defaults, err := os.ReadFile("../../valves.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := t.TempDir()
-	cfg, _, err := valves.Load(defaults, nil, func(k string) (string, bool) {
-		if k == "FILESHED_STORAGE_BASE_PATH" {
-			return base, true
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); svc.Close() })
+	url, base := testserver.Start(t, nil)
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"-url", srv.URL, "-base", base, "-files", "300", "-mb", "3", "-rounds", "2", "-pdfs", "12"}, &out, &errb)
+	code := run(context.Background(), []string{"-url", url, "-base", base, "-files", "300", "-mb", "3", "-rounds", "2", "-pdfs", "12"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
