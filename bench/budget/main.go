@@ -26,6 +26,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fileshed/fileshed/bench/internal/pdfgen"
 )
 
 func main() {
@@ -217,25 +219,6 @@ func parallel(n int, call func() string) map[string]int {
 	return codes
 }
 
-// pdf renders objects (object i+1 is objs[i]; 1 is the catalog, 2 the page tree) with an
-// xref table.
-func pdf(objs []string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
 // textPDF is n pages of about 1,500 characters each.
 func textPDF(n int) []byte {
 	objs := []string{"<</Type/Catalog/Pages 2 0 R>>", "", "<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>"}
@@ -256,7 +239,7 @@ func textPDF(n int) []byte {
 		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
 	}
 	objs[1] = fmt.Sprintf("<</Type/Pages/Kids[%s]/Count %d/MediaBox[0 0 612 792]/Resources<</Font<</F1 3 0 R>>>>>>", strings.Join(kids, " "), n)
-	return pdf(objs)
+	return pdfgen.Render(objs)
 }
 
 // nestedForms is the hostile PDF of issue 24: levels of form XObjects, each drawing the one
@@ -275,7 +258,7 @@ func nestedForms(levels, fan int) []byte {
 	objs = append(objs, fmt.Sprintf("<</Length %d>>stream\n%s\nendstream", len(draws), draws))
 	objs = append(objs, fmt.Sprintf("<</Type/Page/Parent 2 0 R/Contents %d 0 R/Resources<</XObject<</X %d 0 R>>>>>>", len(objs), x))
 	objs[1] = fmt.Sprintf("<</Type/Pages/Kids[%d 0 R]/Count 1/MediaBox[0 0 612 792]>>", len(objs))
-	return pdf(objs)
+	return pdfgen.Render(objs)
 }
 
 func check(err error) {

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fileshed/fileshed/bench/internal/pdfgen"
 )
 
 // words make the corpus's filler lines (none holds a planted query's words).
@@ -221,18 +223,5 @@ func benchPDF(i int) []byte {
 		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
 	}
 	objs[1] = fmt.Sprintf("<</Type/Pages/Kids[%s]/Count 2/MediaBox[0 0 612 792]/Resources<</Font<</F1 3 0 R>>>>>>", strings.Join(kids, " "))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for k, o := range objs {
-		offsets[k] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", k+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return pdfgen.Render(objs)
 }
