@@ -28,13 +28,13 @@ const module = "github.com/fileshed/fileshed"
 // kernel's transaction should make instead (issue 35 item 1); admin/'s are the import's
 // staging storage, built before any server serves it.
 var writesOutsideCore = map[string]int{
-	"admin/import_copy.go":            3,
-	"admin/import_git.go":             3,
-	"admin/import_install.go":         12,
-	"admin/import_names.go":           1,
-	"admin/import_original.go":        3,
-	"admin/import_ownership.go":       3,
-	"admin/import_zones.go":           2,
+	"admin/import_copy.go":      3,
+	"admin/import_git.go":       3,
+	"admin/import_install.go":   12,
+	"admin/import_names.go":     1,
+	"admin/import_original.go":  3,
+	"admin/import_ownership.go": 3,
+	"admin/import_zones.go":     2,
 }
 
 // familyKernelLeaves are today's family files importing core/store, core/lock or core/vcs
