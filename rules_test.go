@@ -26,23 +26,15 @@ const module = "github.com/fileshed/fileshed"
 
 // writesOutsideCore are today's file-system writes outside core/, per file: calls that the
 // kernel's transaction should make instead (issue 35 item 1); admin/'s are the import's
-// staging storage, built before any server serves it. links_open.go opens read-only with a
-// flag computed at run time, which the rule counts as a write.
+// staging storage, built before any server serves it.
 var writesOutsideCore = map[string]int{
-	"admin/import_copy.go":            3,
-	"admin/import_git.go":             3,
-	"admin/import_install.go":         12,
-	"admin/import_names.go":           1,
-	"admin/import_original.go":        3,
-	"admin/import_ownership.go":       3,
-	"admin/import_zones.go":           2,
-	"tools/commands/exec.go":          1,
-	"tools/commands/exec_files.go":    2,
-	"tools/links/links_open.go":       1,
-	"tools/lockedit/lockedit_exec.go": 5,
-	"tools/lockedit/lockedit_open.go": 5,
-	"tools/lockedit/lockedit_save.go": 1,
-	"tools/transfer/bridge.go":        1,
+	"admin/import_copy.go":      3,
+	"admin/import_git.go":       3,
+	"admin/import_install.go":   12,
+	"admin/import_names.go":     1,
+	"admin/import_original.go":  3,
+	"admin/import_ownership.go": 3,
+	"admin/import_zones.go":     2,
 }
 
 // familyKernelLeaves are today's family files importing core/store, core/lock or core/vcs

@@ -87,12 +87,15 @@ func LockErr(p string, err error) *Error {
 func HeldBy(l store.Lock, c Caller) bool { return l.ConvID == c.ConvID && l.UserID == c.UserID }
 
 // RemoveWorkingCopy deletes a working copy and its now-empty parent folders (never the
-// editzone itself). Errors are ignored: leftovers are orphans that shed_maintenance removes.
-func RemoveWorkingCopy(ez *confine.Fs, p string) {
+// editzone itself) and answers the bytes it held (WorkingCopySize). Errors are ignored:
+// leftovers are orphans that shed_maintenance removes (the bytes answered are those gone).
+func RemoveWorkingCopy(ez *confine.Fs, p string) int64 {
+	held := WorkingCopySize(ez, p)
 	_ = ez.Remove(p)
 	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
 		if ez.Remove(d) != nil {
-			return
+			break
 		}
 	}
+	return held - WorkingCopySize(ez, p)
 }

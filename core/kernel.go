@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/fileshed/fileshed/core/confine"
@@ -60,9 +61,9 @@ type kernel interface {
 	Editzone(z *Zone, conv string) (*confine.Fs, error)
 	LockEdit(ctx context.Context, z *Zone, p string) (func(), error)
 	EditLease(ctx context.Context, z *Zone, p string) (lock.Lease, error)
-	ChangeWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string, size int64, write func() error) error
+	WriteWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string, size int64, r io.Reader, appendTo bool) (int64, error)
 	DropWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string)
-	WorkingCopyChanged(ctx context.Context, z *Zone, ez *confine.Fs, p string, before int64)
+	BoxWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string) (*WorkBox, error)
 	SweepEditzones(ctx context.Context, z *Zone) ([]string, error)
 	OpenMirror(src *confine.Fs, names []string) (*Mirror, error)
 	OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error)
@@ -102,5 +103,5 @@ type kernel interface {
 	Memberships(ctx context.Context, c Caller) (groups []Group, available bool, err error)
 	MemberStateOf(ctx context.Context, g Group, userID string) (MemberState, error)
 	Roster(ctx context.Context, g Group, limit int) (Roster, error)
-	DB() *store.DB
+	State() StateQueries
 }

@@ -56,6 +56,20 @@ func (z *Zone) Close() {
 	}
 }
 
+// UploadsParent is the Uploads zone z seen from the folder holding every conversation's
+// uploads, so that the conversation's own folder can be moved (shed_move_uploads_to_*
+// with the whole folder). The caller closes it.
+func (z *Zone) UploadsParent() (*Zone, error) {
+	up, err := confine.New(z.Space)
+	if err != nil {
+		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
+	}
+	up.ShareSeal(z.Fs)
+	parent := *z
+	parent.Fs = up
+	return &parent, nil
+}
+
 // ResolveZone turns (zone, group) into a Zone for the caller, creating its layout lazily.
 // write=true refuses the read-only Uploads zone.
 func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string, write bool) (*Zone, error) {

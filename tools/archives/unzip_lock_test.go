@@ -75,7 +75,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 				if _, err := os.Stat(locked); os.IsNotExist(err) {
 					must(t, os.WriteFile(locked, []byte("theirs"), 0o600))
 				}
-				_, err := s.DB().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: tc.locked, UserID: user, ConvID: tc.lockedBy,
+				_, err := s.State().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: tc.locked, UserID: user, ConvID: tc.lockedBy,
 					Since: time.Now()}, time.Hour)
 				must(t, err)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -241,30 +240,13 @@ func (s *Tools) RunIn(ctx context.Context, c core.Caller, z *core.Zone, dir *con
 	}
 	grown := core.Sub(after.Usage(), before.Usage())
 	if w.killed.Load() || grown.Bytes > left.Bytes || grown.Files > left.Files {
-		removeAdded(dir, before, after)
+		after.RemoveAdded(dir, before)
 		return nil, core.Errf(core.QuotaExceeded, "Quota exceeded: %s wrote more than the quota has left (%s, %d files and folders) and was stopped",
 			in.Cmd, core.HumanMB(left.Bytes), left.Files).
 			With("command", in.Cmd).With("remaining", left.Bytes).With("remaining_files", left.Files).
 			WithHint("The files it added are removed; the working copy may be partly changed: shed_lockedit(action='cancel'), then shed_lockedit(action='open') to start over")
 	}
 	return data, err
-}
-
-// removeAdded removes from dir the topmost entries of after that before did not hold.
-func removeAdded(dir *confine.Fs, before, after core.Snapshot) {
-	for rel := range after.Entries {
-		if _, old := before.Entries[rel]; old {
-			continue
-		}
-		if parent := path.Dir(rel); parent != "." {
-			if _, existed := before.Entries[parent]; !existed {
-				continue // removed with its topmost new folder
-			}
-		}
-		// Why the error is ignored: the call answers QUOTA_EXCEEDED either way, and the
-		// copy's folder goes whole at save or cancel.
-		_ = dir.RemoveAll(rel)
-	}
 }
 
 // Violation maps a policy refusal to the catalogue; its texts never hold host paths.

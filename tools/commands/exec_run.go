@@ -224,17 +224,17 @@ func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execP
 		}
 		spec.FileSizeBytes = max(fileLimit, 1) // 0 would mean "no limit"
 	}
-	var outSink, errSink *sink
+	var outSink, errSink *core.CommandOutput
 	var err error
 	if p.stdoutFile != "" {
-		if outSink, err = startSink(dir, p.stdoutFile, fileLimit); err != nil {
+		if outSink, err = core.StartCommandOutput(dir, p.stdoutFile, fileLimit); err != nil {
 			return nil, core.PathError(err, z, p.in.StdoutFile)
 		}
 		spec.Stdout = outSink
 	}
 	if p.stderrFile != "" {
-		if errSink, err = startSink(dir, p.stderrFile, fileLimit); err != nil {
-			outSink.abort()
+		if errSink, err = core.StartCommandOutput(dir, p.stderrFile, fileLimit); err != nil {
+			outSink.Abort()
 			return nil, core.PathError(err, z, p.in.StderrFile)
 		}
 		spec.Stderr = errSink
@@ -244,8 +244,8 @@ func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execP
 	// command like its timeout.
 	res.TimedOut = res.TimedOut || errors.Is(ctx.Err(), context.DeadlineExceeded)
 	if runErr != nil {
-		outSink.abort()
-		errSink.abort()
+		outSink.Abort()
+		errSink.Abort()
 		if errors.Is(runErr, sandbox.ErrSandboxUnavailable) {
 			return nil, core.Errf(core.SandboxUnavailable, "Commands are disabled: exec_sandbox is 'required' and this kernel has no Landlock").
 				With("command", p.in.Cmd)

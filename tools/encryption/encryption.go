@@ -34,7 +34,7 @@ func (s *Tools) EncryptionSetup(ctx context.Context, c core.Caller) (core.Result
 		return core.Result{}, core.Errf(core.EncryptionAlreadyEnabled, "Encryption is already set up for your account")
 	case u.State == "disabled":
 		// The key was kept by disable: take it up again (files it sealed stay readable).
-		if err := s.DB().SetUserKeyState(ctx, c.UserID, "active"); err != nil {
+		if err := s.State().SetUserKeyState(ctx, c.UserID, "active"); err != nil {
 			return core.Result{}, core.Errf(core.InternalError, "Cannot enable encryption").Because(err)
 		}
 	default:
@@ -133,7 +133,7 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 	if err != nil {
 		return core.Result{}, err
 	}
-	locks, err := s.DB().LocksByUser(ctx, c.UserID)
+	locks, err := s.State().LocksByUser(ctx, c.UserID)
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot read your locks").Because(err)
 	}
@@ -149,7 +149,7 @@ func (s *Tools) EncryptionDisable(ctx context.Context, c core.Caller, a Encrypti
 		return core.Result{}, err
 	}
 	if len(n.Errors) == 0 {
-		if err := s.DB().SetUserKeyState(ctx, c.UserID, "disabled"); err != nil {
+		if err := s.State().SetUserKeyState(ctx, c.UserID, "disabled"); err != nil {
 			return core.Result{}, core.Errf(core.InternalError, "Cannot disable encryption").Because(err)
 		}
 		s.ForgetUserKey(c.UserID)

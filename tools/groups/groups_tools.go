@@ -60,7 +60,7 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 	}
 	defer z.Close()
 	g := z.Group
-	recs, err := s.DB().OwnershipUnder(ctx, z.GroupID, "")
+	recs, err := s.State().OwnershipUnder(ctx, z.GroupID, "")
 	if err != nil {
 		return core.Result{}, core.OwnershipErr(err)
 	}

@@ -92,12 +92,12 @@ func (s *Tools) Stats(ctx context.Context, c core.Caller) (core.Result, error) {
 		}
 		data.Groups = &lines
 	}
-	locks, err := s.DB().LocksByUser(ctx, c.UserID)
+	locks, err := s.State().LocksByUser(ctx, c.UserID)
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot list your locks").Because(err)
 	}
 	data.Locks = lockLines(locks, c.ConvID)
-	links, err := s.DB().LinksOf(ctx, c.UserID)
+	links, err := s.State().LinksOf(ctx, c.UserID)
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot list your links").Because(err)
 	}

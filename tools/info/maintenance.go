@@ -35,7 +35,7 @@ type maintenanceReport struct {
 func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, error) {
 	rep := &maintenanceReport{ExpiredLocks: []string{}, CorruptedLocks: []string{}, OrphanEditzones: []string{},
 		OrphanOwnerships: []string{}, Quota: []quotaCheck{}, Repositories: []*repoCheck{}}
-	expired, err := s.DB().ExpiredLocks(ctx, time.Now().Add(-s.LockMaxAge()))
+	expired, err := s.State().ExpiredLocks(ctx, time.Now().Add(-s.LockMaxAge()))
 	if err != nil {
 		return core.Result{}, core.LockErr("(all)", err)
 	}
@@ -71,7 +71,7 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 		}
 	}
 	for _, o := range owners {
-		before, err := s.DB().Usage(ctx, o)
+		before, err := s.State().Usage(ctx, o)
 		if err != nil {
 			return core.Result{}, core.QuotaErr("Cannot read the quota", err)
 		}
@@ -136,7 +136,7 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 		return err
 	}
 	defer le.Unlock()
-	if err := s.DB().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+	if err := s.State().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.LockErr(l.Path, err)
 	}
 	if !core.ValidID(l.ConvID) {

@@ -40,7 +40,7 @@ type LinkDeleteInput struct {
 func linkSigner(k core.Kernel) (*linktoken.Signer, error) {
 	cfg := k.Config()
 	if cfg.Links.Secret == "" && cfg.State.Driver == store.Postgres {
-		key, err := k.DB().SharedKey(context.Background(), "links", linktoken.NewKey())
+		key, err := k.State().SharedKey(context.Background(), "links", linktoken.NewKey())
 		if err != nil {
 			return nil, fmt.Errorf("links key: %w", err)
 		}
@@ -106,7 +106,7 @@ func (s *Tools) NewLink(ctx context.Context, c core.Caller, in LinkCreateInput, 
 	if z.Kind == core.Uploads {
 		l.ConvID = c.ConvID
 	}
-	if err := s.DB().AddLink(ctx, l); err != nil {
+	if err := s.State().AddLink(ctx, l); err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot record the link").Because(err)
 	}
 	url := s.linkURL(token)
@@ -126,7 +126,7 @@ func (s *Tools) NewLink(ctx context.Context, c core.Caller, in LinkCreateInput, 
 
 // LinkList answers shed_link_list: the caller's links, newest first, with their state.
 func (s *Tools) LinkList(ctx context.Context, c core.Caller, _ LinkListInput) (core.Result, error) {
-	ls, err := s.DB().LinksOf(ctx, c.UserID)
+	ls, err := s.State().LinksOf(ctx, c.UserID)
 	if err != nil {
 		return core.Result{}, core.Errf(core.InternalError, "Cannot read the links").Because(err)
 	}
@@ -191,7 +191,7 @@ func (s *Tools) LinkDelete(ctx context.Context, c core.Caller, in LinkDeleteInpu
 		id = owuiLinkPrefix + id // maybe the bare Open WebUI file id of a links.mode openwebui link
 	}
 	now := time.Now()
-	l, err := s.DB().RevokeLink(ctx, id, c.UserID, now)
+	l, err := s.State().RevokeLink(ctx, id, c.UserID, now)
 	// Why compare the revocation time: RevokeLink writes it only on a link not revoked yet,
 	// so a link that reads back revoked at another time was deleted before (by this call's
 	// twin, or long ago). The model must not be told twice that it deleted something.

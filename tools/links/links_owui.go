@@ -50,7 +50,7 @@ func (s *Tools) linkUpload(ctx context.Context, c core.Caller, z *core.Zone, rel
 	}
 	l := store.Link{ID: owuiLinkPrefix + up.ID, Owner: c.UserID, Zone: z.Label, GroupID: z.GroupID, Path: rel,
 		Identity: identity(info), Expires: owuiNever}
-	if err := s.DB().AddLink(ctx, l); err != nil {
+	if err := s.State().AddLink(ctx, l); err != nil {
 		_ = s.OpenWebUI().DeleteFile(ctx, c.Token(), up.ID)
 		return core.Result{}, core.Errf(core.InternalError, "Cannot record the link").Because(err)
 	}

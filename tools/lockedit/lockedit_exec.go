@@ -2,9 +2,6 @@ package lockedit
 
 import (
 	"context"
-	"crypto/rand"
-	"path"
-	"path/filepath"
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/tools/commands"
@@ -19,10 +16,6 @@ type LockeditExecInput struct {
 	Args    []string `json:"args,omitempty" doc:"'.' = the working copy"`
 	Timeout int      `json:"timeout,omitempty" minimum:"0"`
 }
-
-// execBoxPrefix names the private folder a working copy is moved into while a command
-// runs; maintenance removes one left by a crash (no lock covers its files).
-const execBoxPrefix = ".fileshed-exec-"
 
 // LockeditExec answers shed_lockedit_exec (reference §5.10) with shed_exec's policy and
 // sandbox, but confined to the working copy only: the copy is moved into a fresh private
@@ -40,21 +33,17 @@ func (s *Tools) LockeditExec(ctx context.Context, c core.Caller, in LockeditExec
 	if _, err := workingCopy(z, ez, p); err != nil {
 		return core.Result{}, err
 	}
-	// The command may change the copy's size: settled after it (the copy counts, core/workcopy.go).
-	before := core.WorkingCopySize(ez, p)
-	defer s.WorkingCopyChanged(ctx, z, ez, p, before)
-	box, base := execBoxPrefix+rand.Text(), path.Base(p)
-	if err := ez.Mkdir(box, 0o700); err != nil {
-		return core.Result{}, core.Errf(core.InternalError, "Cannot prepare the command's folder").Because(err)
+	// The command may change the copy's size: settled when the box closes (the copy counts,
+	// core/workcopy.go).
+	box, err := s.BoxWorkingCopy(ctx, z, ez, p)
+	if err != nil {
+		return core.Result{}, err
 	}
-	defer func() { _ = ez.RemoveAll(box) }()
-	if err := ez.Rename(p, box+"/"+base); err != nil {
-		return core.Result{}, core.Errf(core.InternalError, "Cannot prepare the working copy of %s", p).Because(err)
-	}
-	data, runErr := s.runBoxed(ctx, c, z, ez, filepath.Join(ez.Dir(), box), in, base)
+	defer box.Close()
+	data, runErr := s.runBoxed(ctx, c, z, box.Fs, box.Base, in)
 	// Move the copy back whatever happened; a command that deleted or replaced it by a
 	// folder leaves no working copy (save then answers NOT_IN_EDIT_MODE).
-	if err := ez.Rename(box+"/"+base, p); err != nil && runErr == nil {
+	if err := box.Return(); err != nil && runErr == nil {
 		runErr = core.Errf(core.NotInEditMode, "The command removed the working copy of %s", p).With("path", p).
 			WithHint("Call shed_lockedit(action='open') again to start from the original")
 	}
@@ -65,16 +54,9 @@ func (s *Tools) LockeditExec(ctx context.Context, c core.Caller, in LockeditExec
 	return core.Result{Data: data, Message: "Command executed in editzone"}, nil
 }
 
-// runBoxed runs the command in the private folder dir of the editzone ez, '.' arguments
-// naming the copy. An encrypted copy is decrypted into a mirror for the command and
-// written back encrypted.
-func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, ez *confine.Fs, dir string, in LockeditExecInput, base string) (data *commands.ExecData, err error) {
-	box, err := confine.New(dir)
-	if err != nil {
-		return nil, core.Errf(core.InternalError, "Cannot open the command's folder").Because(err)
-	}
-	defer box.Close()
-	box.ShareSeal(ez)
+// runBoxed runs the command in the private folder box, '.' arguments naming the copy base.
+// An encrypted copy is decrypted into a mirror for the command and written back encrypted.
+func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, box *confine.Fs, base string, in LockeditExecInput) (data *commands.ExecData, err error) {
 	if box.Sealed() {
 		m, err := s.OpenMirror(box, nil)
 		if err != nil {

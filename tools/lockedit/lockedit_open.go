@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,11 +51,11 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		return core.Result{}, err
 	}
 	defer unlock()
-	if _, err := s.DB().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
+	if _, err := s.State().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
 		Since: time.Now()}, s.LockMaxAge()); err != nil {
 		var held store.Lock
 		if errors.Is(err, store.ErrLocked) {
-			held, _, _ = s.DB().LockOf(ctx, core.ZoneKey(z), p)
+			held, _, _ = s.State().LockOf(ctx, core.ZoneKey(z), p)
 			return core.Result{}, s.FileLocked(z, p, held)
 		}
 		return core.Result{}, core.LockErr(p, err)
@@ -72,7 +70,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 	}
 	if err != nil {
 		s.DropWorkingCopy(context.WithoutCancel(ctx), z, ez, p)
-		_ = s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
+		_ = s.State().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
 		return core.Result{}, err
 	}
 	return core.Result{Data: opened{Content: string(content), Conversation: c.ConvID, IsBinary: false, LockedBy: c.UserID,
@@ -108,19 +106,7 @@ func (s *Tools) copyToEditzone(ctx context.Context, z *core.Zone, ez *confine.Fs
 		return nil, 0, core.Errf(core.FileTooLarge, "%s is larger than %d MB: too large for a locked edit", p, maxEditBytes>>20).
 			With("path", p).WithHint("Edit large files with shed_patch_text / shed_patch_bytes instead")
 	}
-	var n int64
-	err = s.ChangeWorkingCopy(ctx, z, ez, p, int64(len(data)), func() error {
-		if d := path.Dir(p); d != "." {
-			if err := ez.MkdirAll(d, 0o700); err != nil {
-				return core.Errf(core.InternalError, "Cannot prepare the working copy of %s", p).Because(err)
-			}
-		}
-		var err error
-		if n, err = ez.WriteAtomic(p, bytes.NewReader(data), 0o600); err != nil {
-			return core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
-		}
-		return nil
-	})
+	n, err := s.WriteWorkingCopy(ctx, z, ez, p, int64(len(data)), bytes.NewReader(data), false)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -165,19 +151,7 @@ func (s *Tools) LockeditOverwrite(ctx context.Context, c core.Caller, in Lockedi
 			With("size", newSize).With("limit", maxSize).With("max_mb", s.Config().MaxFileSizeMB).
 			WithHint("Max size is %d MB", s.Config().MaxFileSizeMB)
 	}
-	err = s.ChangeWorkingCopy(ctx, z, ez, p, newSize, func() error {
-		var err error
-		if in.Append {
-			err = appendFile(ez, p, in.Content)
-		} else {
-			_, err = ez.WriteAtomic(p, strings.NewReader(in.Content), 0o600)
-		}
-		if err != nil {
-			return core.Errf(core.InternalError, "Cannot write the working copy of %s", p).Because(err)
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := s.WriteWorkingCopy(ctx, z, ez, p, newSize, strings.NewReader(in.Content), in.Append); err != nil {
 		return core.Result{}, err
 	}
 	return core.Result{Data: overwritten{BytesWritten: len(in.Content), Mode: mode, NewSize: newSize, Path: p, Zone: z.Name},
@@ -192,30 +166,4 @@ type overwritten struct {
 	NewSize      int64  `json:"new_size"`
 	Path         string `json:"path"`
 	Zone         string `json:"zone"`
-}
-
-// appendFile appends text to the working copy durably. An encrypted copy is rewritten whole
-// (old content, then text) through the atomic write.
-func appendFile(ez *confine.Fs, p, text string) error {
-	if ez.Sealed() {
-		old, err := ez.Open(p)
-		if err != nil {
-			return err
-		}
-		defer old.Close()
-		_, err = ez.WriteAtomic(p, io.MultiReader(old, strings.NewReader(text)), 0o600)
-		return err
-	}
-	f, err := ez.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

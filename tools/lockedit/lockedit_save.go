@@ -72,15 +72,13 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 			return core.Change{}, core.PathError(err, z, p)
 		}
 		sum := core.NewContentHash()
-		n, err := z.Fs.WriteAtomic(p, io.TeeReader(src, sum), 0o600)
+		n, err := tx.Fs(z).WriteAtomic(p, io.TeeReader(src, sum), 0o600)
 		if err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
 		written, contentHash = n, sum.Sum()
 		// The file is saved: its working copy goes, settled with the write.
-		copied := core.WorkingCopySize(ez, p)
-		core.RemoveWorkingCopy(ez, p)
-		copied -= core.WorkingCopySize(ez, p)
+		copied := core.RemoveWorkingCopy(ez, p)
 		return core.Change{Paths: []string{p}, Growth: core.Amount{Bytes: n - old, Files: files}, Outside: core.Amount{Bytes: -copied}}, nil
 	})
 	if written < 0 {
@@ -88,7 +86,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	}
 	// The file is saved (its working copy removed): release even if the commit failed (err
 	// says so).
-	if rerr := s.DB().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
+	if rerr := s.State().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
 		return core.Result{}, core.LockErr(p, rerr)
 	}
 	if err != nil {
@@ -134,7 +132,7 @@ func (s *Tools) LockeditCancel(ctx context.Context, c core.Caller, in LockeditCa
 		return core.Result{}, err
 	}
 	s.DropWorkingCopy(ctx, z, ez, p)
-	if err := s.DB().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
+	if err := s.State().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
 		return core.Result{}, core.LockErr(p, err)
 	}
 	return core.Result{Data: cancelled{ChangesDiscarded: true, Path: p, Zone: z.Name},
@@ -182,7 +180,7 @@ func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockIn
 		return core.Result{}, err
 	}
 	defer unlock()
-	l, held, err := s.DB().LockOf(ctx, core.ZoneKey(z), p)
+	l, held, err := s.State().LockOf(ctx, core.ZoneKey(z), p)
 	if err != nil {
 		return core.Result{}, core.LockErr(p, err)
 	}
@@ -191,7 +189,7 @@ func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockIn
 			return core.Result{}, err
 		}
 	}
-	if err := s.DB().ForceReleaseLock(ctx, core.ZoneKey(z), p); err != nil {
+	if err := s.State().ForceReleaseLock(ctx, core.ZoneKey(z), p); err != nil {
 		return core.Result{}, core.LockErr(p, err)
 	}
 	data := unlocked{Path: p, Released: held, Zone: z.Name}

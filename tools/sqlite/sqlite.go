@@ -146,7 +146,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	if err := tx.Reserve(z, -1, core.Amount{Files: files}); err != nil {
 		return err
 	}
-	used, err := s.DB().Usage(ctx, z.Owner)
+	used, err := s.State().Usage(ctx, z.Owner)
 	if err != nil {
 		return core.QuotaErr("Cannot read the quota", err)
 	}

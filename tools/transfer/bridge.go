@@ -112,7 +112,7 @@ func (s *Tools) bridge(ctx context.Context, c core.Caller, b bridge, in BridgeAr
 	from, fromRel := src, srcRel
 	if whole {
 		// The conversation's folder is moved from its parent; the next call recreates it.
-		if from, err = uploadsParent(src); err != nil {
+		if from, err = src.UploadsParent(); err != nil {
 			return core.Result{}, err
 		}
 		defer from.Close()
@@ -223,19 +223,6 @@ func bridgeSource(src *core.Zone, srcRel, shown string) (core.TreeInfo, error) {
 		return core.TreeInfo{}, core.WriteError(err, src, shown)
 	}
 	return core.ScanTree(src, srcRel, fi)
-}
-
-// uploadsParent is the Uploads zone src seen from the folder holding every conversation's
-// uploads, so that the conversation's own folder can be moved. The caller closes it.
-func uploadsParent(src *core.Zone) (*core.Zone, error) {
-	up, err := confine.New(src.Space)
-	if err != nil {
-		return nil, core.Errf(core.InternalError, "Cannot open the Uploads folder").Because(err)
-	}
-	up.ShareSeal(src.Fs)
-	parent := *src
-	parent.Fs = up
-	return &parent, nil
 }
 
 // bridgeDest validates dest; the zone root, or a path ending in '/', means "into this
