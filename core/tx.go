@@ -76,6 +76,9 @@ type Edit struct {
 	// shed_patch_text with safe=false, as documented to the model.
 	Unsafe bool
 	Steps  []Step
+	// undo marks the transactions of an undo (journal_undo.go): their rows share its batch
+	// and name the batch they revert. Only the kernel sets it.
+	undo *undoMark
 }
 
 // Tx is a write transaction in progress; Close it on every path.
@@ -370,6 +373,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 	}
 	var ch Change
 	var charge *historyCharge
+	j := s.journalTx(tx) // nil: nothing recorded
 	if tx.r != nil {
 		charge = &historyCharge{owner: tx.r.owner}
 	}
@@ -385,6 +389,10 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		if err := checkProtected(tx.e.Steps); err != nil {
 			return Change{}, err
 		}
+		// The journal's rows, pending, before the change: never a change without its row.
+		if err := j.begin(); err != nil {
+			return Change{}, err
+		}
 		var err error
 		if ch, err = fn(); err == nil && z.Versioned {
 			err = tx.locks.check(true)
@@ -392,6 +400,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		ch.charge = charge
 		return ch, err
 	})
+	j.settle(hash, ch, err)
 	if tx.r != nil {
 		tx.r.Settle(ctx, Amount{Bytes: ch.Growth.Bytes + ch.Outside.Bytes + charge.bytes, Files: ch.Growth.Files + ch.Outside.Files})
 		tx.settled = true

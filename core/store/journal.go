@@ -32,6 +32,8 @@ type JournalEntry struct {
 	// is create, write, delete, rename, add or command; Dir says it is a folder.
 	Path, OldPath, Op string
 	Dir               bool
+	// Made is the topmost folder a creation made for its path ("" when none).
+	Made string
 	// Sizes are -1 for an absent entry; lines -1 when not counted.
 	BytesBefore, BytesAfter  int64
 	LinesAdded, LinesRemoved int64
@@ -46,11 +48,11 @@ type JournalEntry struct {
 
 // journalColumns are the columns of a row as written and read, id apart.
 const journalColumns = `batch, n, state, replica_id, at_us, user_id, conv_id, tool, owner_kind, owner_id, zone,
-	group_id, path, old_path, op, is_dir, bytes_before, bytes_after, lines_added, lines_removed, commit_id, image,
+	group_id, path, old_path, made, op, is_dir, bytes_before, bytes_after, lines_added, lines_removed, commit_id, image,
 	image_bytes, no_image, before_ident, old_ident, after_ident, undoes, undone_by`
 
 // journalArity is the number of journalColumns.
-const journalArity = 29
+const journalArity = 30
 
 // journalChunk bounds the rows of one INSERT (SQLite allows 32,766 parameters).
 const journalChunk = 500
@@ -61,7 +63,7 @@ func (e JournalEntry) values() []any {
 		state = "pending"
 	}
 	return []any{e.Batch, e.N, state, e.Replica, micros(e.At), e.UserID, e.ConvID, e.Tool, e.Owner.Kind, e.Owner.ID,
-		e.Zone, e.GroupID, e.Path, e.OldPath, e.Op, e.Dir, e.BytesBefore, e.BytesAfter, e.LinesAdded, e.LinesRemoved,
+		e.Zone, e.GroupID, e.Path, e.OldPath, e.Made, e.Op, e.Dir, e.BytesBefore, e.BytesAfter, e.LinesAdded, e.LinesRemoved,
 		e.Commit, e.Image, e.ImageBytes, e.NoImage, e.BeforeIdent, e.OldIdent, e.AfterIdent, e.Undoes, e.UndoneBy}
 }
 
@@ -71,7 +73,7 @@ func scanJournal(rs interface{ Scan(...any) error }) (JournalEntry, error) {
 	var state string
 	var at, dir int64
 	err := rs.Scan(&e.ID, &e.Batch, &e.N, &state, &e.Replica, &at, &e.UserID, &e.ConvID, &e.Tool, &e.Owner.Kind,
-		&e.Owner.ID, &e.Zone, &e.GroupID, &e.Path, &e.OldPath, &e.Op, &dir, &e.BytesBefore, &e.BytesAfter,
+		&e.Owner.ID, &e.Zone, &e.GroupID, &e.Path, &e.OldPath, &e.Made, &e.Op, &dir, &e.BytesBefore, &e.BytesAfter,
 		&e.LinesAdded, &e.LinesRemoved, &e.Commit, &e.Image, &e.ImageBytes, &e.NoImage, &e.BeforeIdent,
 		&e.OldIdent, &e.AfterIdent, &e.Undoes, &e.UndoneBy)
 	e.Pending, e.At, e.Dir = state == "pending", fromMicros(at), dir != 0
@@ -224,9 +226,11 @@ func (d *DB) JournalMarkUndone(ctx context.Context, ids []int64, by string) erro
 	return nil
 }
 
-// JournalExpire deletes the settled rows written before t; it returns how many.
-func (d *DB) JournalExpire(ctx context.Context, t time.Time) (int64, error) {
-	res, err := d.exec(ctx, `DELETE FROM journal WHERE state = 'done' AND at_us < $1`, micros(t))
+// JournalExpire deletes the settled rows of o (the zero Owner: of everyone) written before
+// t; it returns how many.
+func (d *DB) JournalExpire(ctx context.Context, o Owner, t time.Time) (int64, error) {
+	res, err := d.exec(ctx, `DELETE FROM journal WHERE state = 'done' AND at_us < $1 AND ($2 = '' OR owner_kind = $2)
+		AND ($3 = '' OR owner_id = $3)`, micros(t), o.Kind, o.ID)
 	if err != nil {
 		return 0, fmt.Errorf("store: expire journal: %w", err)
 	}

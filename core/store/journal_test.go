@@ -99,7 +99,10 @@ func TestJournalRows(t *testing.T) {
 		if batch, err := d.JournalBatch(ctx, "b1"); err != nil || len(batch) != 1 || batch[0].UndoneBy != "b9" {
 			t.Fatalf("batch: %+v, %v", batch, err)
 		}
-		if n, err := d.JournalExpire(ctx, time.Now().Add(time.Minute)); err != nil || n != 3 {
+		if n, err := d.JournalExpire(ctx, Owner{"user", "bob"}, time.Now().Add(time.Minute)); err != nil || n != 0 {
+			t.Fatalf("expired another owner's %d, %v", n, err)
+		}
+		if n, err := d.JournalExpire(ctx, Owner{}, time.Now().Add(time.Minute)); err != nil || n != 3 {
 			t.Fatalf("expired %d, %v", n, err)
 		}
 		for name, e := range map[string]JournalEntry{

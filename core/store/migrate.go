@@ -207,7 +207,8 @@ var migrations = []migration{
 		// ("git": the commit's parent; "cas:<sha256>" or "tree:<sha256>" in the owner's
 		// journal area; "" with no_image saying why), image_bytes what it holds there.
 		// before_ident/old_ident/after_ident are the entry's identity (device, inode, size,
-		// mtime) before and after, "" when absent. undoes is the batch an undo reverted,
+		// mtime) before and after, "" when absent. made is the topmost folder a creation
+		// made for its file (removed with it by an undo). undoes is the batch an undo reverted,
 		// undone_by the undo that reverted this row.
 		`CREATE TABLE journal (
 			id            {rowid},
@@ -225,6 +226,7 @@ var migrations = []migration{
 			group_id      TEXT NOT NULL,
 			path          TEXT NOT NULL,
 			old_path      TEXT NOT NULL,
+			made          TEXT NOT NULL,
 			op            TEXT NOT NULL,
 			is_dir        INTEGER NOT NULL,
 			bytes_before  BIGINT NOT NULL,
