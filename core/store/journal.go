@@ -54,8 +54,10 @@ const journalColumns = `batch, n, state, replica_id, at_us, user_id, conv_id, to
 // journalArity is the number of journalColumns.
 const journalArity = 30
 
-// journalChunk bounds the rows of one INSERT (SQLite allows 32,766 parameters).
-const journalChunk = 500
+// journalChunk is the rows of one INSERT. Measured on SQLite (modernc) with 10,000 rows:
+// 5 rows a statement 0.6 s, 1 row 0.8 s, 32 rows 1.6 s, 500 rows over 30 s (the cost of a
+// statement grows faster than its parameters).
+const journalChunk = 5
 
 func (e JournalEntry) values() []any {
 	state := "done"
