@@ -67,6 +67,11 @@ type kernel interface {
 	OpenMirror(src *confine.Fs, names []string) (*Mirror, error)
 	OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error)
 
+	// The change journal (shed_version changes, undo, review).
+	Changes(ctx context.Context, c Caller, q ChangesQuery) ([]ChangeInfo, int, error)
+	ChangeDiff(ctx context.Context, c Caller, id int64) (Diff, error)
+	Undo(ctx context.Context, c Caller, u UndoRequest) (UndoResult, error)
+
 	// Versioning (shed_restore, shed_maintenance).
 	Repo(z *Zone) (*OpenRepo, error)
 	Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error)
