@@ -91,6 +91,7 @@ func (s *Service) PruneJournal(ctx context.Context, o store.Owner) error {
 		total += im.Bytes
 	}
 	limit := s.journalLimit(o)
+	dropped := map[string]bool{}
 	for _, im := range images {
 		if total <= limit {
 			break
@@ -99,6 +100,7 @@ func (s *Service) PruneJournal(ctx context.Context, o store.Owner) error {
 			return err
 		}
 		total -= im.Bytes
+		dropped[im.Image] = true
 		s.journal.mu.Lock()
 		s.journal.evicted++
 		s.journal.mu.Unlock()
@@ -106,15 +108,20 @@ func (s *Service) PruneJournal(ctx context.Context, o store.Owner) error {
 	if o.Kind != "user" {
 		return nil // group zones are versioned: their images are commits
 	}
-	return s.collectObjects(ctx, o, objectGrace)
+	return s.collectObjects(ctx, o, objectGrace, dropped)
 }
 
 // collectObjects removes the objects of o's journal area that no row names (through a
-// manifest too) and that are older than grace.
-func (s *Service) collectObjects(ctx context.Context, o store.Owner, grace time.Duration) error {
-	images, err := s.db.JournalImages(ctx, o)
+// manifest too): at once those of the images dropped names, the others once older than
+// grace (an object is written before the row that names it).
+func (s *Service) collectObjects(ctx context.Context, o store.Owner, grace time.Duration, dropped map[string]bool) error {
+	list, err := s.db.JournalImages(ctx, o)
 	if err != nil {
 		return err
+	}
+	images := map[string]bool{}
+	for _, im := range list {
+		images[im.Image] = true
 	}
 	z, err := s.ResolveZone(ctx, Caller{UserID: o.ID}, "storage", "", false)
 	if err != nil {
@@ -126,11 +133,22 @@ func (s *Service) collectObjects(ctx context.Context, o store.Owner, grace time.
 		return err
 	}
 	defer a.Close()
-	live := map[string]bool{}
-	for _, im := range images {
-		name, tree := strings.CutPrefix(im.Image, imageTree)
+	live := a.objectsOf(images)
+	gone := a.objectsOf(dropped)
+	return walkObjects(a, func(name string, mod time.Time) {
+		if !live[name] && (gone[name] || time.Since(mod) > grace) {
+			_ = a.remove(name)
+		}
+	})
+}
+
+// objectsOf are the objects the images name, through their manifests.
+func (a *imageArea) objectsOf(images map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for image := range images {
+		name, tree := strings.CutPrefix(image, imageTree)
 		name = strings.TrimPrefix(name, imageCAS)
-		live[name] = true
+		out[name] = true
 		if tree {
 			entries, err := a.manifest(name)
 			if err != nil {
@@ -138,16 +156,12 @@ func (s *Service) collectObjects(ctx context.Context, o store.Owner, grace time.
 			}
 			for _, e := range entries {
 				if e.Object != "" {
-					live[e.Object] = true
+					out[e.Object] = true
 				}
 			}
 		}
 	}
-	return walkObjects(a, func(name string, mod time.Time) {
-		if !live[name] && time.Since(mod) > grace {
-			_ = a.remove(name)
-		}
-	})
+	return out
 }
 
 // walkObjects calls fn with every object of the area and its modification time.

@@ -160,3 +160,62 @@ func TestJournalUndoAcrossZones(t *testing.T) {
 		})
 	}
 }
+
+// A server killed between a change's pending row and its settlement: after a restart the
+// row of a change that happened is settled (listed, undoable), the row of a change that
+// never ran is gone (never a row without its change, never a change without its row).
+func TestJournalRecoversKilledChanges(t *testing.T) {
+	base := t.TempDir()
+	cfgVars := map[string]string{}
+	s, err := serverOn(t, base, cfgVars)
+	must(t, err)
+	ctx := context.Background()
+	c := Caller{UserID: "alice", ConvID: "conv1"}
+	for _, zone := range []string{"storage", "documents"} {
+		z := zoneOf(t, s, c, zone)
+		txWrite(t, s, c, z, "a.txt", "v1\n")
+		// Killed after its change: the pending row, then the file written, no settlement.
+		tx, _, err := s.BeginWrite(ctx, c, z, "a.txt", "a.txt", Edit{Tool: "Patch"})
+		must(t, err)
+		j := s.journalTx(tx)
+		must(t, j.begin())
+		_, err = z.Fs.WriteAtomic("a.txt", strings.NewReader("v2, the killed write\n"), 0o600)
+		must(t, err)
+		tx.Close()
+		// Killed before its change: the pending row only.
+		tx, _, err = s.BeginWrite(ctx, c, z, "b.txt", "b.txt", Edit{Tool: "Patch"})
+		must(t, err)
+		must(t, s.journalTx(tx).begin())
+		tx.Close()
+	}
+	if p, err := s.db.JournalPending(ctx, ""); err != nil || len(p) != 4 {
+		t.Fatalf("pending before the restart: %d, %v", len(p), err)
+	}
+	s.Close()
+	s, err = serverOn(t, base, cfgVars)
+	must(t, err)
+	if p, err := s.db.JournalPending(ctx, ""); err != nil || len(p) != 0 {
+		t.Fatalf("pending after the restart: %+v, %v", p, err)
+	}
+	changes, _, err := s.Changes(ctx, c, ChangesQuery{})
+	must(t, err)
+	var got []string
+	for _, ch := range changes {
+		got = append(got, ch.Zone+" "+ch.Op+" "+ch.Path)
+	}
+	if strings.Join(got, ",") != "documents write a.txt,documents create a.txt,storage write a.txt,storage create a.txt" {
+		t.Fatalf("after the restart: %v", got)
+	}
+	// Storage's recovered change is undoable (its image was kept before the change); the
+	// versioned one's commit is the recovery's, which the row cannot name.
+	storageWrite := changes[2]
+	if !storageWrite.Undoable || changes[0].Undoable {
+		t.Fatalf("recovered rows: %+v / %+v", storageWrite, changes[0])
+	}
+	_, err = s.Undo(ctx, c, UndoRequest{ChangeID: storageWrite.ID})
+	must(t, err)
+	z := zoneOf(t, s, c, "storage")
+	if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "a.txt")); err != nil || string(b) != "v1\n" {
+		t.Fatalf("after undoing the recovered change: %q, %v", b, err)
+	}
+}

@@ -167,3 +167,77 @@ func TestCommandChangesUndone(t *testing.T) {
 		}
 	}
 }
+
+// In an encrypted Storage the before-images are encrypted too: no byte of the overwritten
+// or removed content is on disk in the journal area, no object is named by its content, and
+// the undo brings the plaintext back.
+func TestJournalImagesEncrypted(t *testing.T) {
+	t.Parallel()
+	e := startSealed(t, nil)
+	secret := "the secret plan: " + strings.Repeat("attack at dawn ", 20)
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "plan.md", "content": secret}, nil))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "plan.md", "content": "nothing\n", "overwrite": true}, nil))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "d/x.md", "content": secret}, nil))
+	wantOK(t, e.post("shed_delete", map[string]any{"zone": "storage", "path": "d"}, nil))
+	area := filepath.Join(e.base, "users/local/journal")
+	objects := 0
+	_ = filepath.Walk(area, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		objects++
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "attack") || strings.Contains(string(b), "x.md") || !strings.HasPrefix(string(b), string(sealedMagic)) {
+			t.Errorf("a before-image in plaintext: %s", p)
+		}
+		return nil
+	})
+	if objects < 3 { // the file, the folder's file and its manifest
+		t.Fatalf("%d objects in the journal area", objects)
+	}
+	ids := changeIDs(t, e.post("shed_version", map[string]any{"action": "changes"}, nil))
+	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": ids[0]}, nil))
+	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": ids[2]}, nil))
+	for p, want := range map[string]string{"plan.md": secret, "d/x.md": secret} {
+		r := e.post("shed_read", map[string]any{"zone": "storage", "path": p}, nil)
+		wantOK(t, r)
+		if !strings.Contains(r.raw, "attack at dawn") {
+			t.Fatalf("%s after the undo: %s", p, r.raw)
+		}
+		e.sealedOnDisk("users/local/Storage/data/"+p, want)
+	}
+}
+
+// The images of a user hold at most journal.max_percent of the quota: past it the oldest
+// go, their changes say undoable=false ("evicted"), their objects leave the disk, and the
+// newest stay undoable.
+func TestJournalImagesEvicted(t *testing.T) {
+	t.Parallel()
+	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1", "FILESHED_JOURNAL_MAX_PERCENT": "20"})
+	for i := range 5 { // five 100 KB versions: 400 KB of images, over 20% of 1 MB
+		content := fmt.Sprintf("%d", i) + strings.Repeat(fmt.Sprint(i), 100<<10)
+		wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "big.txt", "content": content, "overwrite": true}, nil))
+	}
+	r := e.post("shed_version", map[string]any{"action": "changes"}, nil)
+	wantOK(t, r)
+	changes := r.Data["changes"].([]any)
+	if len(changes) != 5 {
+		t.Fatalf("changes: %s", r.raw)
+	}
+	newest, oldest := changes[0].(map[string]any), changes[3].(map[string]any)
+	if newest["undoable"] != true || oldest["undoable"] != false || !strings.Contains(fmt.Sprint(oldest["why"]), "evicted") {
+		t.Fatalf("after the eviction: newest %v, oldest overwrite %v", newest, oldest)
+	}
+	var held int64
+	_ = filepath.Walk(filepath.Join(e.base, "users/local/journal"), func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			held += fi.Size()
+		}
+		return err
+	})
+	if held > 1<<20/5 {
+		t.Fatalf("the journal area holds %d bytes, over 20%% of the quota", held)
+	}
+	wantError(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": oldest["id"]}, nil), "INVALID_PARAMETER")
+	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": newest["id"]}, nil))
+}
