@@ -213,8 +213,8 @@ func (s *Service) afterText(ctx context.Context, c Caller, e store.JournalEntry)
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range later {
-		if l.Path == e.Path && l.OldPath == "" {
+	if len(later) > 0 {
+		if l := later[0]; l.Path == e.Path && l.OldPath == "" {
 			return s.beforeText(ctx, c, l)
 		}
 		return nil, errDiffGone("the path changed since in another way")
