@@ -14,8 +14,10 @@ import (
 // first); they are counted apart.
 
 // maxKernelNames is the most names of package core the narrowed families may use together:
-// it only goes down (168 before the handle; the target of issue 35 is 60).
-const maxKernelNames = 166
+// it only goes down (168 before the handle; the target of issue 35 is 60), except by the
+// ways into a new feature: issue 36's journal adds 5 (kernel.Changes, kernel.ChangeDiff,
+// kernel.Undo, ChangesQuery, ChangeInfo).
+const maxKernelNames = 171
 
 // unnarrowed are the families that still embed the whole kernel.
 var unnarrowed = []string{"commands", "sqlite", "encryption"}

@@ -24,7 +24,7 @@ func TestJournalAcrossReplicas(t *testing.T) {
 		if len(changes) != 2 || changes[0].Op != "write" || !changes[0].Undoable {
 			t.Fatalf("%s on the other replica: %+v", zone, changes)
 		}
-		_, err = b.Undo(ctx, c, UndoRequest{ChangeID: changes[0].ID})
+		_, err = b.Undo(ctx, c, changes[0].ID, "", false)
 		must(t, err)
 		file := filepath.Join(za.Fs.Dir(), "r.txt")
 		if got, _ := os.ReadFile(file); string(got) != "one\n" {
@@ -35,7 +35,7 @@ func TestJournalAcrossReplicas(t *testing.T) {
 		if back[0].Tool != "shed_undo" {
 			t.Fatalf("%s: the undo as the first replica lists it: %+v", zone, back[0])
 		}
-		_, err = a.Undo(ctx, c, UndoRequest{ChangeID: back[0].ID})
+		_, err = a.Undo(ctx, c, back[0].ID, "", false)
 		must(t, err)
 		if got, _ := os.ReadFile(file); string(got) != "two\n" {
 			t.Fatalf("%s after the redo: %q", zone, got)

@@ -129,7 +129,7 @@ func TestJournalUndoAcrossZones(t *testing.T) {
 			// step 4 are two changes, undone one by one.
 			undo := func(id int64) {
 				t.Helper()
-				if _, err := s.Undo(ctx, c, UndoRequest{ChangeID: id}); err != nil {
+				if _, err := s.Undo(ctx, c, id, "", false); err != nil {
 					t.Fatalf("undo %d: %v", id, err)
 				}
 			}
@@ -153,7 +153,7 @@ func TestJournalUndoAcrossZones(t *testing.T) {
 			}
 			undo(after[0].ID)
 			sameState(t, "after the redo", state(t, z), states[1])
-			if _, err := s.Undo(ctx, c, UndoRequest{ChangeID: changes[6].ID}); err == nil {
+			if _, err := s.Undo(ctx, c, changes[6].ID, "", false); err == nil {
 				t.Fatal("a change undone twice")
 			}
 			_ = final
@@ -212,7 +212,7 @@ func TestJournalRecoversKilledChanges(t *testing.T) {
 	if !storageWrite.Undoable || changes[0].Undoable {
 		t.Fatalf("recovered rows: %+v / %+v", storageWrite, changes[0])
 	}
-	_, err = s.Undo(ctx, c, UndoRequest{ChangeID: storageWrite.ID})
+	_, err = s.Undo(ctx, c, storageWrite.ID, "", false)
 	must(t, err)
 	z := zoneOf(t, s, c, "storage")
 	if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "a.txt")); err != nil || string(b) != "v1\n" {

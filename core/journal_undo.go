@@ -29,9 +29,9 @@ type undoMark struct {
 	next  int    // the next row number of the batch
 }
 
-// UndoRequest is what shed_version undo asks: one change (and its batch), or every change
-// of this conversation (Conversation "this"); Force overrides UNDO_CONFLICT.
-type UndoRequest struct {
+// undoRequest is what shed_version undo asks: one change (and its batch), or every change
+// of this conversation (conversation "this"); force overrides UNDO_CONFLICT.
+type undoRequest struct {
 	ChangeID     int64
 	Conversation string
 	Force        bool
@@ -47,8 +47,10 @@ type UndoResult struct {
 // maxUndo bounds the changes one undo reverts.
 const maxUndo = 1000
 
-// Undo reverts what u names for c.
-func (s *Service) Undo(ctx context.Context, c Caller, u UndoRequest) (UndoResult, error) {
+// Undo reverts for c the change changeID (with the rest of its call), or, with conversation
+// "this", every change of c's conversation; force overrides UNDO_CONFLICT.
+func (s *Service) Undo(ctx context.Context, c Caller, changeID int64, conversation string, force bool) (UndoResult, error) {
+	u := undoRequest{ChangeID: changeID, Conversation: conversation, Force: force}
 	var res UndoResult
 	set, skipped, err := s.undoSet(ctx, c, u)
 	if err != nil {
@@ -90,7 +92,7 @@ func (s *Service) Undo(ctx context.Context, c Caller, u UndoRequest) (UndoResult
 }
 
 // undoSet is what u reverts, newest first, and the conversation's changes it skips.
-func (s *Service) undoSet(ctx context.Context, c Caller, u UndoRequest) (set, skipped []store.JournalEntry, err error) {
+func (s *Service) undoSet(ctx context.Context, c Caller, u undoRequest) (set, skipped []store.JournalEntry, err error) {
 	switch {
 	case u.ChangeID != 0:
 		e, err := s.change(ctx, c, u.ChangeID)

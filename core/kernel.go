@@ -70,7 +70,7 @@ type kernel interface {
 	// The change journal (shed_version changes, undo, review).
 	Changes(ctx context.Context, c Caller, q ChangesQuery) ([]ChangeInfo, int, error)
 	ChangeDiff(ctx context.Context, c Caller, id int64) (Diff, error)
-	Undo(ctx context.Context, c Caller, u UndoRequest) (UndoResult, error)
+	Undo(ctx context.Context, c Caller, changeID int64, conversation string, force bool) (UndoResult, error)
 
 	// Versioning (shed_restore, shed_maintenance).
 	Repo(z *Zone) (*OpenRepo, error)

@@ -88,7 +88,7 @@ type UndoInput struct {
 // conversation's changes (conversation='this'), put back newest first through the write
 // transaction; UNDO_CONFLICT names the later changes, force overrides it.
 func (s *Tools) Undo(ctx context.Context, c core.Caller, in UndoInput) (core.Result, error) {
-	res, err := s.Kernel.Undo(ctx, c, core.UndoRequest{ChangeID: in.ChangeID, Conversation: in.Conversation, Force: in.Force})
+	res, err := s.Kernel.Undo(ctx, c, in.ChangeID, in.Conversation, in.Force)
 	if err != nil {
 		return core.Result{}, err
 	}
