@@ -31,8 +31,9 @@ type journalState struct {
 	// last prune and bytes written since, per owner.
 	last    map[store.Owner]time.Time
 	written map[store.Owner]int64
-	// evicted counts the images dropped for room (metrics).
-	evicted int64
+	// evicted counts the images dropped for room, kept the bytes of the images this
+	// process kept (metrics).
+	evicted, kept int64
 }
 
 // evictSoon notes the images recs kept and prunes their owners when due.
@@ -49,6 +50,7 @@ func (s *Service) evictSoon(recs []*jrec) {
 		}
 		o := r.e.Owner
 		js.written[o] += r.e.ImageBytes
+		js.kept += r.e.ImageBytes
 		if time.Since(js.last[o]) >= prunePeriod || js.written[o] > s.journalLimit(o)/4 {
 			due[o] = true
 			js.last[o], js.written[o] = time.Now(), 0
@@ -72,6 +74,14 @@ func (s *Service) JournalEvictions() int64 {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
 	return s.journal.evicted
+}
+
+// JournalImageBytes is the bytes of the before-images this process kept in journal areas
+// since the start (metrics).
+func (s *Service) JournalImageBytes() int64 {
+	s.journal.mu.Lock()
+	defer s.journal.mu.Unlock()
+	return s.journal.kept
 }
 
 // PruneJournal applies the journal's bounds to owner o: its rows older than keep_days go,

@@ -238,6 +238,10 @@ func TestJournalImagesEvicted(t *testing.T) {
 	if held > 1<<20/5 {
 		t.Fatalf("the journal area holds %d bytes, over 20%% of the quota", held)
 	}
+	_, metrics := scrape(t, e, "")
+	if !strings.Contains(metrics, "fileshed_journal_evictions_total 2") || !strings.Contains(metrics, "fileshed_journal_image_bytes_total 409604\n") {
+		t.Errorf("metrics: evictions or image bytes missing:\n%s", metrics)
+	}
 	wantError(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": oldest["id"]}, nil), "INVALID_PARAMETER")
 	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": newest["id"]}, nil))
 }
