@@ -238,3 +238,23 @@ func (s *Service) afterText(ctx context.Context, c Caller, e store.JournalEntry)
 func (s *Service) journalZone(ctx context.Context, c Caller, e store.JournalEntry, write bool) (*Zone, error) {
 	return s.ResolveZone(ctx, c, e.Zone, e.GroupID, write)
 }
+
+// AdminChange is one row of `fileshed admin changes`: a change with its conversation.
+type AdminChange struct {
+	ChangeInfo
+	Conversation string
+}
+
+// AdminChanges lists user's changes (of conversation conv, "" every one) since since (zero:
+// all), newest first (`fileshed admin changes`).
+func (s *Service) AdminChanges(ctx context.Context, user, conv string, since time.Time) ([]AdminChange, error) {
+	rows, err := s.db.Journal(ctx, store.JournalQuery{UserID: user, ConvID: conv, Since: since})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AdminChange, 0, len(rows))
+	for _, e := range rows {
+		out = append(out, AdminChange{ChangeInfo: infoOf(Caller{UserID: user}, e), Conversation: e.ConvID})
+	}
+	return out, nil
+}
