@@ -15,10 +15,11 @@ import (
 // goes down. 168 for nine families when they first held the handle; 222 for all thirteen
 // since commands, sqlite and encryption hold it too (their write protocol is the kernel's)
 // and shed_search joined (issue 38); 228 with issue 37's content hashes (two codes, the
-// hash helpers: HashOf, NewContentHash, HashNew, CheckExpectedHash). Of the 228: 61 methods
-// of the handle, about 60 error codes, the rest the kernel's vocabulary (Zone, Tx, Step,
+// hash helpers: HashOf, NewContentHash, HashNew, CheckExpectedHash); 233 with issue 36's
+// journal (Changes, ChangeDiff, Undo, ChangesQuery, ChangeInfo). About 65 of them are
+// methods of the handle, 60 error codes, the rest the kernel's vocabulary (Zone, Tx, Step,
 // Caller, Result, ...). Issue 35's target is 60.
-const maxKernelNames = 228
+const maxKernelNames = 233
 
 // TestFamiliesUseFewKernelNames counts the names of package core used by the non-test files
 // of the families, as issue 35 counted them: the package's names (types, functions,

@@ -85,6 +85,11 @@ type cli struct {
 	StateFingerprints struct {
 		Record bool `required:"" help:"Record the configured values' fingerprints."`
 	} `cmd:"" name:"state-fingerprints" help:"After a deliberate change of encryption.master_key or links.secret: record the new values' fingerprints, which every replica compares at start (refused while a server runs)."`
+	Changes struct {
+		User         string    `required:"" help:"The user whose changes to list."`
+		Since        time.Time `help:"From this time (RFC 3339)." format:"2006-01-02T15:04:05Z07:00"`
+		Conversation string    `help:"Only this conversation (its sanitised chat id)."`
+	} `cmd:"" help:"The change journal of a user, newest first (what each conversation changed, in which zone, and whether it can be undone)."`
 	Links struct {
 		List struct {
 			User string `help:"Only this user's links."`
@@ -281,6 +286,8 @@ func (c *cli) run(ctx context.Context, cmd string, cfg *valves.Config, out io.Wr
 		return nil
 	case strings.HasPrefix(cmd, "links"):
 		return c.links(ctx, cmd, svc, out)
+	case cmd == "changes":
+		return c.changes(ctx, svc, out)
 	case cmd == "verify":
 		rep, err := svc.AdminVerify(ctx)
 		if err != nil {

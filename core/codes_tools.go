@@ -60,6 +60,9 @@ const (
 	NotLockOwner  Code = "NOT_LOCK_OWNER"
 	LockError     Code = "LOCK_ERROR"
 	ZoneForbidden Code = "ZONE_FORBIDDEN"
+	// UndoConflict refuses an undo whose paths were changed since by a change it does not
+	// undo (named in details.later), or changed outside the journal.
+	UndoConflict Code = "UNDO_CONFLICT"
 )
 
 func init() {
@@ -69,6 +72,7 @@ func init() {
 		NotLockOwner:  "Only the user and conversation that opened the file can save or cancel; shed_lockedit(action='force_unlock') breaks an abandoned lock",
 		LockError:     "Retry in a moment; if it persists, run shed_info(action='maintenance') or report it to the administrator",
 		ZoneForbidden: "This tool does not work in that zone: pick another zone (shed_help lists each tool's zones)",
+		UndoConflict:  "The path changed since: undo the later changes first (details.later), or pass force=true to put the old content back over them",
 	})
 }
 

@@ -59,7 +59,8 @@ type CommandTx struct {
 	sp     *cmdSpace
 	owned  *ownedGuard
 	end    func()
-	ran    bool // Finish's settlement ran: the record is forgotten at Close
+	jr     *cmdJournal // the journal's placeholder (journal_command.go)
+	ran    bool        // Finish's settlement ran: the record is forgotten at Close
 	closed bool
 }
 
@@ -111,6 +112,9 @@ func (s *Service) BeginCommand(ctx context.Context, c Caller, z *Zone, cmd Comma
 				return err
 			}
 		}
+		if cx.jr, err = s.beginCommandJournal(ctx, c, z, cmd); err != nil {
+			return err
+		}
 		run := cx.sp.start()
 		cx.q.beside = run
 		cx.locks.follow(run)
@@ -142,6 +146,7 @@ func (cx *CommandTx) Finish(ran, killed bool, peak Amount) ([]RevertedFile, erro
 		defer cx.sp.stop()
 		cx.ran = true
 		if !ran {
+			cx.jr.settle(Snapshot{}, Snapshot{}, false, "")
 			return nil // refused or not started: nothing changed
 		}
 		g := &guard{s: s, z: z, locks: cx.locks, owned: cx.owned, before: q.before}
@@ -165,14 +170,17 @@ func (cx *CommandTx) Finish(ran, killed bool, peak Amount) ([]RevertedFile, erro
 				q.settle(again)
 			}
 			over = q.overQuota(cx.cmd.Name, peak, undone)
+			cx.jr.settle(Snapshot{}, Snapshot{}, false, "") // rolled back
 			return nil
 		}
 		q.settle(after)
 		if gerr != nil || l == nil {
+			cx.jr.settle(q.before, after, true, "")
 			return gerr // a guard failed: nothing is committed; no repository: nothing to commit
 		}
 		cx.owned.recordCreated(q.before, after)
-		_, err := s.Commit(l, cx.c, z, "shed_exec", cx.cmd.Message, Change{All: true, BeforeCommit: cx.sp.checked()})
+		hash, err := s.Commit(l, cx.c, z, "shed_exec", cx.cmd.Message, Change{All: true, BeforeCommit: cx.sp.checked()})
+		cx.jr.settle(q.before, after, true, hash)
 		return err
 	})
 	if over != nil {
@@ -191,6 +199,7 @@ func (cx *CommandTx) Close() {
 		return
 	}
 	cx.closed = true
+	cx.jr.close(cx.ran) // not settled by Finish: kept unitemised if it ran, else dropped
 	if cx.end != nil && cx.ran {
 		cx.end()
 	}

@@ -72,6 +72,11 @@ type kernel interface {
 	CachedText(key string) ([]byte, bool)
 	CacheText(key string, text []byte)
 
+	// The change journal (shed_version changes, undo, review).
+	Changes(ctx context.Context, c Caller, q ChangesQuery) ([]ChangeInfo, int, error)
+	ChangeDiff(ctx context.Context, c Caller, id int64) (Diff, error)
+	Undo(ctx context.Context, c Caller, changeID int64, conversation string, force bool) (UndoResult, error)
+
 	// Versioning (shed_restore, shed_maintenance).
 	Repo(z *Zone) (*OpenRepo, error)
 	Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error)

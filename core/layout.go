@@ -14,6 +14,7 @@ import (
 //	  users/{user}/Uploads/{conv}/          a conversation's uploads (the zone root)
 //	  users/{user}/Storage/{data,editzone/{conv}}/
 //	  users/{user}/Documents/{data,editzone/{conv},repo.git}/
+//	  users/{user}/journal/objects/        Storage's before-images (the change journal)
 //	  groups/{group}/{data,editzone/{conv},repo.git}/
 //	  fileshed.sqlite, fileshed.lock, .fileshed-running, .fileshed-clock, .fileshed-state,
 //	  links.key, .plain/ (the working folder by default), .import-original/
@@ -101,6 +102,10 @@ func (l Layout) UploadsOf(user, conv string) string {
 
 // StorageSpace is the space of a user's Storage zone.
 func (l Layout) StorageSpace(user string) string { return l.join("users", user, "Storage") }
+
+// JournalArea is the folder of a user's journal before-images (journal_image.go): beside
+// the user's zones, in none of them, counted apart from the quota.
+func (l Layout) JournalArea(user string) string { return l.join("users", user, "journal") }
 
 // DocumentsSpace is the space of a user's Documents zone.
 func (l Layout) DocumentsSpace(user string) string { return l.join("users", user, "Documents") }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 
 	"github.com/fileshed/fileshed/core/store"
@@ -53,6 +54,9 @@ func (s *Service) recoverSpace(ctx context.Context, r *OpenRepo, z *Zone) error 
 func (s *Service) recoverCommands() {
 	ctx, cancel := context.WithTimeout(context.Background(), ownerCleanTimeout)
 	defer cancel()
+	if err := s.recoverJournal(ctx, ""); err != nil { // before a command's recovery commits
+		slog.Warn("journal: recovery", "err", err)
+	}
 	cmds, err := s.db.Commands(ctx, store.Owner{})
 	if err != nil {
 		return

@@ -287,6 +287,9 @@ func (s *Service) cleanAfter(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.recoverJournal(ctx, id); err != nil { // its changes' pending rows
+		return err
+	}
 	stale := s.staleTemp(ctx)
 	for _, o := range owners {
 		if err := s.cleanOwner(ctx, id, o, stale); err != nil {

@@ -54,6 +54,8 @@ type Service struct {
 	keys *keyring
 	// seen remembers what was last recorded of each user's groups (members.go).
 	seen seenCache
+	// journal is the change journal's memory of its prunes (journal_evict.go).
+	journal journalState
 	// startTag names this start's folder of decrypted copies (startDir).
 	startTag string
 }

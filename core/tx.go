@@ -82,6 +82,9 @@ type Edit struct {
 	// Expect is Step.Expect of BeginWrite's one step.
 	Expect string
 	Steps  []Step
+	// undo marks the transactions of an undo (journal_undo.go): their rows share its batch
+	// and name the batch they revert. Only the kernel sets it.
+	undo *undoMark
 }
 
 // Tx is a write transaction in progress; Close it on every path.
@@ -383,6 +386,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 	}
 	var ch Change
 	var charge *historyCharge
+	j := s.journalTx(tx) // nil: nothing recorded
 	if tx.r != nil {
 		charge = &historyCharge{owner: tx.r.owner}
 	}
@@ -398,7 +402,11 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		if err := checkProtected(tx.e.Steps); err != nil {
 			return Change{}, err
 		}
-		if err := tx.expectStill(); err != nil {
+		if err := tx.expectStill(); err != nil { // the file is still as the caller read it
+			return Change{}, err
+		}
+		// The journal's rows, pending, before the change: never a change without its row.
+		if err := j.begin(); err != nil {
 			return Change{}, err
 		}
 		var err error
@@ -408,6 +416,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 		ch.charge = charge
 		return ch, err
 	})
+	j.settle(hash, ch, err)
 	if tx.r != nil {
 		tx.r.Settle(ctx, Amount{Bytes: ch.Growth.Bytes + ch.Outside.Bytes + charge.bytes, Files: ch.Growth.Files + ch.Outside.Files})
 		tx.settled = true

@@ -225,3 +225,12 @@ func (t *TxFs) Chtimes(name string, atime, mtime time.Time) error {
 	}
 	return t.fs.Chtimes(name, atime, mtime)
 }
+
+// SymlinkIfPossible makes the declared link newname pointing to oldname (confine.Fs checks
+// the target stays in the zone).
+func (t *TxFs) SymlinkIfPossible(oldname, newname string) error {
+	if err := t.allow("symlink", newname, false); err != nil {
+		return err
+	}
+	return t.fs.SymlinkIfPossible(oldname, newname)
+}

@@ -20,3 +20,14 @@ func TestGoldenVersions(t *testing.T) {
 	pinGolden(t, "versions_restore_unchanged", e.post("shed_restore", map[string]any{"zone": "documents", "path": "notes/a.txt",
 		"version": "HEAD", "message": "same"}, nil), nil, vol...)
 }
+
+// TestGoldenJournal pins the answers of shed_changes (a list, a diff) and shed_undo.
+func TestGoldenJournal(t *testing.T) {
+	e := start(t, nil)
+	a := map[string]string{"X-OpenWebUI-Chat-Id": "chat-a"}
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "n.md", "content": "a\nb\n"}, a))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "n.md", "content": "a\nc\n", "overwrite": true}, a))
+	pinGolden(t, "journal_changes", e.post("shed_changes", map[string]any{}, a), nil, "time")
+	pinGolden(t, "journal_diff", e.post("shed_changes", map[string]any{"change_id": 2}, a), nil, "time")
+	pinGolden(t, "journal_undo", e.post("shed_undo", map[string]any{"change_id": 2}, a), nil, "time")
+}

@@ -39,4 +39,9 @@ func registerLockedit(api huma.API, d Deps) {
 	// again changes nothing more.
 	tool(api, d, toolSpec{name: "shed_restore", hints: additive | idempotent, summary: "Restore an earlier version of a file",
 		description: "Restore a file's earlier version (hash or HEAD~N) as a new commit."}, s.Versions.Restore)
+	tool(api, d, toolSpec{name: "shed_changes", hints: readOnly, summary: "What a conversation changed",
+		description: "This conversation's changes in every zone (conversation='all': every one), newest first; change_id: its diff."}, s.Versions.Changes)
+	// Additive: an undo is itself a change, undone in turn (a redo); nothing is lost.
+	tool(api, d, toolSpec{name: "shed_undo", hints: additive, summary: "Undo a change",
+		description: "Put back what a change (change_id) or this conversation (conversation='this') overwrote, removed or created."}, s.Versions.Undo)
 }

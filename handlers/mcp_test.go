@@ -72,7 +72,7 @@ func TestMCPListsTheSpecTools(t *testing.T) {
 		"shed_patch_text":  {destructive: true},
 		"shed_lockedit":    {destructive: true}, // open, overwrite, exec, save, cancel, force_unlock
 		"shed_info":        {idempotent: true},  // maintenance removes only what expired; the rest reads (issue 33 item 8)
-		"shed_version":     {idempotent: true},  // history reads; restore makes a new commit, the old content stays
+		"shed_version":     {},                  // history and changes read; restore and undo make a new change, the old content stays (undo twice: a redo)
 		"shed_group":       {idempotent: true},  // list, info read; set_mode, chown change, destroy nothing
 	} {
 		a := byName[name].Annotations

@@ -12,7 +12,7 @@ func registerMerged(api huma.API, d Deps) {
 			{"exec", "shed_lockedit_exec"}, {"save", "shed_lockedit_save"}, {"cancel", "shed_lockedit_cancel"},
 			{"force_unlock", "shed_force_unlock"}}})
 	merge(api, d, mergedSpec{name: "shed_info", summary: "Usage, limits, commands, maintenance",
-		description: "stats (usage, quotas), parameters (limits), commands (what shed_exec runs), maintenance (unlock stale, repair)",
+		description: "stats: usage, quotas; parameters: limits; commands: for shed_exec; maintenance: unlock stale, repair",
 		actions: []mergedAction{{"stats", "shed_stats"}, {"parameters", "shed_parameters"},
 			{"commands", "shed_allowed_commands"}, {"maintenance", "shed_maintenance"}}})
 	merge(api, d, mergedSpec{name: "shed_transfer", summary: "Move or copy between zones",
@@ -27,9 +27,10 @@ func registerMerged(api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_archive", summary: "ZIP archives",
 		description: "ZIP: zip (src, dest), unzip (src, src_zone, dest; all or nothing, limits) or info (path)",
 		actions:     []mergedAction{{"zip", "shed_zip"}, {"unzip", "shed_unzip"}, {"info", "shed_zipinfo"}}})
-	merge(api, d, mergedSpec{name: "shed_version", summary: "History and restore (documents, group)",
-		description: "documents/group versions: history (path) or restore (path, version), as a new commit",
-		actions:     []mergedAction{{"history", "shed_history"}, {"restore", "shed_restore"}}})
+	merge(api, d, mergedSpec{name: "shed_version", summary: "Changes, undo, history and restore",
+		description: "history|restore (hash|HEAD~N) in documents/group; changes|undo|review in any zone: shed_help undo",
+		actions: []mergedAction{{"changes", "shed_changes"}, {"undo", "shed_undo"}, {"history", "shed_history"},
+			{"restore", "shed_restore"}}})
 	merge(api, d, mergedSpec{name: "shed_encryption", summary: "Encryption at rest (storage, uploads)",
 		description: "Encrypt storage+uploads at rest: status, setup, migrate old files, disable(confirm)",
 		actions: []mergedAction{{"status", "shed_encryption_status"}, {"setup", "shed_encryption_setup"},

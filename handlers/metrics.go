@@ -71,6 +71,12 @@ func newMetrics(svc *core.Service) *metrics {
 		lockConnections(svc, "in_use"), lockConnections(svc, "idle"), prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "fileshed_locks_lost_total", Help: "Locks lost while held (state.driver postgres: the database session that held them ended)."},
 			func() float64 { return float64(svc.LockStats().Lost) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fileshed_journal_image_bytes_total",
+			Help: "Bytes of before-images the change journal kept in users' journal areas (Storage; versioned zones keep theirs in their history)."},
+			func() float64 { return float64(svc.JournalImageBytes()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fileshed_journal_evictions_total",
+			Help: "Before-images dropped to keep a user's journal area within journal.max_percent of the quota (their changes become undoable: false)."},
+			func() float64 { return float64(svc.JournalEvictions()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fileshed_replica_leader",
 			Help: "1 while this replica leads the replicas of its storage (state.driver postgres: the start-up sweep, the cleaning after dead replicas), else 0."},
 			func() float64 {

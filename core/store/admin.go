@@ -139,7 +139,7 @@ func (d *DB) IntegrityCheck(ctx context.Context) error {
 
 // tables are the tables the migrations create, for readEveryTable.
 var tables = []string{"schema_migrations", "usage", "locks", "ownership", "audit", "links", "user_keys", "group_members", "server_keys",
-	"replicas", "replica_owners", "state_identity", "commands"}
+	"replicas", "replica_owners", "state_identity", "commands", "journal"}
 
 // readEveryTable is the PostgreSQL integrity check (IntegrityCheck).
 func (d *DB) readEveryTable(ctx context.Context) error {

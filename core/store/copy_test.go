@@ -28,6 +28,9 @@ func fillEveryTable(t *testing.T, d *DB) {
 		// a command killed with the server: its record goes along, for the recovery
 		d.StartCommand(ctx, Command{ID: "c1", Replica: "r1", Owner: Owner{Kind: "group", ID: "g1"}, UserID: "alice",
 			Name: "Alice", ConvID: "c1", Message: "shed_exec: tar", Protected: []string{awkward}, Started: now}),
+		// a change of the journal: replicas list and undo it
+		d.JournalBegin(ctx, []JournalEntry{{Batch: "b1", UserID: "alice", ConvID: "c1", Tool: "Patch", Owner: Owner{Kind: "user", ID: "alice"},
+			Zone: "storage", Path: awkward, Op: "write", Image: "cas:00", BeforeIdent: "f:1:2:3:4"}}),
 	}
 	_, err := d.AcquireLock(ctx, Lock{ZoneKey: "group:g1", Path: awkward, UserID: "alice", ConvID: "c1"}, time.Hour)
 	steps = append(steps, err)

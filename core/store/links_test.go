@@ -71,7 +71,7 @@ func TestLinkPageFlag(t *testing.T) {
 		}
 		now := time.Now()
 		// Back to version 3, with a link stored then.
-		for _, q := range []string{`ALTER TABLE links DROP COLUMN page`, `ALTER TABLE usage DROP COLUMN files`, `DROP TABLE group_members`, `DROP TABLE server_keys`, `DROP TABLE replicas`, `DROP TABLE replica_owners`, `DROP TABLE state_identity`, `DROP TABLE commands`,
+		for _, q := range []string{`ALTER TABLE links DROP COLUMN page`, `ALTER TABLE usage DROP COLUMN files`, `DROP TABLE group_members`, `DROP TABLE server_keys`, `DROP TABLE replicas`, `DROP TABLE replica_owners`, `DROP TABLE state_identity`, `DROP TABLE commands`, `DROP TABLE journal`,
 			`DELETE FROM schema_migrations WHERE version >= 4`,
 			`INSERT INTO links (id, owner_id, zone, conv_id, group_id, path, is_dir, dev, ino, size, mtime_ns, created_us,
 			expires_us, max_downloads) VALUES ('old', 'u', 'storage', '', '', 'a.html', 0, 1, 2, 3, 4, 5, 9999999999999999, 0)`} {

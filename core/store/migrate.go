@@ -197,6 +197,58 @@ var migrations = []migration{
 		`CREATE INDEX commands_owner ON commands (owner_kind, owner_id)`,
 		`CREATE INDEX commands_replica ON commands (replica_id)`,
 	}},
+	{version: 11, name: "journal", stmts: []string{
+		// The change journal (core/journal.go, issue 36): one row per path a change of a
+		// zone touched, written 'pending' before the change runs and 'done' after it (a
+		// pending row left by a server killed between the two is settled by comparing the
+		// path with its identity before: unchanged, the row goes; changed, it stays). batch
+		// names the tool call (or undo) the row belongs to, n the row within it. Sizes are -1
+		// for an absent entry, lines -1 when not counted. image is where the before-image is
+		// ("git": the commit's parent; "cas:<sha256>" or "tree:<sha256>" in the owner's
+		// journal area; "" with no_image saying why), image_bytes what it holds there.
+		// before_ident/old_ident/after_ident are the entry's identity (device, inode, size,
+		// mtime) before and after, "" when absent. made is the topmost folder a creation
+		// made for its file (removed with it by an undo). undoes is the batch an undo reverted,
+		// undone_by the undo that reverted this row.
+		`CREATE TABLE journal (
+			id            {rowid},
+			batch         TEXT NOT NULL,
+			n             INTEGER NOT NULL,
+			state         TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+			replica_id    TEXT NOT NULL,
+			at_us         BIGINT NOT NULL,
+			user_id       TEXT NOT NULL,
+			conv_id       TEXT NOT NULL,
+			tool          TEXT NOT NULL,
+			owner_kind    TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')),
+			owner_id      TEXT NOT NULL,
+			zone          TEXT NOT NULL,
+			group_id      TEXT NOT NULL,
+			path          TEXT NOT NULL,
+			old_path      TEXT NOT NULL,
+			made          TEXT NOT NULL,
+			op            TEXT NOT NULL,
+			is_dir        INTEGER NOT NULL,
+			bytes_before  BIGINT NOT NULL,
+			bytes_after   BIGINT NOT NULL,
+			lines_added   BIGINT NOT NULL,
+			lines_removed BIGINT NOT NULL,
+			commit_id     TEXT NOT NULL,
+			image         TEXT NOT NULL,
+			image_bytes   BIGINT NOT NULL,
+			no_image      TEXT NOT NULL,
+			before_ident  TEXT NOT NULL,
+			old_ident     TEXT NOT NULL,
+			after_ident   TEXT NOT NULL,
+			undoes        TEXT NOT NULL,
+			undone_by     TEXT NOT NULL
+		)`,
+		`CREATE UNIQUE INDEX journal_batch ON journal (batch, n)`,
+		`CREATE INDEX journal_user ON journal (user_id, conv_id, id)`,
+		`CREATE INDEX journal_path ON journal (owner_kind, owner_id, zone, path)`,
+		`CREATE INDEX journal_state ON journal (state, replica_id)`,
+		`CREATE INDEX journal_at ON journal (owner_kind, owner_id, at_us)`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

@@ -261,7 +261,7 @@ func TestMigrationAddsFileCountToExistingRows(t *testing.T) {
 		}
 		ctx := context.Background()
 		// Back to schema 4, with one usage row as a release before the file count wrote it.
-		for _, stmt := range []string{`DROP TABLE usage`, `DROP TABLE group_members`, `DROP TABLE server_keys`, `DROP TABLE replicas`, `DROP TABLE replica_owners`, `DROP TABLE state_identity`, `DROP TABLE commands`, `DELETE FROM schema_migrations WHERE version >= 5`,
+		for _, stmt := range []string{`DROP TABLE usage`, `DROP TABLE group_members`, `DROP TABLE server_keys`, `DROP TABLE replicas`, `DROP TABLE replica_owners`, `DROP TABLE state_identity`, `DROP TABLE commands`, `DROP TABLE journal`, `DELETE FROM schema_migrations WHERE version >= 5`,
 			`CREATE TABLE usage (owner_kind TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')), owner_id TEXT NOT NULL,
 			bytes BIGINT NOT NULL DEFAULT 0 CHECK (bytes >= 0), PRIMARY KEY (owner_kind, owner_id))`,
 			`INSERT INTO usage (owner_kind, owner_id, bytes) VALUES ('user', 'old', 4242)`} {

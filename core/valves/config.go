@@ -99,6 +99,8 @@ type Config struct {
 	Archive ArchiveConfig `yaml:"archive"`
 	// Encryption configures encryption at rest of Storage and Uploads.
 	Encryption EncryptionConfig `yaml:"encryption"`
+	// Journal configures the change journal (shed_version changes, undo, review).
+	Journal JournalConfig `yaml:"journal"`
 	// LogLevel is the level of the JSON logs.
 	LogLevel string `yaml:"log_level" enum:"debug|info|warn|error"`
 	// ToolDescriptions replaces the description of model-facing tools (tool name -> text),
@@ -164,6 +166,21 @@ type ArchiveConfig struct {
 	MaxDepth int `yaml:"max_depth" min:"1" max:"4096"`
 	// MaxNameLength is the longest entry name, in bytes.
 	MaxNameLength int `yaml:"max_name_length" min:"1" max:"4096"`
+}
+
+// JournalConfig is the journal section: the record of every change of a zone and the
+// before-images that undo puts back (core/journal.go).
+type JournalConfig struct {
+	// Enabled records the changes; false records nothing (undo has nothing to put back).
+	Enabled bool `yaml:"enabled"`
+	// KeepDays is how long a change and its before-image are kept.
+	KeepDays int `yaml:"keep_days" min:"1" max:"3650"`
+	// MaxPercent bounds a user's before-images in Storage, as a percentage of the user's
+	// quota (outside it); the oldest go first.
+	MaxPercent int `yaml:"max_percent" min:"1" max:"100"`
+	// MaxFileMB is the largest file whose before-image is kept, in MB (larger ones are
+	// recorded without one).
+	MaxFileMB int `yaml:"max_file_mb" min:"0" max:"1073741824"`
 }
 
 // AuthConfig is the auth section: how a request's caller is identified.

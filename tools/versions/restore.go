@@ -62,7 +62,7 @@ func (s *Tools) History(ctx context.Context, c core.Caller, in HistoryInput) (co
 type RestoreInput struct {
 	core.ZoneArgs
 	Path    string `json:"path" required:"true"`
-	Version string `json:"version" required:"true" doc:"Commit hash or HEAD~N"`
+	Version string `json:"version" required:"true"`
 	Message string `json:"message,omitempty" doc:"Commit message"`
 }
 

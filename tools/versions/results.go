@@ -31,3 +31,46 @@ type restored struct {
 	Version   string `json:"version"`
 	Zone      string `json:"zone"`
 }
+
+// changeList is the answer of shed_changes; NextOffset is 0 on the last page.
+type changeList struct {
+	Changes    []change `json:"changes"`
+	Count      int      `json:"count"`
+	NextOffset int      `json:"next_offset,omitempty"`
+}
+
+// change is one change of the journal: lines for text, byte sizes otherwise.
+type change struct {
+	BytesAfter   *int64 `json:"bytes_after,omitempty"`
+	BytesBefore  *int64 `json:"bytes_before,omitempty"`
+	By           string `json:"by"`
+	Group        string `json:"group,omitempty"`
+	ID           int64  `json:"id"`
+	LinesAdded   *int64 `json:"lines_added,omitempty"`
+	LinesRemoved *int64 `json:"lines_removed,omitempty"`
+	OldPath      string `json:"old_path,omitempty"`
+	Op           string `json:"op"`
+	Path         string `json:"path"`
+	Time         string `json:"time"`
+	Tool         string `json:"tool"`
+	Undoable     bool   `json:"undoable"`
+	Undone       bool   `json:"undone,omitempty"`
+	Why          string `json:"why,omitempty"`
+	Zone         string `json:"zone"`
+}
+
+// changeDiff is the answer of shed_changes with change_id.
+type changeDiff struct {
+	Binary      bool   `json:"binary,omitempty"`
+	Change      change `json:"change"`
+	Cut         bool   `json:"cut,omitempty"`
+	Diff        string `json:"diff,omitempty"`
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// undone is the answer of shed_undo.
+type undone struct {
+	Count   int      `json:"count"`
+	Skipped []change `json:"skipped,omitempty"`
+	Undone  []change `json:"undone"`
+}
