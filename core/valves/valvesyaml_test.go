@@ -85,6 +85,10 @@ FILESHED_ARCHIVE_MAX_DEPTH=64
 FILESHED_ARCHIVE_MAX_NAME_LENGTH=1024
 FILESHED_ENCRYPTION_MASTER_KEY=
 FILESHED_ENCRYPTION_WORK_DIR=
+FILESHED_JOURNAL_ENABLED=true
+FILESHED_JOURNAL_KEEP_DAYS=7
+FILESHED_JOURNAL_MAX_PERCENT=20
+FILESHED_JOURNAL_MAX_FILE_MB=50
 FILESHED_LOG_LEVEL=info
 FILESHED_TOOL_DESCRIPTIONS={}
 FILESHED_MAX_BODY_MB=0
@@ -142,8 +146,8 @@ func TestDefaultsFileCommentsEveryKey(t *testing.T) {
 			t.Errorf("line %d %q has no comment line above it", i+1, l)
 		}
 	}
-	// the valves + 10 sections: the scan really looked at the keys.
-	if want := len(Names()) + 10; seen != want {
+	// the valves + 11 sections: the scan really looked at the keys.
+	if want := len(Names()) + 11; seen != want {
 		t.Errorf("saw %d keys, want %d", seen, want)
 	}
 }
