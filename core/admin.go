@@ -299,7 +299,7 @@ type VerifyReport struct {
 	// missing or do not hold what their name says (at most maxJournalShown each; every one
 	// is counted in Problems): their changes cannot be undone.
 	JournalImages map[string][]string `json:"journal_images,omitempty"`
-	Problems  int                 `json:"problems"`
+	Problems      int                 `json:"problems"`
 }
 
 // AdminVerify checks the state database's integrity, every repository, every user's journal
