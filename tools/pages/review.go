@@ -62,7 +62,7 @@ func (s *Tools) Review(ctx context.Context, c core.Caller, in ReviewInput) (core
 		if err != nil {
 			return core.Result{}, err
 		}
-		section := reviewSection(d)
+		section := reviewSection(d.ChangeInfo, d.Diff, d.Unavailable, d.Cut, d.Binary)
 		if b.Len()+len(section) > budget {
 			fmt.Fprintf(&b, "\n%d older change(s) did not fit on this page: shed_version action=changes.\n", len(list)-i)
 			break
@@ -78,8 +78,9 @@ func (s *Tools) Review(ctx context.Context, c core.Caller, in ReviewInput) (core
 		len(list), click)}, nil
 }
 
-// reviewSection is one change on the review page: a heading naming it, its facts, its diff.
-func reviewSection(d core.Diff) string {
+// reviewSection is one change on the review page: a heading naming it, its facts, its diff
+// (as core.Diff holds it: the text, why there is none, whether it was cut, binary content).
+func reviewSection(d core.ChangeInfo, diff, unavailable string, cut, binary bool) string {
 	var b strings.Builder
 	where := d.Zone
 	if d.Group != "" {
@@ -109,14 +110,14 @@ func reviewSection(d core.Diff) string {
 	}
 	b.WriteString(strings.Join(facts, " · ") + "\n\n")
 	switch {
-	case d.Unavailable != "":
-		b.WriteString("No diff: " + codeSpan(d.Unavailable) + "\n")
-	case d.Binary:
+	case unavailable != "":
+		b.WriteString("No diff: " + codeSpan(unavailable) + "\n")
+	case binary:
 		b.WriteString("Binary content: no diff.\n")
-	case d.Diff != "":
-		fence := strings.Repeat("`", max(3, longestRun(d.Diff, '`')+1))
-		b.WriteString(fence + "diff\n" + strings.TrimSuffix(d.Diff, "\n") + "\n" + fence + "\n")
-		if d.Cut {
+	case diff != "":
+		fence := strings.Repeat("`", max(3, longestRun(diff, '`')+1))
+		b.WriteString(fence + "diff\n" + strings.TrimSuffix(diff, "\n") + "\n" + fence + "\n")
+		if cut {
 			b.WriteString("\nThe diff was cut: see it whole with shed_version action=changes change_id.\n")
 		}
 	}
