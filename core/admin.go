@@ -295,11 +295,15 @@ type VerifyReport struct {
 	// Protected lists, per versioned zone, the protected names it holds (a .git in any
 	// spelling): no tool can delete them, and every download of their folder carries them.
 	Protected map[string][]string `json:"protected_paths,omitempty"`
-	Problems  int                 `json:"problems"`
+	// JournalImages lists, per user, the before-images of the change journal that are
+	// missing or do not hold what their name says (at most maxJournalShown each; every one
+	// is counted in Problems): their changes cannot be undone.
+	JournalImages map[string][]string `json:"journal_images,omitempty"`
+	Problems      int                 `json:"problems"`
 }
 
-// AdminVerify checks the state database's integrity, every repository, and every owner's
-// recorded usage against the disk (reported, not changed).
+// AdminVerify checks the state database's integrity, every repository, every user's journal
+// images, and every owner's recorded usage against the disk (reported, not changed).
 func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 	rep := VerifyReport{Database: "ok", Repositories: map[string]string{}}
 	if err := s.db.IntegrityCheck(ctx); err != nil {
@@ -334,6 +338,16 @@ func (s *Service) AdminVerify(ctx context.Context) (VerifyReport, error) {
 				rep.Protected = map[string][]string{}
 			}
 			rep.Protected[name], rep.Problems = found, rep.Problems+1
+		}
+		bad, shown, err := s.verifyJournal(ctx, o)
+		if err != nil {
+			return rep, fmt.Errorf("%s %s: journal: %w", o.Kind, o.ID, err)
+		}
+		if bad > 0 {
+			if rep.JournalImages == nil {
+				rep.JournalImages = map[string][]string{}
+			}
+			rep.JournalImages["user "+o.ID], rep.Problems = shown, rep.Problems+bad
 		}
 		used, err := s.db.Usage(ctx, o)
 		if err != nil {

@@ -44,4 +44,7 @@ func registerLockedit(api huma.API, d Deps) {
 	// Additive: an undo is itself a change, undone in turn (a redo); nothing is lost.
 	tool(api, d, toolSpec{name: "shed_undo", hints: additive, summary: "Undo a change",
 		description: "Put back what a change (change_id) or this conversation (conversation='this') overwrote, removed or created."}, s.Versions.Undo)
+	// Additive: it writes a new page in Storage (output/review-*.md) and a link to it.
+	tool(api, d, toolSpec{name: "shed_review", hints: additive, summary: "A page of a conversation's changes",
+		description: "A link to a read-only page of this conversation's newest changes with their diffs; show clickable_link."}, s.Pages.Review)
 }

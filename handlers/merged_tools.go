@@ -30,7 +30,7 @@ func registerMerged(api huma.API, d Deps) {
 	merge(api, d, mergedSpec{name: "shed_version", summary: "Changes, undo, history and restore",
 		description: "history|restore (hash|HEAD~N) in documents/group; changes|undo|review in any zone: shed_help undo",
 		actions: []mergedAction{{"changes", "shed_changes"}, {"undo", "shed_undo"}, {"history", "shed_history"},
-			{"restore", "shed_restore"}}})
+			{"restore", "shed_restore"}, {"review", "shed_review"}}})
 	merge(api, d, mergedSpec{name: "shed_encryption", summary: "Encryption at rest (storage, uploads)",
 		description: "Encrypt storage+uploads at rest: status, setup, migrate old files, disable(confirm)",
 		actions: []mergedAction{{"status", "shed_encryption_status"}, {"setup", "shed_encryption_setup"},

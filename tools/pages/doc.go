@@ -1,4 +1,4 @@
-// Package pages is a tool family over the kernel (core): result pages: shed_save_page writes a page and hands a link that renders it. Every change of a zone
+// Package pages is a tool family over the kernel (core): result pages: shed_save_page writes a page and hands a link that renders it; shed_review (shed_version action=review) does so for a conversation's changes. Every change of a zone
 // goes through the kernel's write transaction (core.Tx).
 //
 // It imports the kernel, core's leaves and the siblings files, links; the kernel never imports it.

@@ -90,25 +90,36 @@ func (s *Tools) SavePage(ctx context.Context, c core.Caller, in SavePageInput) (
 	if za.Zone == "" {
 		za.Zone = "storage"
 	}
-	if _, err := s.Files.PatchText(ctx, c, files.PatchTextInput{ZoneArgs: za, Path: p, Content: doc, Position: "end", Overwrite: true,
-		Safe: true, Message: "Result page: " + title}); err != nil {
-		return core.Result{}, err
-	}
-	link, err := s.Links.NewLink(ctx, c, links.LinkCreateInput{ZoneArgs: za, Path: p}, true)
-	if err != nil {
-		return core.Result{}, err
-	}
 	var content *pageContent
 	if ext == ".md" {
 		limit := max(s.Config().MaxOutputDefault, 1)
 		content = &pageContent{Content: core.ClipText(in.Content, limit), ContentTruncated: len(in.Content) > limit}
 	}
-	data, click, ok := pageAnswer(link.Data, title, map[string]string{".md": "markdown", ".html": "html"}[ext], content)
-	if !ok {
-		return link, nil // NewLink answers LinkCreated or LinkUploaded: no other shape to extend
+	res, click, err := s.publish(ctx, c, za, p, doc, title, content)
+	if err != nil || click == "" {
+		return res, err
 	}
-	msg := fmt.Sprintf("Page saved: %s (show clickable_link to the user)", click)
-	return core.Result{Data: data, Message: msg}, nil
+	return core.Result{Data: res.Data, Message: fmt.Sprintf("Page saved: %s (show clickable_link to the user)", click)}, nil
+}
+
+// publish writes doc at p through the one write path (quota, atomic write, commit in
+// versioned zones) and answers with a page link to it (clickable_link, ?view); click is ""
+// when the link's answer has a shape pageAnswer does not extend (res is then that answer).
+func (s *Tools) publish(ctx context.Context, c core.Caller, za core.ZoneArgs, p, doc, title string, content *pageContent) (res core.Result, click string, err error) {
+	if _, err := s.Files.PatchText(ctx, c, files.PatchTextInput{ZoneArgs: za, Path: p, Content: doc, Position: "end", Overwrite: true,
+		Safe: true, Message: "Result page: " + title}); err != nil {
+		return core.Result{}, "", err
+	}
+	link, err := s.Links.NewLink(ctx, c, links.LinkCreateInput{ZoneArgs: za, Path: p}, true)
+	if err != nil {
+		return core.Result{}, "", err
+	}
+	format := map[string]string{".md": "markdown", ".html": "html"}[strings.ToLower(path.Ext(p))]
+	data, click, ok := pageAnswer(link.Data, title, format, content)
+	if !ok {
+		return link, "", nil // NewLink answers LinkCreated or LinkUploaded: no other shape to extend
+	}
+	return core.Result{Data: data}, click, nil
 }
 
 // PageView is the query parameter that opens a page link (made by shed_save_page) as a
