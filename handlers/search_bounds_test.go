@@ -64,6 +64,36 @@ func TestSearchManyTinyFiles(t *testing.T) {
 	}
 }
 
+// TestSearchMillionTinyFiles: a zone of a million tiny files (a thousand folders of a
+// thousand hard links of one file each) is searched within the command timeout: the answer is TIMEOUT naming how
+// far the search got, small, and the caller's slot is free again at once (the next call, on
+// one folder, answers).
+func TestSearchMillionTinyFiles(t *testing.T) {
+	t.Parallel()
+	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1", "FILESHED_EXEC_MAX_PER_USER": "1"})
+	for d := range 1000 {
+		content := "tiny\n"
+		if d == 999 { // the last folder holds the matches: the timeout comes first
+			content = "tiny needle\n"
+		}
+		one := e.write(fmt.Sprintf("%sd%03d/f000.txt", zoneDir, d), content)
+		for f := 1; f < 1000; f++ { // links of one file per folder: a file has at most 65,000
+			if err := os.Link(one, filepath.Join(filepath.Dir(one), fmt.Sprintf("f%03d.txt", f))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := e.post("shed_search", map[string]any{"query": "needle", "zone": "storage"}, nil)
+	wantError(t, r, "TIMEOUT")
+	if n, ok := r.Details["files_searched"].(float64); !ok || n >= 1_000_000 || len(r.raw) > 2000 {
+		t.Fatalf("a million files: %.500s", r.raw)
+	}
+	r = e.post("shed_search", map[string]any{"query": "needle", "zone": "storage", "path": "d999"}, nil)
+	if got := found(t, r); len(got) != 1000 && r.Data["truncated"] != true {
+		t.Fatalf("one folder after the timeout: %d matches, %.300s", len(got), r.raw)
+	}
+}
+
 // TestSearchRefusesBadQueries: RE2 refuses what would need backtracking (backreferences,
 // lookaround) and programs too large (a repetition count over 1000, nested counts), with a
 // hint; a query is one line of UTF-8 text; a catastrophic pattern for backtracking engines
