@@ -1,16 +1,12 @@
 package admin_test
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fileshed/fileshed/admin"
-	"github.com/fileshed/fileshed/handlers"
 )
 
 // TestAdminVerifyEncryptionKeys: verify is clean while the master key unwraps every user's
@@ -22,12 +18,7 @@ func TestAdminVerifyEncryptionKeys(t *testing.T) {
 	key := "admin-test-master-key-0123456789abcdef"
 	cfg := config(t, base)
 	cfg.Encryption.MasterKey = key
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	l := &live{srv: srv, close: func() { srv.Close(); svc.Close() }}
+	l := serveWith(t, cfg)
 	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "before.txt", "content": "plain before setup"})
 	l.ok(t, "shed_encryption", map[string]any{"action": "setup"})
 	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "secret.txt", "content": "sealed content"})
@@ -58,14 +49,7 @@ func TestAdminEncryptionRotate(t *testing.T) {
 	start := func(master string) *live {
 		cfg := config(t, base)
 		cfg.Encryption.MasterKey = master
-		h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(h)
-		l := &live{srv: srv, close: func() { srv.Close(); svc.Close() }}
-		t.Cleanup(l.close)
-		return l
+		return serveWith(t, cfg)
 	}
 	l := start(oldKey)
 	l.ok(t, "shed_encryption", map[string]any{"action": "setup"})

@@ -3,17 +3,13 @@ package admin_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"io/fs"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fileshed/fileshed/admin"
-	"github.com/fileshed/fileshed/handlers"
 )
 
 // objectOf is where the plain journal object of content lives under base (user local).
@@ -70,12 +66,7 @@ func TestAdminVerifySealedJournalImages(t *testing.T) {
 	key := "admin-test-master-key-0123456789abcdef"
 	cfg := config(t, base)
 	cfg.Encryption.MasterKey = key
-	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	l := &live{srv: srv, close: func() { srv.Close(); svc.Close() }}
+	l := serveWith(t, cfg)
 	l.ok(t, "shed_encryption", map[string]any{"action": "setup"})
 	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "s.txt", "content": "sealed before"})
 	l.ok(t, "shed_create_file", map[string]any{"zone": "storage", "path": "s.txt", "content": "sealed after", "overwrite": true})
