@@ -48,11 +48,23 @@ const (
 	holderOperator lockHolder = "operator"
 )
 
+// StorageLock is a held storage lock (lockStorage): Close releases it.
+type StorageLock struct{ f *os.File }
+
+// Close releases the lock at once, then closes its file. Why unlock first: the flock
+// belongs to the open file description, which a child of this process shares from its fork
+// until its exec; closing the file alone leaves the lock held through that window, and the
+// next server or operator on the storage is refused (TestStorageLockReleasedBesideForks).
+func (l *StorageLock) Close() {
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = l.f.Close()
+}
+
 // lockStorage takes the storage lock of base without waiting, shared for a replica and
-// exclusively for the others; the returned file holds it until closed. When someone else
+// exclusively for the others; the returned lock holds it until closed. When someone else
 // holds it, an operator gets ErrServerRunning and a server gets ErrStorageInUse with a
 // message naming the directory, the holder and the way to run several servers.
-func lockStorage(base string, who lockHolder) (*os.File, error) {
+func lockStorage(base string, who lockHolder) (*StorageLock, error) {
 	f, err := os.OpenFile(LayoutOf(base).StorageLock(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -75,7 +87,7 @@ func lockStorage(base string, who lockHolder) (*os.File, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(fmt.Sprintf("%s pid %d on %s\n", who, os.Getpid(), host)), 0)
 	}
-	return f, nil
+	return &StorageLock{f}, nil
 }
 
 // storageInUse is the refusal of who, whom held (the lock file's line) keeps out of base.
@@ -99,8 +111,8 @@ func storageInUse(base string, who lockHolder, held string) error {
 
 // LockForOperator takes the storage lock of base for an operator's exclusive work that
 // lives outside core (fileshed admin import-original): ErrServerRunning while a server runs
-// on base, and a server started meanwhile refuses to start. Close the file to release it.
-func LockForOperator(base string) (*os.File, error) { return lockStorage(base, holderOperator) }
+// on base, and a server started meanwhile refuses to start. Close it to release it.
+func LockForOperator(base string) (*StorageLock, error) { return lockStorage(base, holderOperator) }
 
 // HoldsData reports whether the storage directory base holds zones or a state database:
 // the check restore and import-original make before they replace anything without --force.

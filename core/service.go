@@ -38,7 +38,7 @@ type Service struct {
 	// with the SQLite state.
 	cluster *cluster
 	// storageLock is the storage directory's lock, held exclusively while serving (admin.go).
-	storageLock *os.File
+	storageLock *StorageLock
 	audit       auditor
 	// slots bounds the commands running at once (budget.go).
 	slots slots
@@ -88,7 +88,7 @@ func New(cfg *valves.Config, opt Options) (*Service, error) {
 		return nil, fmt.Errorf("storage_base_path: cannot create %s: %w", base, err)
 	}
 	// The lock before anything else: a second server must not touch a live server's state.
-	var lock *os.File
+	var lock *StorageLock
 	if !opt.Admin {
 		who := holderServer
 		if cfg.State.Driver == store.Postgres {
