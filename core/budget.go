@@ -52,7 +52,7 @@ type slotKind struct {
 var (
 	CommandSlot = slotKind{again: "call shed_exec again"}
 	PdfSlot     = slotKind{counts: "a PDF read", again: "read the PDF again"}
-	// sqliteCallSlot: a statement costs CPU and up to sqlite_memory_mb like a command.
+	// SqliteCallSlot: a statement costs CPU and up to sqlite_memory_mb like a command.
 	SqliteCallSlot = slotKind{counts: "a shed_sqlite call", again: "call shed_sqlite again"}
 	// ZipSlot: a zip of a tree (shed_zip, a folder link's ?zip) reads and compresses a
 	// whole tree (issue 24 item 6).

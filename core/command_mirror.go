@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"log/slog"
+)
 
 // A command of an encrypted zone runs in the zone's decrypted copy (Mirror): the kernel
 // takes the owner's turn (one decrypted copy at a time per owner: the copies are plaintext
@@ -9,7 +12,7 @@ import "context"
 // locks and commit: the copy has neither), and carries the copy's changes back encrypted,
 // settling in the owner's usage what the deadline kept out of the zone.
 //
-//	cm, err := s.BeginMirror(ctx, z)      // the owner's turn
+//	cm, err := s.BeginMirror(ctx, c, z)   // the owner's turn
 //	if err != nil { return err }
 //	defer cm.Close()
 //	if err := cm.Copy(ctx, names); err != nil { return err } // the copy, within the deadline
@@ -21,19 +24,20 @@ import "context"
 type CommandMirror struct {
 	*Mirror
 	s      *Service
+	c      Caller
 	z      *Zone // the encrypted zone
 	copied *Zone // the zone whose data is the copy
 	turn   func()
 }
 
-// BeginMirror takes the owner's turn of the encrypted zone z for a command (its wait
+// BeginMirror takes the owner's turn of the encrypted zone z for a command of c (its wait
 // bounded by ctx, the command's timeout: TIMEOUT, which says so). On error nothing is held.
-func (s *Service) BeginMirror(ctx context.Context, z *Zone) (*CommandMirror, error) {
+func (s *Service) BeginMirror(ctx context.Context, c Caller, z *Zone) (*CommandMirror, error) {
 	turn, err := s.OwnerTurn(ctx, z, CommandSlot)
 	if err != nil {
 		return nil, err
 	}
-	return &CommandMirror{s: s, z: z, turn: turn}, nil
+	return &CommandMirror{s: s, c: c, z: z, turn: turn}, nil
 }
 
 // Copy copies the zone decrypted, the files names only (nil: the whole zone), within ctx
@@ -53,10 +57,23 @@ func (cm *CommandMirror) Copy(ctx context.Context, names []string) error {
 func (cm *CommandMirror) Zone() *Zone { return cm.copied }
 
 // WriteBack carries the copy's changes back into the zone, encrypted (Mirror.WriteBack),
-// and takes out of the owner's usage what the command's measure on the copy counted but the
-// deadline kept out of the zone (Mirror.Unsaved).
+// journaled (journal_mirror.go), and takes out of the owner's usage what the command's
+// measure on the copy counted but the deadline kept out of the zone (Mirror.Unsaved).
 func (cm *CommandMirror) WriteBack(ctx context.Context) (notDecrypted, notWrittenBack []string, err error) {
-	notDecrypted, notWrittenBack, err = cm.Mirror.WriteBack()
+	after, err := cm.measure()
+	if err != nil {
+		return cm.unreadable, nil, err
+	}
+	j := cm.journal(ctx, after)
+	if jerr := j.begin(); jerr != nil {
+		// Why carry back all the same: the command has run; refusing its changes would lose
+		// them. They stay unrecorded, and the log says so.
+		slog.Warn("journal: an encrypted zone's command is not recorded", "err", jerr)
+		j = nil
+	}
+	notWrittenBack, err = cm.carry(after)
+	j.settle("", Change{}, err)
+	notDecrypted = cm.unreadable
 	if cm.Unsaved != (Amount{}) {
 		// Why the error is ignored: the files are back; a failed adjustment is drift that
 		// shed_maintenance's reconcile repairs.

@@ -28,11 +28,11 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	must(t, err)
 
 	call, cut := context.WithCancel(ctx)
-	cm, err := s.BeginMirror(call, z)
+	cm, err := s.BeginMirror(call, bob, z)
 	must(t, err)
 	must(t, cm.Copy(call, nil))
 	wait, stop := context.WithTimeout(ctx, 300*time.Millisecond)
-	_, err = s.BeginMirror(wait, z)
+	_, err = s.BeginMirror(wait, bob, z)
 	stop()
 	wantCode(t, err, Timeout)
 
@@ -63,7 +63,7 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	if _, err := os.Stat(copyDir); err == nil {
 		t.Error("the decrypted copy is still on disk after Close")
 	}
-	again, err := s.BeginMirror(ctx, z)
+	again, err := s.BeginMirror(ctx, bob, z)
 	must(t, err)
 	again.Close()
 }

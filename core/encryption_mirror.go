@@ -187,10 +187,24 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // rest was written. When m.ctx ends, the entries not yet carried back are left as they
 // are in the folder and counted in notSaved and unsaved.
 func (m *Mirror) sync() (skipped []string, err error) {
+	after, err := m.measure()
+	if err != nil {
+		return nil, err
+	}
+	return m.carry(after)
+}
+
+// measure is the copy as it is now, for carry.
+func (m *Mirror) measure() (Snapshot, error) {
 	after, err := TakeSnapshot(m.Dir)
 	if err != nil {
-		return nil, Errf(InternalError, "Cannot measure the decrypted copy").Because(err)
+		return Snapshot{}, Errf(InternalError, "Cannot measure the decrypted copy").Because(err)
 	}
+	return after, nil
+}
+
+// carry is sync with the copy measured as after.
+func (m *Mirror) carry(after Snapshot) (skipped []string, err error) {
 	var gone, names []string
 	for rel := range m.before.Entries {
 		if _, ok := after.Entries[rel]; !ok {

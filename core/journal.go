@@ -113,12 +113,7 @@ func (s *Service) journalTx(tx *Tx) *txJournal {
 	}
 	steps := tx.e.Steps
 	add := func(z *Zone, p, op string, follow bool) *jrec {
-		r := &jrec{z: z, follow: follow, e: store.JournalEntry{Batch: j.batch, N: first + len(j.recs), Pending: true,
-			Replica: confine.Replica(), UserID: tx.c.UserID, ConvID: tx.c.ConvID, Tool: tx.e.Tool, Owner: z.Owner,
-			Zone: z.Label, GroupID: z.GroupID, Path: p, Op: op, BytesBefore: -1, BytesAfter: -1, LinesAdded: -1,
-			LinesRemoved: -1, Undoes: j.undoes}}
-		j.recs = append(j.recs, r)
-		return r
+		return j.add(tx.c, tx.e.Tool, first, z, p, op, follow)
 	}
 	writeOp := func(i int) string {
 		if tx.targets[i].Exists {
@@ -157,6 +152,17 @@ func (s *Service) journalTx(tx *Tx) *txJournal {
 		return nil
 	}
 	return j
+}
+
+// add plans the row of op on p of z, by c through tool, numbered after first and the rows
+// already planned.
+func (j *txJournal) add(c Caller, tool string, first int, z *Zone, p, op string, follow bool) *jrec {
+	r := &jrec{z: z, follow: follow, e: store.JournalEntry{Batch: j.batch, N: first + len(j.recs), Pending: true,
+		Replica: confine.Replica(), UserID: c.UserID, ConvID: c.ConvID, Tool: tool, Owner: z.Owner,
+		Zone: z.Label, GroupID: z.GroupID, Path: p, Op: op, BytesBefore: -1, BytesAfter: -1, LinesAdded: -1,
+		LinesRemoved: -1, Undoes: j.undoes}}
+	j.recs = append(j.recs, r)
+	return r
 }
 
 // begin measures each path before the change, keeps its before-image and writes the

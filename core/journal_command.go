@@ -82,8 +82,9 @@ func (j *cmdJournal) close(ran bool) {
 	}
 }
 
-// rows are the rows of the paths before and after differ in, numbered from 1.
-func (j *cmdJournal) rows(before, after Snapshot, hash string) []store.JournalEntry {
+// changedPaths are the paths before and after differ in, sorted: a folder created or
+// removed whole stands for the entries below it.
+func changedPaths(before, after Snapshot) []string {
 	var paths []string
 	for p, a := range after.Entries {
 		b, ok := before.Entries[p]
@@ -108,6 +109,12 @@ func (j *cmdJournal) rows(before, after Snapshot, hash string) []store.JournalEn
 		}
 	}
 	sort.Strings(paths)
+	return paths
+}
+
+// rows are the rows of the paths before and after differ in, numbered from 1.
+func (j *cmdJournal) rows(before, after Snapshot, hash string) []store.JournalEntry {
+	paths := changedPaths(before, after)
 	rows := make([]store.JournalEntry, 0, len(paths))
 	for _, p := range paths {
 		e := j.row

@@ -85,7 +85,7 @@ type kernel interface {
 	// The command protocol, SQLite and encryption (commands, sqlite, encryption).
 	Base() string
 	BeginCommand(ctx context.Context, c Caller, z *Zone, cmd Command) (cx *CommandTx, err error)
-	BeginMirror(ctx context.Context, z *Zone) (*CommandMirror, error)
+	BeginMirror(ctx context.Context, c Caller, z *Zone) (*CommandMirror, error)
 	CheckWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) error
 	EncryptionAvailable() bool
 	FlushIndex(ctx context.Context, z *Zone) error

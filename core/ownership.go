@@ -47,11 +47,11 @@ const (
 type writeKind int
 
 const (
-	// writeCreate makes a new file (or replaces a missing one).
+	// WriteCreate makes a new file (or replaces a missing one).
 	WriteCreate writeKind = iota
-	// writeModify changes or replaces the content of an existing file (through symlinks).
+	// WriteModify changes or replaces the content of an existing file (through symlinks).
 	WriteModify
-	// writeDelete removes a file or moves it away (a rename's source); a folder counts
+	// WriteDelete removes a file or moves it away (a rename's source); a folder counts
 	// for every file below it.
 	WriteDelete
 	// writeReplace replaces the directory entry itself (a rename's destination): a

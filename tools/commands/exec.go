@@ -68,7 +68,7 @@ func (s *Tools) execMirrored(ctx context.Context, c core.Caller, z *core.Zone, i
 		return core.Result{}, err
 	}
 	defer release()
-	m, err := s.BeginMirror(ctx, z) // the owner's turn
+	m, err := s.BeginMirror(ctx, c, z) // the owner's turn
 	if err != nil {
 		return core.Result{}, err
 	}

@@ -1,0 +1,59 @@
+package handlers_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A command in an encrypted Storage runs in a decrypted copy and reaches the zone when the
+// copy is carried back: its changes are journaled there, path by path, and — the zone's
+// files being still as they were when the write-back starts — with sealed before-images, so
+// what it modified or removed comes back on undo and what it created goes. No plaintext
+// of the images is on disk.
+func TestEncryptedCommandChangesUndone(t *testing.T) {
+	t.Parallel()
+	e := startSealed(t, nil)
+	a := chat("chat-a")
+	secret := "the secret plan: attack at dawn\n"
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "keep.txt", "content": secret}, a))
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "storage", "path": "gone.txt", "content": secret}, a))
+	for _, args := range [][]string{{"sed", "-i", "s/dawn/dusk/", "keep.txt"}, {"rm", "gone.txt"}, {"mkdir", "-p", "new/deep"}} {
+		wantOK(t, e.post("shed_exec", map[string]any{"zone": "storage", "cmd": args[0], "args": args[1:]}, a))
+	}
+	list := e.post("shed_version", map[string]any{"action": "changes", "zone": "storage", "limit": 3}, a)
+	wantOK(t, list)
+	var got []string
+	for _, c := range list.Data["changes"].([]any) {
+		m := c.(map[string]any)
+		got = append(got, fmt.Sprintf("%s %s %s %v", m["tool"], m["op"], m["path"], m["undoable"]))
+	}
+	want := "shed_exec create new true,shed_exec delete gone.txt true,shed_exec write keep.txt true"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("the commands' changes in an encrypted Storage: %v", got)
+	}
+	_ = filepath.Walk(filepath.Join(e.base, "users/local/journal"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "attack") {
+				t.Errorf("a before-image in plaintext: %s", p)
+			}
+		}
+		return err
+	})
+	for _, c := range list.Data["changes"].([]any) {
+		wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": c.(map[string]any)["id"]}, a))
+	}
+	if fileExists(filepath.Join(e.base, "users/local/Storage/data/new")) {
+		t.Fatal("the created folder stayed")
+	}
+	for _, p := range []string{"keep.txt", "gone.txt"} {
+		r := e.post("shed_read", map[string]any{"zone": "storage", "path": p}, a)
+		wantOK(t, r)
+		if !strings.Contains(r.raw, "attack at dawn") {
+			t.Fatalf("%s after the undo: %s", p, r.raw)
+		}
+		e.sealedOnDisk("users/local/Storage/data/"+p, secret)
+	}
+}
