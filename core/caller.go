@@ -26,6 +26,16 @@ type Caller struct {
 	// vouched marks a caller the kernel built for a stored decision (VouchedIn): its Groups
 	// are the kernel's, not a request's, so they are never recorded as seen.
 	vouched bool
+	// tool is the tool the request calls ("shed_create_file"; "" outside a tool call): the
+	// change journal records it.
+	tool string
+}
+
+// Calling is c calling tool (handlers set it for every tool call): the change journal
+// records which tool made a change, whatever label the family gives the change.
+func (c Caller) Calling(tool string) Caller {
+	c.tool = tool
+	return c
 }
 
 // ValidID reports whether s can be used as one path segment for a user or group id:

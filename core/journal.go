@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -112,8 +113,12 @@ func (s *Service) journalTx(tx *Tx) *txJournal {
 		defer func() { u.next += len(j.recs) }()
 	}
 	steps := tx.e.Steps
+	tool := cmp.Or(tx.c.tool, tx.e.Tool) // the tool the model called ("Patch" labels a commit)
+	if tx.e.undo != nil {
+		tool = tx.e.Tool // an undo's rows say so, whichever tool asked for it
+	}
 	add := func(z *Zone, p, op string, follow bool) *jrec {
-		return j.add(tx.c, tx.e.Tool, first, z, p, op, follow)
+		return j.add(tx.c, tool, first, z, p, op, follow)
 	}
 	writeOp := func(i int) string {
 		if tx.targets[i].Exists {

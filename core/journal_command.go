@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"path"
@@ -36,7 +37,7 @@ func (s *Service) beginCommandJournal(ctx context.Context, c Caller, z *Zone, cm
 		return nil, nil
 	}
 	j := &cmdJournal{s: s, ctx: context.WithoutCancel(ctx), z: z, row: store.JournalEntry{Batch: newBatch(), Pending: true,
-		Replica: confine.Replica(), At: time.Now(), UserID: c.UserID, ConvID: c.ConvID, Tool: "shed_exec", Owner: z.Owner,
+		Replica: confine.Replica(), At: time.Now(), UserID: c.UserID, ConvID: c.ConvID, Tool: cmp.Or(c.tool, "shed_exec"), Owner: z.Owner,
 		Zone: z.Label, GroupID: z.GroupID, Op: "command", Dir: true, BytesBefore: -1, BytesAfter: -1, LinesAdded: -1,
 		LinesRemoved: -1, NoImage: "the command was interrupted: what it changed is not itemised"}}
 	if err := s.db.JournalBegin(ctx, []store.JournalEntry{j.row}); err != nil {

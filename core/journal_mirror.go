@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
 // A command of an encrypted zone (issue 36) runs in the zone's decrypted copy, and its
 // changes reach the zone only when the copy is carried back (CommandMirror.WriteBack): they
@@ -27,7 +30,7 @@ func (cm *CommandMirror) journal(ctx context.Context, after Snapshot) *txJournal
 		case !has:
 			op = "delete"
 		}
-		j.add(cm.c, "shed_exec", 0, cm.z, p, op, false)
+		j.add(cm.c, cmp.Or(cm.c.tool, "shed_exec"), 0, cm.z, p, op, false)
 	}
 	if len(j.recs) == 0 {
 		return nil

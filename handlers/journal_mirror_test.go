@@ -57,3 +57,24 @@ func TestEncryptedCommandChangesUndone(t *testing.T) {
 		e.sealedOnDisk("users/local/Storage/data/"+p, secret)
 	}
 }
+
+// Each change names the tool the model called, whatever label its commit carries: a file
+// created, patched, renamed and deleted are four tools, not "Patch", "Rename" and "Delete".
+func TestChangesNameTheToolCalled(t *testing.T) {
+	t.Parallel()
+	e := start(t, nil)
+	a := chat("chat-tools")
+	wantOK(t, e.post("shed_create_file", map[string]any{"zone": "documents", "path": "a.txt", "content": "one\n"}, a))
+	wantOK(t, e.post("shed_patch_text", map[string]any{"zone": "documents", "path": "a.txt", "content": "two\n", "position": "end"}, a))
+	wantOK(t, e.post("shed_rename", map[string]any{"zone": "documents", "old_path": "a.txt", "new_path": "b.txt"}, a))
+	wantOK(t, e.post("shed_delete", map[string]any{"zone": "documents", "path": "b.txt"}, a))
+	list := e.post("shed_version", map[string]any{"action": "changes", "zone": "documents"}, a)
+	wantOK(t, list)
+	var got []string
+	for _, c := range list.Data["changes"].([]any) {
+		got = append(got, fmt.Sprint(c.(map[string]any)["tool"]))
+	}
+	if want := "shed_delete,shed_rename,shed_patch_text,shed_create_file"; strings.Join(got, ",") != want {
+		t.Fatalf("the tools of the changes: %v, want %s", got, want)
+	}
+}

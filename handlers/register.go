@@ -103,6 +103,7 @@ func tool[I any](api huma.API, d Deps, spec toolSpec, run func(context.Context, 
 		ctx = lock.WithCall(ctx) // one call for the Locker's pool (lock.Call)
 		reqID := requestID(ctx)
 		c, _ := callerFrom(ctx) // the middleware refused every unauthenticated request
+		c = c.Calling(spec.name)
 		// Every call tells the server the caller's groups: the members it has seen (issue 28).
 		d.Tools.SeeCaller(ctx, c)
 		var args I
