@@ -21,7 +21,7 @@ const (
 	kindEdit = "edit"
 	// kindTurn is an owner's turn: one writing command, or one decrypted copy, at a time.
 	kindTurn = "turn"
-	// kindSpace, a space's turn, orders its writing commands, whole-tree changes (both
+	// KindSpace, a space's turn, orders its writing commands, whole-tree changes (both
 	// exclusively) and writes (shared).
 	KindSpace = "space"
 	// kindFile serialises the writers of one file (size read, reservation, write, settle).
@@ -29,10 +29,10 @@ const (
 	// kindQuota is an owner's usage: writers hold it shared from reservation to settlement,
 	// a reconcile exclusively (it must see the disk with no write in flight).
 	kindQuota = "quota"
-	// kindGate is a space's gate: held exclusively by holders of the turn from their change
+	// KindGate is a space's gate: held exclusively by holders of the turn from their change
 	// to their commit, shared by the writes beside a command of their own process.
 	KindGate = "gate"
-	// kindRepo is a repository, around the repository's own lock (an in-process mutex and a
+	// KindRepo is a repository, around the repository's own lock (an in-process mutex and a
 	// flock of one host): across replicas this is the authority.
 	KindRepo = "repo"
 )
