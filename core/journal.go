@@ -18,11 +18,13 @@ import (
 
 // The change journal (issue 36): every change the write transaction applies is one row per
 // path in the state database, written pending before the change runs (with its
-// before-image already kept) and settled after it (tx.go's Apply). So a server killed
-// between the two leaves a pending row beside a change that may or may not have happened,
-// and the recovery (journal_recover.go) tells which by the path's identity: the same as
-// before, nothing happened and the row goes; another, the change happened and the row
-// stays. Never a row without its change, never a change without its row.
+// before-image already kept) and settled after it (tx.go's Apply): with the SQLite state
+// the settlement is queued and written in batches, before any read of the journal
+// (store.JournalSettleLater). So a server killed between the two leaves a pending row
+// beside a change that may or may not have happened, and the recovery (journal_recover.go)
+// tells which by the path's identity: the same as before, nothing happened and the row
+// goes; another, the change happened and the row stays. Never a row without its change,
+// never a change without its row.
 //
 // Uploads are not journaled (read-only to the model, a conversation's own files).
 
@@ -308,7 +310,15 @@ func (j *txJournal) settle(hash string, ch Change, ferr error) {
 		j.countLines(r, fi)
 		done = append(done, r.e)
 	}
-	if err := j.s.db.JournalSettle(j.ctx, j.batch, done, drop, add); err != nil {
+	// Queued (store.JournalSettleLater: written in batches, before any read of the journal),
+	// unless rows are added: their ids must follow the changes' order.
+	var err error
+	if len(add) == 0 {
+		err = j.s.db.JournalSettleLater(j.ctx, j.batch, done, drop)
+	} else {
+		err = j.s.db.JournalSettle(j.ctx, j.batch, done, drop, add)
+	}
+	if err != nil {
 		// The rows stay pending: the recovery settles them from the disk.
 		slog.Warn("journal: settle", "err", err)
 		return
