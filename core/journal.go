@@ -205,9 +205,13 @@ func (j *txJournal) begin() error {
 // line counts.
 func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 	z := r.z
+	var content []byte // read once: the line counts and the image
 	if fi.Mode().IsRegular() && fi.Size() <= lineLimit {
-		if b, err := readAll(z, r.e.Path); err == nil && isText(b) {
-			r.before = b
+		if b, err := readAll(z, r.e.Path); err == nil {
+			content = b
+			if isText(b) {
+				r.before = b
+			}
 		}
 	}
 	if z.Versioned {
@@ -225,7 +229,7 @@ func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 		}
 		areas[z.Space] = a
 	}
-	image, n, err := a.keepImage(z, r.e.Path, limit)
+	image, n, err := a.keepImage(z, r.e.Path, limit, content)
 	switch {
 	case err == errImageTooLarge:
 		r.e.NoImage = fmt.Sprintf("larger than journal.max_file_mb (%d MB)", j.s.cfg.Journal.MaxFileMB)
