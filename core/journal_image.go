@@ -15,6 +15,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/spf13/afero"
+
 	"github.com/fileshed/fileshed/core/confine"
 )
 
@@ -102,16 +104,55 @@ func (a *imageArea) mkdir(dir string) error {
 }
 
 // putBytes keeps b, a file's whole content already read, as an object: hashed in memory,
-// and not written again when the area holds that content already (unsealed).
+// not written again when the area holds that content already (unsealed: an object of the
+// same size, as one cut short by a crash is not), else written straight under its name
+// (created, never replaced: put's temporary file and rename when the name is taken).
 func (a *imageArea) putBytes(b []byte) (string, int64, error) {
-	if !a.sealed {
+	var name string
+	if a.sealed {
+		var r [32]byte
+		_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+		name = hex.EncodeToString(r[:])
+	} else {
 		sum := sha256.Sum256(b)
-		name := hex.EncodeToString(sum[:])
-		if fi, err := a.fs.Raw().Stat(objectPath(name)); err == nil {
+		name = hex.EncodeToString(sum[:])
+		if fi, err := a.fs.Raw().Stat(objectPath(name)); err == nil && fi.Size() == int64(len(b)) {
 			return name, fi.Size(), nil
 		}
 	}
-	return a.put(bytes.NewReader(b))
+	final := objectPath(name)
+	if err := a.mkdir(path.Dir(final)); err != nil {
+		return "", 0, err
+	}
+	create := func() (afero.File, error) {
+		return a.fs.OpenFile(final, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	}
+	f, err := create()
+	if errors.Is(err, fs.ErrNotExist) && a.root != nil { // made once, removed since: make it again
+		a.root.dirs.Delete(path.Dir(final))
+		if err = a.mkdir(path.Dir(final)); err == nil {
+			f, err = create()
+		}
+	}
+	if err != nil {
+		return a.put(bytes.NewReader(b)) // taken (cut short, or being written): replaced whole
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = a.fs.Remove(final)
+		return "", 0, err
+	}
+	if !a.sealed {
+		return name, int64(len(b)), nil
+	}
+	fi, err := a.fs.Raw().Stat(final)
+	if err != nil {
+		return "", 0, err
+	}
+	return name, fi.Size(), nil
 }
 
 // put writes r as an object and returns its name and the bytes it holds on disk.
@@ -151,7 +192,7 @@ func (a *imageArea) put(r io.Reader) (string, int64, error) {
 		_ = a.fs.Remove(path.Join("objects", tmp))
 		return "", 0, err
 	}
-	if fi, err := a.fs.Raw().Stat(final); err == nil && !a.sealed {
+	if fi, err := a.fs.Raw().Stat(final); err == nil && !a.sealed && fi.Size() == n {
 		_ = a.fs.Remove(path.Join("objects", tmp)) // the same content is kept already
 		return name, fi.Size(), nil
 	}
