@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -261,7 +262,12 @@ func readAll(z *Zone, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, lineLimit+1))
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() <= lineLimit {
+		buf.Grow(int(fi.Size()) + bytes.MinRead) // one read, and the one that says the end
+	}
+	_, err = buf.ReadFrom(io.LimitReader(f, lineLimit+1))
+	b := buf.Bytes()
 	if err == nil && len(b) > lineLimit {
 		return nil, errImageTooLarge
 	}
