@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -19,11 +20,13 @@ import (
 
 // The change journal (issue 36): every change the write transaction applies is one row per
 // path in the state database, written pending before the change runs (with its
-// before-image already kept) and settled after it (tx.go's Apply). So a server killed
-// between the two leaves a pending row beside a change that may or may not have happened,
-// and the recovery (journal_recover.go) tells which by the path's identity: the same as
-// before, nothing happened and the row goes; another, the change happened and the row
-// stays. Never a row without its change, never a change without its row.
+// before-image already kept) and settled after it (tx.go's Apply): with the SQLite state
+// the settlement is queued and written in batches, before any read of the journal
+// (store.JournalSettleLater). So a server killed between the two leaves a pending row
+// beside a change that may or may not have happened, and the recovery (journal_recover.go)
+// tells which by the path's identity: the same as before, nothing happened and the row
+// goes; another, the change happened and the row stays. Never a row without its change,
+// never a change without its row.
 //
 // Uploads are not journaled (read-only to the model, a conversation's own files).
 
@@ -214,9 +217,13 @@ func (j *txJournal) begin() error {
 // line counts.
 func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 	z := r.z
+	var content []byte // read once: the line counts and the image
 	if fi.Mode().IsRegular() && fi.Size() <= lineLimit {
-		if b, err := readAll(z, r.e.Path); err == nil && isText(b) {
-			r.before = b
+		if b, err := readAll(z, r.e.Path); err == nil {
+			content = b
+			if isText(b) {
+				r.before = b
+			}
 		}
 	}
 	if z.Versioned {
@@ -234,7 +241,7 @@ func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 		}
 		areas[z.Space] = a
 	}
-	image, n, err := a.keepImage(z, r.e.Path, limit)
+	image, n, err := a.keepImage(z, r.e.Path, limit, content)
 	switch {
 	case err == errImageTooLarge:
 		r.e.NoImage = fmt.Sprintf("larger than journal.max_file_mb (%d MB)", j.s.cfg.Journal.MaxFileMB)
@@ -266,7 +273,12 @@ func readAll(z *Zone, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, lineLimit+1))
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() <= lineLimit {
+		buf.Grow(int(fi.Size()) + bytes.MinRead) // one read, and the one that says the end
+	}
+	_, err = buf.ReadFrom(io.LimitReader(f, lineLimit+1))
+	b := buf.Bytes()
 	if err == nil && len(b) > lineLimit {
 		return nil, errImageTooLarge
 	}
@@ -319,7 +331,15 @@ func (j *txJournal) settle(hash string, ch Change, ferr error) {
 		j.countLines(r, fi)
 		done = append(done, r.e)
 	}
-	if err := j.s.db.JournalSettle(j.ctx, j.batch, done, drop, add); err != nil {
+	// Queued (store.JournalSettleLater: written in batches, before any read of the journal),
+	// unless rows are added: their ids must follow the changes' order.
+	var err error
+	if len(add) == 0 {
+		err = j.s.db.JournalSettleLater(j.ctx, j.batch, done, drop)
+	} else {
+		err = j.s.db.JournalSettle(j.ctx, j.batch, done, drop, add)
+	}
+	if err != nil {
 		// The rows stay pending: the recovery settles them from the disk.
 		slog.Warn("journal: settle", "err", err)
 		return

@@ -34,6 +34,8 @@ type journalState struct {
 	// evicted counts the images dropped for room, kept the bytes of the images this
 	// process kept (metrics).
 	evicted, kept int64
+	// areas are the journal areas kept open (journal_area.go).
+	areas openAreas
 }
 
 // evictSoon notes the images recs kept and prunes their owners when due.

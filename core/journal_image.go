@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/spf13/afero"
 
 	"github.com/fileshed/fileshed/core/confine"
 )
@@ -50,20 +53,31 @@ type imageArea struct {
 	fs *confine.Fs
 	// sealed: written encrypted, named at random.
 	sealed bool
+	// root is the area as the service keeps it open (journal_area.go); nil when this one
+	// was opened for the caller alone, and Close closes it.
+	root *areaRoot
 }
 
-// openArea opens the journal area of z's owner, sealed like z (Close it).
+// openArea opens the journal area of z's owner, sealed like z (Close it): the one the
+// service keeps open for the owner (openRoot).
 func (s *Service) openArea(z *Zone) (*imageArea, error) {
-	fsys, err := confine.New(s.Layout().JournalArea(z.Owner.ID))
+	root, fsys, err := s.openRoot(s.Layout().JournalArea(z.Owner.ID))
 	if err != nil {
 		return nil, err
 	}
+	if root != nil {
+		fsys = root.fs.Raw() // the shared root, with z's seal for this caller alone
+	}
 	fsys.ShareSeal(z.Fs)
-	return &imageArea{fs: fsys, sealed: z.Fs.Sealed()}, nil
+	return &imageArea{fs: fsys, sealed: z.Fs.Sealed(), root: root}, nil
 }
 
-// Close releases the area.
-func (a *imageArea) Close() { _ = a.fs.Close() }
+// Close releases the area (the service's open root stays open).
+func (a *imageArea) Close() {
+	if a.root == nil {
+		_ = a.fs.Close()
+	}
+}
 
 // objectPath is where the object name lives.
 func objectPath(name string) string {
@@ -73,19 +87,93 @@ func objectPath(name string) string {
 	return path.Join("objects", name[:2], name)
 }
 
+// mkdir makes the folder dir of the area (0700) unless it was made or seen already.
+func (a *imageArea) mkdir(dir string) error {
+	if a.root != nil {
+		if _, ok := a.root.dirs.Load(dir); ok {
+			return nil
+		}
+	}
+	if err := a.fs.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if a.root != nil {
+		a.root.dirs.Store(dir, true)
+	}
+	return nil
+}
+
+// putBytes keeps b, a file's whole content already read, as an object: hashed in memory,
+// not written again when the area holds that content already (unsealed: an object of the
+// same size, as one cut short by a crash is not), else written straight under its name
+// (created, never replaced: put's temporary file and rename when the name is taken).
+func (a *imageArea) putBytes(b []byte) (string, int64, error) {
+	var name string
+	if a.sealed {
+		var r [32]byte
+		_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+		name = hex.EncodeToString(r[:])
+	} else {
+		sum := sha256.Sum256(b)
+		name = hex.EncodeToString(sum[:])
+		if fi, err := a.fs.Raw().Stat(objectPath(name)); err == nil && fi.Size() == int64(len(b)) {
+			return name, fi.Size(), nil
+		}
+	}
+	final := objectPath(name)
+	if err := a.mkdir(path.Dir(final)); err != nil {
+		return "", 0, err
+	}
+	create := func() (afero.File, error) {
+		return a.fs.OpenFile(final, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	}
+	f, err := create()
+	if errors.Is(err, fs.ErrNotExist) && a.root != nil { // made once, removed since: make it again
+		a.root.dirs.Delete(path.Dir(final))
+		if err = a.mkdir(path.Dir(final)); err == nil {
+			f, err = create()
+		}
+	}
+	if err != nil {
+		return a.put(bytes.NewReader(b)) // taken (cut short, or being written): replaced whole
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = a.fs.Remove(final)
+		return "", 0, err
+	}
+	if !a.sealed {
+		return name, int64(len(b)), nil
+	}
+	fi, err := a.fs.Raw().Stat(final)
+	if err != nil {
+		return "", 0, err
+	}
+	return name, fi.Size(), nil
+}
+
 // put writes r as an object and returns its name and the bytes it holds on disk.
 func (a *imageArea) put(r io.Reader) (string, int64, error) {
 	tmp, release := confine.HoldTemp()
 	defer release()
-	if err := a.fs.MkdirAll("objects", 0o700); err != nil {
+	if err := a.mkdir("objects"); err != nil {
 		return "", 0, err
 	}
 	f, err := a.fs.OpenFile(path.Join("objects", tmp), os.O_CREATE|os.O_WRONLY|os.O_EXCL|os.O_TRUNC, 0o600)
+	if errors.Is(err, fs.ErrNotExist) && a.root != nil { // made once, removed since: make it again
+		a.root.dirs.Delete("objects")
+		if err = a.mkdir("objects"); err == nil {
+			f, err = a.fs.OpenFile(path.Join("objects", tmp), os.O_CREATE|os.O_WRONLY|os.O_EXCL|os.O_TRUNC, 0o600)
+		}
+	}
 	if err != nil {
 		return "", 0, err
 	}
 	var h hash.Hash = sha256.New()
-	_, err = io.Copy(io.MultiWriter(f, h), r)
+	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -100,17 +188,27 @@ func (a *imageArea) put(r io.Reader) (string, int64, error) {
 		name = hex.EncodeToString(b[:])
 	}
 	final := objectPath(name)
-	if err := a.fs.MkdirAll(path.Dir(final), 0o700); err != nil {
+	if err := a.mkdir(path.Dir(final)); err != nil {
 		_ = a.fs.Remove(path.Join("objects", tmp))
 		return "", 0, err
 	}
-	if fi, err := a.fs.Raw().Stat(final); err == nil && !a.sealed {
+	if fi, err := a.fs.Raw().Stat(final); err == nil && !a.sealed && fi.Size() == n {
 		_ = a.fs.Remove(path.Join("objects", tmp)) // the same content is kept already
 		return name, fi.Size(), nil
 	}
-	if err := a.fs.Rename(path.Join("objects", tmp), final); err != nil {
+	err = a.fs.Rename(path.Join("objects", tmp), final)
+	if errors.Is(err, fs.ErrNotExist) && a.root != nil { // made once, removed since: make it again
+		a.root.dirs.Delete(path.Dir(final))
+		if err = a.mkdir(path.Dir(final)); err == nil {
+			err = a.fs.Rename(path.Join("objects", tmp), final)
+		}
+	}
+	if err != nil {
 		_ = a.fs.Remove(path.Join("objects", tmp))
 		return "", 0, err
+	}
+	if !a.sealed {
+		return name, n, nil // the bytes as written
 	}
 	fi, err := a.fs.Raw().Stat(final)
 	if err != nil {
@@ -128,7 +226,10 @@ var errImageTooLarge = errors.New("larger than journal.max_file_mb")
 // keepImage keeps the before-image of rel in z: an object for a regular file, a manifest
 // for a folder or a link. limit bounds the bytes of the files kept (journal.max_file_mb,
 // for one file or a whole folder). It returns the image and the bytes it holds.
-func (a *imageArea) keepImage(z *Zone, rel string, limit int64) (string, int64, error) {
+//
+// content is the file's whole plaintext when the caller read it already (nil: read here);
+// it is used only when rel is a regular file itself, not a link to one.
+func (a *imageArea) keepImage(z *Zone, rel string, limit int64, content []byte) (string, int64, error) {
 	fi, _, err := z.Fs.LstatIfPossible(rel)
 	if err != nil {
 		return "", 0, err
@@ -137,7 +238,13 @@ func (a *imageArea) keepImage(z *Zone, rel string, limit int64) (string, int64, 
 		if fi.Size() > limit {
 			return "", 0, errImageTooLarge
 		}
-		name, n, err := a.putFile(z, rel)
+		var name string
+		var n int64
+		if content != nil && int64(len(content)) == fi.Size() {
+			name, n, err = a.putBytes(content)
+		} else {
+			name, n, err = a.putFile(z, rel)
+		}
 		return imageCAS + name, n, err
 	}
 	var entries []treeEntry

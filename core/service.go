@@ -215,6 +215,7 @@ func (s *Service) Close() error {
 	_ = os.RemoveAll(s.startDir()) // no call in flight: its decrypted copies are done
 	s.stopAudit()
 	s.closeRepos()
+	s.closeAreas()
 	if l, ok := s.locks.(io.Closer); ok {
 		l.Close()
 	}

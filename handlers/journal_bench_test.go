@@ -25,7 +25,7 @@ func BenchmarkJournalOverhead(b *testing.B) {
 	for _, zone := range []string{"storage", "documents"} {
 		b.Run(zone+"_1KB_overwrite", func(b *testing.B) {
 			var ops []timed
-			for _, name := range []string{"on", "off"} {
+			for _, name := range journalSides() {
 				post := poster(b, servers[name], "shed_create_file")
 				call := func(i int) {
 					post(`{"zone":"` + zone + `","path":"w/f` + fmt.Sprint(i%50) + `.txt","overwrite":true,"content":"` + fmt.Sprint(i) + chunk + `"}`)
@@ -40,7 +40,7 @@ func BenchmarkJournalOverhead(b *testing.B) {
 	}
 	b.Run("tar_xf", func(b *testing.B) {
 		var ops []timed
-		for _, name := range []string{"on", "off"} {
+		for _, name := range journalSides() {
 			e := servers[name]
 			writeTar(b, filepath.Join(e.base, storageDir, "t.tar"), *tarFiles)
 			post := poster(b, e, "shed_exec")
@@ -54,6 +54,19 @@ func BenchmarkJournalOverhead(b *testing.B) {
 		}
 		latencies(b, ops...)
 	})
+}
+
+// journalSide runs BenchmarkJournalOverhead's calls on one server only (-journalside on or
+// off), so that a profile or a count of system calls (strace -c) tells one side's cost
+// per call; "" runs both, interleaved.
+var journalSide = flag.String("journalside", "", "on or off: run BenchmarkJournalOverhead on that server only")
+
+// journalSides are the servers BenchmarkJournalOverhead calls (-journalside).
+func journalSides() []string {
+	if *journalSide != "" {
+		return []string{*journalSide}
+	}
+	return []string{"on", "off"}
 }
 
 // tarFiles is the number of files of BenchmarkJournalOverhead's tar (-tarfiles).

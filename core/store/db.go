@@ -50,6 +50,8 @@ const connIdle = 2 * time.Minute
 type DB struct {
 	conn // statements on the pool, each bounded by stmtTimeout
 	sql  *sql.DB
+	// journal queues the journal's settlements (journal_queue.go).
+	journal journalQueue
 }
 
 // Source is where the state database lives: Driver SQLite (or "") with the file Path, or
@@ -192,6 +194,7 @@ func (d *DB) Ping(ctx context.Context) error { return d.sql.PingContext(ctx) }
 
 // Close closes the database. Calls in flight finish first (database/sql semantics).
 func (d *DB) Close() error {
+	d.closeJournal()
 	return d.sql.Close()
 }
 

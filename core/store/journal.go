@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,20 +83,12 @@ func scanJournal(rs interface{ Scan(...any) error }) (JournalEntry, error) {
 	return e, err
 }
 
-// insertJournal inserts rows in chunks, inside tx.
-func insertJournal(ctx context.Context, tx conn, rows []JournalEntry) error {
-	for start := 0; start < len(rows); start += journalChunk {
-		chunk := rows[start:min(start+journalChunk, len(rows))]
+// insertSQL[k] is the INSERT of k rows (1 to journalChunk).
+var insertSQL = func() (out [journalChunk + 1]string) {
+	for k := 1; k <= journalChunk; k++ {
 		var b strings.Builder
 		b.WriteString(`INSERT INTO journal (` + journalColumns + `) VALUES `)
-		args := make([]any, 0, len(chunk)*journalArity)
-		for i, e := range chunk {
-			if err := e.Owner.validate(); err != nil {
-				return err
-			}
-			if e.Batch == "" || e.UserID == "" {
-				return errors.New("store: a journal row needs a batch and a user")
-			}
+		for i := range k {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -104,24 +97,61 @@ func insertJournal(ctx context.Context, tx conn, rows []JournalEntry) error {
 				if j > 0 {
 					b.WriteByte(',')
 				}
-				fmt.Fprintf(&b, "$%d", len(args)+j+1)
+				fmt.Fprintf(&b, "$%d", i*journalArity+j+1)
 			}
 			b.WriteByte(')')
+		}
+		out[k] = b.String()
+	}
+	return out
+}()
+
+// checkRows refuses rows without a batch, a user or a valid owner.
+func checkRows(rows []JournalEntry) error {
+	for _, e := range rows {
+		if err := e.Owner.validate(); err != nil {
+			return err
+		}
+		if e.Batch == "" || e.UserID == "" {
+			return errors.New("store: a journal row needs a batch and a user")
+		}
+	}
+	return nil
+}
+
+// insertJournal inserts rows in chunks through c.
+func insertJournal(ctx context.Context, c conn, rows []JournalEntry) error {
+	if err := checkRows(rows); err != nil {
+		return err
+	}
+	for start := 0; start < len(rows); start += journalChunk {
+		chunk := rows[start:min(start+journalChunk, len(rows))]
+		args := make([]any, 0, len(chunk)*journalArity)
+		for _, e := range chunk {
 			args = append(args, e.values()...)
 		}
-		if _, err := tx.exec(ctx, b.String(), args...); err != nil {
+		if _, err := c.exec(ctx, insertSQL[len(chunk)], args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// JournalBegin writes rows (pending, or settled) in one transaction.
+// JournalBegin writes rows (pending, or settled), all or none: up to journalChunk rows as
+// one statement, which needs no transaction of its own (one row, a change's pending row on
+// every write, through a prepared statement), more in one transaction.
 func (d *DB) JournalBegin(ctx context.Context, rows []JournalEntry) error {
-	if len(rows) == 0 {
-		return nil
+	err := checkRows(rows)
+	switch {
+	case err != nil || len(rows) == 0:
+	case len(rows) == 1:
+		err = d.insertOne(ctx, rows[0])
+	case len(rows) <= journalChunk:
+		err = insertJournal(ctx, d.conn, rows)
+	default:
+		err = d.inTx(ctx, func(ctx context.Context, tx conn) error { return insertJournal(ctx, tx, rows) })
 	}
-	if err := d.inTx(ctx, func(ctx context.Context, tx conn) error { return insertJournal(ctx, tx, rows) }); err != nil {
+	if err != nil {
 		return fmt.Errorf("store: write journal: %w", err)
 	}
 	return nil
@@ -130,28 +160,55 @@ func (d *DB) JournalBegin(ctx context.Context, rows []JournalEntry) error {
 // JournalSettle settles the pending rows of batch in one transaction: each of done is
 // marked done with its after fields (sizes, lines, commit, image, identity), the rows
 // numbered drop are deleted (their change did not happen), and add are inserted settled (a
-// command's or an addition's paths, which replace their pending placeholder in drop).
+// command's or an addition's paths, which replace their pending placeholder in drop). The
+// settlements queued before it (JournalSettleLater) are written first.
 func (d *DB) JournalSettle(ctx context.Context, batch string, done []JournalEntry, drop []int, add []JournalEntry) error {
-	err := d.inTx(ctx, func(ctx context.Context, tx conn) error {
-		for _, e := range done {
-			if _, err := tx.exec(ctx, `UPDATE journal SET state = 'done', bytes_after = $3, lines_added = $4,
-				lines_removed = $5, commit_id = $6, image = $7, image_bytes = $8, no_image = $9, after_ident = $10,
-				is_dir = $11 WHERE batch = $1 AND n = $2`, batch, e.N, e.BytesAfter, e.LinesAdded, e.LinesRemoved,
-				e.Commit, e.Image, e.ImageBytes, e.NoImage, e.AfterIdent, e.Dir); err != nil {
-				return err
-			}
-		}
-		for _, n := range drop {
-			if _, err := tx.exec(ctx, `DELETE FROM journal WHERE batch = $1 AND n = $2`, batch, n); err != nil {
-				return err
-			}
-		}
-		return insertJournal(ctx, tx, add)
-	})
+	d.flushJournal()
+	err := d.inTx(ctx, func(ctx context.Context, tx conn) error { return settleRows(ctx, tx, batch, done, drop, add) })
 	if err != nil {
 		return fmt.Errorf("store: settle journal: %w", err)
 	}
 	return nil
+}
+
+// settleSQL marks row n of a batch done. An image the row lost while its settlement was
+// queued (evicted: JournalDropImage) is not brought back.
+const settleSQL = `UPDATE journal SET state = 'done', bytes_after = $3, lines_added = $4, lines_removed = $5,
+	commit_id = $6, image = CASE WHEN image = '' AND no_image <> '' THEN image ELSE $7 END,
+	image_bytes = CASE WHEN image = '' AND no_image <> '' THEN image_bytes ELSE $8 END,
+	no_image = CASE WHEN image = '' AND no_image <> '' THEN no_image ELSE $9 END, after_ident = $10,
+	is_dir = $11 WHERE batch = $1 AND n = $2`
+
+// settleRows is JournalSettle inside the transaction tx; several rows done share one
+// prepared UPDATE.
+func settleRows(ctx context.Context, tx conn, batch string, done []JournalEntry, drop []int, add []JournalEntry) error {
+	update := func(args ...any) error {
+		_, err := tx.exec(ctx, settleSQL, args...)
+		return err
+	}
+	if t, ok := tx.x.(*sql.Tx); ok && len(done) > 1 {
+		st, err := t.PrepareContext(ctx, settleSQL)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		update = func(args ...any) error {
+			_, err := st.ExecContext(ctx, tx.dialect.args(args)...)
+			return err
+		}
+	}
+	for _, e := range done {
+		if err := update(batch, e.N, e.BytesAfter, e.LinesAdded, e.LinesRemoved, e.Commit, e.Image, e.ImageBytes,
+			e.NoImage, e.AfterIdent, e.Dir); err != nil {
+			return err
+		}
+	}
+	for _, n := range drop {
+		if _, err := tx.exec(ctx, `DELETE FROM journal WHERE batch = $1 AND n = $2`, batch, n); err != nil {
+			return err
+		}
+	}
+	return insertJournal(ctx, tx, add)
 }
 
 // JournalPending lists the pending rows written by replica ("" = by any), oldest first.
@@ -250,6 +307,7 @@ type JournalImage struct {
 // JournalImages lists the images o's rows name in its journal area (cas: and tree:), the
 // least recently named first.
 func (d *DB) JournalImages(ctx context.Context, o Owner) ([]JournalImage, error) {
+	d.flushJournal()
 	rs, err := d.query(ctx, `SELECT image, MAX(image_bytes), MAX(at_us) FROM journal WHERE owner_kind = $1 AND owner_id = $2
 		AND (substr(image, 1, 4) = 'cas:' OR substr(image, 1, 5) = 'tree:') GROUP BY image ORDER BY MAX(at_us), image`, o.Kind, o.ID)
 	if err != nil {
@@ -278,8 +336,10 @@ func (d *DB) JournalDropImage(ctx context.Context, o Owner, image, why string) e
 	return nil
 }
 
-// journalRows runs `SELECT id, journalColumns FROM journal WHERE where`.
+// journalRows runs `SELECT id, journalColumns FROM journal WHERE where`, once the queued
+// settlements are written.
 func (d *DB) journalRows(ctx context.Context, where string, args ...any) ([]JournalEntry, error) {
+	d.flushJournal()
 	rs, err := d.query(ctx, `SELECT id, `+journalColumns+` FROM journal WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read journal: %w", err)
