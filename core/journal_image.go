@@ -58,8 +58,8 @@ func (s *Service) openArea(z *Zone) (*imageArea, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys.ShareSeal(z.Fs)
-	return &imageArea{fs: fsys, sealed: z.Fs.Sealed()}, nil
+	fsys.ShareSeal(z.fs)
+	return &imageArea{fs: fsys, sealed: z.fs.Sealed()}, nil
 }
 
 // Close releases the area.
@@ -129,7 +129,7 @@ var errImageTooLarge = errors.New("larger than journal.max_file_mb")
 // for a folder or a link. limit bounds the bytes of the files kept (journal.max_file_mb,
 // for one file or a whole folder). It returns the image and the bytes it holds.
 func (a *imageArea) keepImage(z *Zone, rel string, limit int64) (string, int64, error) {
-	fi, _, err := z.Fs.LstatIfPossible(rel)
+	fi, _, err := z.fs.LstatIfPossible(rel)
 	if err != nil {
 		return "", 0, err
 	}
@@ -144,20 +144,20 @@ func (a *imageArea) keepImage(z *Zone, rel string, limit int64) (string, int64, 
 	var total, kept int64
 	var walk func(rel, below string) error
 	walk = func(rel, below string) error {
-		fi, _, err := z.Fs.LstatIfPossible(rel)
+		fi, _, err := z.fs.LstatIfPossible(rel)
 		if err != nil {
 			return err
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := z.Fs.ReadlinkIfPossible(rel)
+			target, err := z.fs.ReadlinkIfPossible(rel)
 			if err != nil {
 				return err
 			}
 			entries = append(entries, treeEntry{Path: below, Kind: "l", Link: target})
 		case fi.IsDir():
 			entries = append(entries, treeEntry{Path: below, Kind: "d"})
-			f, err := z.Fs.Open(rel)
+			f, err := z.fs.Open(rel)
 			if err != nil {
 				return err
 			}
@@ -201,7 +201,7 @@ func (a *imageArea) keepImage(z *Zone, rel string, limit int64) (string, int64, 
 // putFile keeps the file rel of z as an object (read through z: plaintext, sealed again by
 // the area when z is sealed).
 func (a *imageArea) putFile(z *Zone, rel string) (string, int64, error) {
-	f, err := z.Fs.Open(rel)
+	f, err := z.fs.Open(rel)
 	if err != nil {
 		return "", 0, err
 	}
