@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ var _ = vcs.HistoryDir
 func f(fs *confine.Fs, a afero.Fs, z *core.Zone, r *os.Root, af afero.File, base, id string, flag int) {
 	_ = os.WriteFile("x", nil, 0o600) // want write
 	_ = fs.Remove("x") // want write
-	_ = z.Fs.Rename("a", "b") // want write
+	_, _ = z.Fs().Open("x")
 	_, _ = a.OpenFile("x", os.O_RDWR|os.O_CREATE, 0) // want write
 	_, _ = a.OpenFile("x", os.O_RDONLY, 0)
 	_, _ = fs.OpenFile("x", flag, 0) // want write
@@ -55,6 +56,68 @@ func f(fs *confine.Fs, a afero.Fs, z *core.Zone, r *os.Root, af afero.File, base
 	_ = core.LayoutOf(base).User(id)
 }
 `
+
+// plantedWrites is a family's file writing through the read-only faces of file systems the
+// kernel hands out (a zone's, a mirror's): each marked line must not compile.
+const plantedWrites = `package planted
+
+import (
+	"os"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+func f(z *core.Zone, m *core.Mirror) {
+	fs := z.Fs()
+	_ = fs.Remove("x") // want compile
+	_ = z.Fs().Rename("a", "b") // want compile
+	_, _ = fs.OpenFile("x", os.O_RDWR, 0) // want compile
+	_, _ = fs.Create("x") // want compile
+	_ = fs.MkdirAll("d", 0o700) // want compile
+	_, _ = fs.WriteAtomic("x", nil, 0o600) // want compile
+	_ = fs.SymlinkIfPossible("a", "b") // want compile
+	_ = fs.Chmod("x", 0o600) // want compile
+	_ = z.fs.Remove("x") // want compile
+	_ = fs.f.Remove("x") // want compile
+	_ = m.ReadFs().RemoveAll("x") // want compile
+	_, _ = fs.Open("x")
+	_, _, _ = fs.LstatIfPossible("x")
+	_, _ = fs.OpenNoBlock("x", false)
+	_, _ = fs.Afero().Stat("x")
+	_, _ = m.ReadFs().Stat("x")
+}
+`
+
+// TestFamiliesCannotWriteThroughZoneFs: the file system a family reaches through a zone
+// (Zone.Fs) a mirror's (Mirror.ReadFs) has no write method and hides the writable one, so
+// each planted write is a compile error, and the reads next to them compile.
+func TestFamiliesCannotWriteThroughZoneFs(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted_writes.go", plantedWrites, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	conf := types.Config{Importer: exportImporter(t), Error: func(err error) {
+		if te, ok := err.(types.Error); ok {
+			if line := fset.Position(te.Pos).Line; !slices.Contains(got, line) {
+				got = append(got, line)
+			}
+			t.Logf("%v", err)
+		}
+	}}
+	_, _ = conf.Check(module+"/tools/planted", fset, []*ast.File{f}, nil)
+	var want []int
+	for i, line := range strings.Split(plantedWrites, "\n") {
+		if strings.HasSuffix(line, "// want compile") {
+			want = append(want, i+1)
+		}
+	}
+	slices.Sort(got)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("compile errors on lines %v, planted writes on %v", got, want)
+	}
+}
 
 // TestRulesCatchPlantedViolations: each rule of the rules tests finds exactly the planted
 // violations of its kind, and none of the allowed neighbours.

@@ -45,7 +45,7 @@ func ScanTree(z *Zone, rel string, fi fs.FileInfo) (TreeInfo, error) {
 		}
 		switch m := fi.Mode(); {
 		case m&fs.ModeSymlink != 0:
-			if _, err := z.Fs.Confined(rel); err != nil {
+			if _, err := z.fs.Confined(rel); err != nil {
 				return Errf(PathEscape, "%s is a symbolic link pointing outside the %s zone", rel, z.Label).
 					With("path", rel).With("zone", z.Label).Because(err).
 					WithHint("Bridges never follow links out of a zone: copy the files themselves, or remove the link with shed_delete")
@@ -64,7 +64,7 @@ func ScanTree(z *Zone, rel string, fi fs.FileInfo) (TreeInfo, error) {
 			return Errf(NotAFile, "%s is not a regular file (a %s)", rel, FileKind(m)).With("path", rel).With("zone", z.Label).
 				WithHint("Only regular files and folders can be moved or copied: remove it with shed_delete")
 		}
-		d, err := z.Fs.Open(rel)
+		d, err := z.fs.Open(rel)
 		if err != nil {
 			return WriteError(err, z, rel)
 		}
@@ -104,7 +104,7 @@ func ScanTree(z *Zone, rel string, fi fs.FileInfo) (TreeInfo, error) {
 
 // Recodes reports whether moving from src to dst is a copy then a removal: between an
 // encrypted zone and a plain one, the files are decrypted or encrypted on the way.
-func Recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.Fs, dst.Fs) }
+func Recodes(move bool, src, dst *Zone) bool { return move && !confine.SameSeal(src.fs, dst.fs) }
 
 // Carry puts the scanned tree t at srcRel of src to destRel of dst (shown: dest as the
 // model gave it): moved in one rename, or copied into a staging name and renamed into
@@ -117,7 +117,7 @@ func Carry(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone,
 	if dir == "." {
 		dir = ""
 	}
-	if err := dst.Fs.MkdirAll(dir, 0o700); err != nil {
+	if err := dst.fs.MkdirAll(dir, 0o700); err != nil {
 		return 0, WriteError(err, dst, shown)
 	}
 	from, fromRel, written := src, srcRel, int64(0)
@@ -134,9 +134,9 @@ func Carry(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone,
 		}
 		from, fromRel, written = dst, stage, n
 	}
-	if err := from.Fs.MoveTo(fromRel, dst.Fs, destRel, !replace); err != nil {
+	if err := from.fs.MoveTo(fromRel, dst.fs, destRel, !replace); err != nil {
 		if !move {
-			_ = dst.Fs.RemoveAll(fromRel)
+			_ = dst.fs.RemoveAll(fromRel)
 		}
 		if errors.Is(err, fs.ErrExist) {
 			return 0, DestExists(dst, shown, t.Dir, false)
@@ -144,7 +144,7 @@ func Carry(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Zone,
 		return 0, WriteError(err, dst, shown)
 	}
 	if recode {
-		if err := src.Fs.RemoveAll(srcRel); err != nil {
+		if err := src.fs.RemoveAll(srcRel); err != nil {
 			return 0, WriteError(err, src, srcRel)
 		}
 		written = 0
@@ -161,7 +161,7 @@ func stageCopy(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Z
 	var written int64
 	err := func() error {
 		if t.Dir {
-			if err := dst.Fs.Mkdir(stage, 0o700); err != nil {
+			if err := dst.fs.Mkdir(stage, 0o700); err != nil {
 				return WriteError(err, dst, stage)
 			}
 		}
@@ -172,7 +172,7 @@ func stageCopy(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Z
 			target := stage
 			if t.Dir {
 				target = path.Join(stage, f[len(srcRel)+1:])
-				if err := dst.Fs.MkdirAll(path.Dir(target), 0o700); err != nil {
+				if err := dst.fs.MkdirAll(path.Dir(target), 0o700); err != nil {
 					return WriteError(err, dst, f)
 				}
 			}
@@ -185,7 +185,7 @@ func stageCopy(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Z
 		return nil
 	}()
 	if err != nil {
-		_ = dst.Fs.RemoveAll(stage)
+		_ = dst.fs.RemoveAll(stage)
 		return 0, err
 	}
 	return written, nil
@@ -194,7 +194,7 @@ func stageCopy(ctx context.Context, src *Zone, srcRel string, t TreeInfo, dst *Z
 // stageFile streams at most size bytes of the regular file rel of src into target of dst
 // through the atomic write path.
 func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int64, error) {
-	f, err := src.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := src.fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, WriteError(err, src, rel)
 	}
@@ -203,7 +203,7 @@ func stageFile(src *Zone, rel string, size int64, dst *Zone, target string) (int
 		return 0, Errf(NotAFile, "%s is no longer a regular file", rel).With("path", rel).With("zone", src.Label).
 			WithHint("Something changed the file during the copy: check it with shed_tree and retry")
 	}
-	n, err := dst.Fs.WriteAtomic(target, io.LimitReader(f, size), 0o600)
+	n, err := dst.fs.WriteAtomic(target, io.LimitReader(f, size), 0o600)
 	if err != nil {
 		return 0, WriteError(err, dst, rel)
 	}

@@ -129,7 +129,7 @@ func (s *Service) BeginCommand(ctx context.Context, c Caller, z *Zone, cmd Comma
 // as measured before the command, what the owner's quota has left then, and what the writes
 // beside the command added so far (theirs, not the command's).
 func (cx *CommandTx) Watch() (dir string, before, budget Amount, others func() Amount) {
-	return cx.z.Fs.Dir(), cx.q.before.Usage(), Sub(cx.q.limit, cx.q.used), cx.q.beside.Grown
+	return cx.z.fs.Dir(), cx.q.before.Usage(), Sub(cx.q.limit, cx.q.used), cx.q.beside.Grown
 }
 
 // Finish settles the command once it ended: ran says it started (else nothing changed and
@@ -166,7 +166,7 @@ func (cx *CommandTx) Finish(ran, killed bool, peak Amount) ([]RevertedFile, erro
 			if l != nil {
 				restoreVersions(l, z, restore, &undone)
 			}
-			if again, err := TakeSnapshot(z.Fs.Dir()); err == nil {
+			if again, err := TakeSnapshot(z.fs.Dir()); err == nil {
 				q.settle(again)
 			}
 			over = q.overQuota(cx.cmd.Name, peak, undone)

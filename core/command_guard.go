@@ -48,7 +48,7 @@ func (g *guard) apply(l *vcs.Locked) ([]RevertedFile, Snapshot, error) {
 			firstErr = err
 		}
 	}
-	after, err := TakeSnapshot(g.z.Fs.Dir())
+	after, err := TakeSnapshot(g.z.fs.Dir())
 	if err == nil {
 		before := g.before
 		if g.dead {
@@ -56,7 +56,7 @@ func (g *guard) apply(l *vcs.Locked) ([]RevertedFile, Snapshot, error) {
 		}
 		if swept := SweepProtected(g.z, before, after); len(swept) > 0 {
 			reverted = append(reverted, swept...)
-			after, err = TakeSnapshot(g.z.Fs.Dir())
+			after, err = TakeSnapshot(g.z.fs.Dir())
 		}
 	}
 	if err != nil {

@@ -123,14 +123,14 @@ func (g *lockGuard) take() error {
 
 // copyOut copies the regular file p of z to the host path dst.
 func copyOut(z *Zone, p, dst string) error {
-	fi, _, err := z.Fs.LstatIfPossible(p)
+	fi, _, err := z.fs.LstatIfPossible(p)
 	if err != nil {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
 		return fs.ErrNotExist // a folder or a link: the lock protects no content here
 	}
-	src, err := z.Fs.Open(p)
+	src, err := z.fs.Open(p)
 	if err != nil {
 		return err
 	}
@@ -165,12 +165,12 @@ func (g *lockGuard) restore(l *vcs.Locked) ([]RevertedFile, error) {
 			if serr != nil || same {
 				continue // not in HEAD (nothing to put back), or unchanged
 			}
-			err = putBack(l, g.z.Fs, p, Version{})
+			err = putBack(l, g.z.fs, p, Version{})
 		} else {
 			if sameContent(g.z, p, cp) || g.beside.LeftAsWritten(g.z, p) {
 				continue
 			}
-			err = putBackCopy(g.z.Fs, p, cp)
+			err = putBackCopy(g.z.fs, p, cp)
 		}
 		if err != nil {
 			if firstErr == nil {
@@ -185,7 +185,7 @@ func (g *lockGuard) restore(l *vcs.Locked) ([]RevertedFile, error) {
 
 // sameContent reports whether the zone's file p is a regular file holding the bytes of cp.
 func sameContent(z *Zone, p, cp string) bool {
-	fi, _, err := z.Fs.LstatIfPossible(p)
+	fi, _, err := z.fs.LstatIfPossible(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
@@ -193,7 +193,7 @@ func sameContent(z *Zone, p, cp string) bool {
 	if err != nil || ci.Size() != fi.Size() {
 		return false
 	}
-	a, err := z.Fs.Open(p)
+	a, err := z.fs.Open(p)
 	if err != nil {
 		return false
 	}

@@ -43,12 +43,12 @@ func (s *Service) BeginMirror(ctx context.Context, c Caller, z *Zone) (*CommandM
 // Copy copies the zone decrypted, the files names only (nil: the whole zone), within ctx
 // (TIMEOUT with the number of files copied, the partial copy removed).
 func (cm *CommandMirror) Copy(ctx context.Context, names []string) error {
-	m, err := cm.s.OpenMirrorWithin(ctx, cm.z.Fs, names)
+	m, err := cm.s.OpenMirrorWithin(ctx, cm.z.Fs(), names)
 	if err != nil {
 		return err
 	}
 	mz := *cm.z
-	mz.Fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the copy too
+	mz.fs, mz.Space = m.Fs, m.Root // the lock guard's copies stay in the copy too
 	cm.Mirror, cm.copied = m, &mz
 	return nil
 }

@@ -21,7 +21,7 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	z, err := s.ResolveZone(ctx, bob, "storage", "", true)
 	must(t, err)
 	defer z.Close()
-	if !z.Fs.Sealed() {
+	if !z.fs.Sealed() {
 		t.Fatal("the zone is not sealed")
 	}
 	_, _, err = s.Reconcile(ctx, z.Owner)
@@ -38,7 +38,7 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 
 	// The command made new.txt in the copy, and its measure charged it to the usage; the
 	// deadline ends before the write-back carries it into the zone.
-	put("new.txt", "0123456789")(t, cm.Zone().Fs.Dir())
+	put("new.txt", "0123456789")(t, cm.Zone().fs.Dir())
 	grown := Amount{Bytes: 10, Files: 1}
 	must(t, s.db.Adjust(ctx, z.Owner, grown))
 	before, err := s.db.Usage(ctx, z.Owner)
@@ -54,7 +54,7 @@ func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
 	if d := Sub(before, after); d != grown {
 		t.Errorf("usage went from %+v to %+v: what the deadline kept out was not taken back", before, after)
 	}
-	if _, err := os.Lstat(filepath.Join(z.Fs.Dir(), "new.txt")); err == nil {
+	if _, err := os.Lstat(filepath.Join(z.fs.Dir(), "new.txt")); err == nil {
 		t.Error("new.txt reached the zone after the deadline")
 	}
 	copyDir := cm.Root

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"io"
 	"path"
-
-	"github.com/fileshed/fileshed/core/confine"
 )
 
 // A command's stdout_file/stderr_file (shed_exec, shed_lockedit_exec) is written by the
@@ -31,9 +29,11 @@ type outputResult struct {
 
 var errOverLimit = errors.New("output exceeds the remaining quota")
 
-// StartCommandOutput creates the parents of rel in dir (0700) and starts the atomic writer
-// of at most limit bytes.
-func StartCommandOutput(dir *confine.Fs, rel string, limit int64) (*CommandOutput, error) {
+// StartCommandOutput creates the parents of rel in d (the folder the command runs in: the
+// kernel writes there, the family's view of it is read-only) (0700) and starts the atomic
+// writer of at most limit bytes.
+func StartCommandOutput(d ReadFs, rel string, limit int64) (*CommandOutput, error) {
+	dir := d.f
 	if parent := path.Dir(rel); parent != "." {
 		if err := dir.MkdirAll(parent, 0o700); err != nil {
 			return nil, err
@@ -91,11 +91,12 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// RemoveAdded removes from dir the topmost entries of after (dir measured now) that before
-// did not hold: a command stopped over the quota in a working copy's folder. Errors are
-// ignored: the call answers QUOTA_EXCEEDED either way, and the folder goes whole at save or
-// cancel.
-func (after Snapshot) RemoveAdded(dir *confine.Fs, before Snapshot) {
+// RemoveAdded removes from d (the kernel writes there) the topmost entries of after (d
+// measured now) that before did not hold: a command stopped over the quota in a working
+// copy's folder. Errors are ignored: the call answers QUOTA_EXCEEDED either way, and the
+// folder goes whole at save or cancel.
+func (after Snapshot) RemoveAdded(d ReadFs, before Snapshot) {
+	dir := d.f
 	for rel := range after.Entries {
 		if _, old := before.Entries[rel]; old {
 			continue

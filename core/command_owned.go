@@ -157,9 +157,9 @@ func (g *ownedGuard) restore(l *vcs.Locked) ([]RevertedFile, error) {
 		if reason == "" {
 			continue
 		}
-		err := putBack(l, g.z.Fs, f.rec.Path, f.from)
+		err := putBack(l, g.z.fs, f.rec.Path, f.from)
 		if errors.Is(err, errNoVersion) && f.from.Fixed {
-			err = g.z.Fs.RemoveAll(f.rec.Path) // created beside the command, and contested: no version to trust
+			err = g.z.fs.RemoveAll(f.rec.Path) // created beside the command, and contested: no version to trust
 		}
 		if err != nil {
 			if firstErr == nil {
@@ -228,7 +228,7 @@ func realDirs(z *Zone, dir string, seen map[string]bool) bool {
 	}
 	ok := realDirs(z, path.Dir(dir), seen)
 	if ok {
-		fi, _, err := z.Fs.LstatIfPossible(dir)
+		fi, _, err := z.fs.LstatIfPossible(dir)
 		ok = err == nil && fi.IsDir()
 	}
 	seen[dir] = ok
@@ -302,7 +302,7 @@ func (g *ownedGuard) restoreCompanions(l *vcs.Locked, st *Statter) ([]RevertedFi
 				continue
 			}
 		}
-		if err := g.z.Fs.RemoveAll(cp.rel); err != nil {
+		if err := g.z.fs.RemoveAll(cp.rel); err != nil {
 			return reverted, Errf(ExecutionError, "A file the command wrote beside the protected database %s could not be removed: %s", cp.rec.Path, cp.rel).
 				With("path", cp.rel).Because(err).WithHint("Run shed_info(action='maintenance'), then retry")
 		}

@@ -28,7 +28,7 @@ func BenchmarkGuardCheck(b *testing.B) {
 	defer z.Close()
 	for i := range 10000 {
 		rel := fmt.Sprintf("d%02d/f%03d.txt", i/100, i%100)
-		p := filepath.Join(z.Fs.Dir(), rel)
+		p := filepath.Join(z.fs.Dir(), rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			b.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestGuardPutsBackContestedWrites(t *testing.T) {
 	defer z.Close()
 	disk := filepath.Join(base, "groups", "team", "data")
 	write := func(p, content string) {
-		if _, err := z.Fs.WriteAtomic(p, strings.NewReader(content), 0o600); err != nil {
+		if _, err := z.fs.WriteAtomic(p, strings.NewReader(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

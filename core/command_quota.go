@@ -72,7 +72,7 @@ func (q *cmdQuota) measureBefore() error {
 	if err != nil {
 		return QuotaErr("Cannot read the quota", err)
 	}
-	if q.before, err = TakeSnapshot(q.z.Fs.Dir()); err != nil {
+	if q.before, err = TakeSnapshot(q.z.fs.Dir()); err != nil {
 		return Errf(InternalError, "Cannot measure the %s zone", q.z.Name).Because(err)
 	}
 	q.used, q.start = used, time.Now()

@@ -69,7 +69,7 @@ func (q *cmdQuota) undo(after Snapshot) (rb rolledBack, restore map[string]Versi
 	restore = map[string]Version{}
 	// Names are used as the command wrote them (a backslash or an NFD name is one name
 	// here, which the path rules of z.Fs would rewrite): os.Root keeps them in the zone.
-	root, err := os.OpenRoot(z.Fs.Dir())
+	root, err := os.OpenRoot(z.fs.Dir())
 	if err != nil {
 		return rb, nil
 	}
@@ -160,9 +160,9 @@ func truncateTo(root *os.Root, p string, size int64) bool {
 func restoreVersions(l *vcs.Locked, z *Zone, files map[string]Version, rb *rolledBack) {
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		v := files[p]
-		switch err := putBack(l, z.Fs, p, v); {
+		switch err := putBack(l, z.fs, p, v); {
 		case errors.Is(err, errNoVersion) && v.Fixed:
-			if z.Fs.RemoveAll(p) == nil {
+			if z.fs.RemoveAll(p) == nil {
 				rb.removed = append(rb.removed, p)
 			}
 		case err != nil:

@@ -140,7 +140,7 @@ func commandFixture(t *testing.T, zone string) (*Service, *Zone, string, Caller)
 	z, err := s.ResolveZone(ctx, bob, zone, map[string]string{"group": "team"}[zone], true)
 	must(t, err)
 	t.Cleanup(z.Close)
-	data := z.Fs.Dir()
+	data := z.fs.Dir()
 	files := map[string]string{"notes.md": "v1\n", "locked.md": "locked\n", "d/locked.md": "deep\n"}
 	if zone == "group" {
 		files["alice.md"], files["alice.db"], files["open.md"] = "alice\n", "SQLite format 3\x00", "open\n"

@@ -68,7 +68,7 @@ func (s *Service) sweepCompanions(ctx context.Context, c Caller, z *Zone, rel, s
 	var sizes []int64
 	for _, j := range Journals {
 		p := rel + j
-		fi, _, err := z.Fs.LstatIfPossible(p)
+		fi, _, err := z.fs.LstatIfPossible(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -92,7 +92,7 @@ func (s *Service) sweepCompanions(ctx context.Context, c Caller, z *Zone, rel, s
 	if len(present) == 0 {
 		return nil
 	}
-	host := filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
+	host := filepath.Join(z.fs.Dir(), filepath.FromSlash(rel))
 	if heldByOthers(host, host+"-shm") {
 		return Errf(ExecError, "The database %s is open in another program (a running command)", shown).
 			With("path", shown).With("zone", z.Label).
@@ -108,7 +108,7 @@ func (s *Service) sweepCompanions(ctx context.Context, c Caller, z *Zone, rel, s
 			return Change{}, err
 		}
 		for i, p := range present {
-			err := z.Fs.Remove(p)
+			err := z.fs.Remove(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

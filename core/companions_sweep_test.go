@@ -20,7 +20,7 @@ func sweepFixture(t *testing.T) (*Service, *Zone, string, Caller) {
 	z, err := s.ResolveZone(ctx, bob, "group", "team", true)
 	must(t, err)
 	t.Cleanup(z.Close)
-	data := z.Fs.Dir()
+	data := z.fs.Dir()
 	put("ledger.db", SqliteMagic)(t, data)
 	must(t, s.db.SetOwnership(ctx, store.Ownership{GroupID: "team", Path: "ledger.db", Owner: "alice", Mode: "owner"}))
 	_, err = s.Mutate(ctx, bob, z, "test", "the ledger", func() (Change, error) { return Change{All: true}, nil })

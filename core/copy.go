@@ -42,7 +42,7 @@ type CopyJob struct {
 // transaction checks the rest (locks, ownership, protected paths).
 // A symlink given as the source is refused: its target may be anywhere.
 func (s *Service) PlanCopy(job *CopyJob, srcRel, dstRel, shownSrc string) error {
-	fi, _, err := job.From.Fs.LstatIfPossible(srcRel)
+	fi, _, err := job.From.fs.LstatIfPossible(srcRel)
 	if err != nil {
 		return PathNotFound(err, job.From, shownSrc)
 	}
@@ -64,7 +64,7 @@ func (s *Service) PlanCopy(job *CopyJob, srcRel, dstRel, shownSrc string) error 
 		if err := s.CheckSize(it.size); err != nil {
 			return err.(*Error).With("path", it.src)
 		}
-		switch dfi, _, err := job.To.Fs.LstatIfPossible(it.dst); {
+		switch dfi, _, err := job.To.fs.LstatIfPossible(it.dst); {
 		case err == nil && dfi.IsDir():
 			return Errf(NotAFile, "Destination is a folder: %s", it.dst).With("path", it.dst).With("zone", job.To.Label).
 				WithHint("Choose another dest_path, or delete the folder first with shed_delete")
@@ -80,7 +80,7 @@ func (s *Service) PlanCopy(job *CopyJob, srcRel, dstRel, shownSrc string) error 
 
 // walkCopy adds the regular files under the folder srcRel to job.
 func (s *Service) walkCopy(job *CopyJob, srcRel, dstRel string) error {
-	d, err := job.From.Fs.Open(srcRel)
+	d, err := job.From.fs.Open(srcRel)
 	if err != nil {
 		return PathError(err, job.From, srcRel)
 	}
@@ -167,15 +167,15 @@ func (s *Service) RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, mes
 // copyOne copies one file for the reservation r: parents created (0700, counted by r),
 // content written atomically (0600).
 func copyOne(ctx context.Context, r *Reservation, from, to *Zone, it copyItem) (int64, error) {
-	if err := r.MkdirAll(ctx, to.Fs, path.Dir(it.dst)); err != nil {
+	if err := r.MkdirAll(ctx, to, path.Dir(it.dst)); err != nil {
 		return 0, WriteError(err, to, it.dst)
 	}
-	src, err := from.Fs.Open(it.src)
+	src, err := from.fs.Open(it.src)
 	if err != nil {
 		return 0, PathError(err, from, it.src)
 	}
 	defer src.Close()
-	n, err := to.Fs.WriteAtomic(it.dst, src, 0o600)
+	n, err := to.fs.WriteAtomic(it.dst, src, 0o600)
 	if err != nil {
 		return 0, WriteError(err, to, it.dst)
 	}

@@ -61,7 +61,7 @@ func (s *Service) Editzone(z *Zone, conv string) (*confine.Fs, error) {
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the editzone of %s", z.Name).Because(err)
 	}
-	ez.ShareSeal(z.Fs) // the working copy of an encrypted file is encrypted too
+	ez.ShareSeal(z.fs) // the working copy of an encrypted file is encrypted too
 	return ez, nil
 }
 

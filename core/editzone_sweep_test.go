@@ -22,12 +22,12 @@ func TestSweepEditzones(t *testing.T) {
 	z, err := s.ResolveZone(ctx, bob, "storage", "", true)
 	must(t, err)
 	defer z.Close()
-	put("target.md", "the zone's file")(t, z.Fs.Dir())
+	put("target.md", "the zone's file")(t, z.fs.Dir())
 	ez := EditzoneDir(z.Space, "c1")
 	for p, content := range map[string]string{"kept.md": "held", "orphan.md": "no lock", "d/stolen.md": "c2's lock"} {
 		put(p, content)(t, ez)
 	}
-	must(t, os.Symlink(filepath.Join(z.Fs.Dir(), "target.md"), filepath.Join(ez, "link.md")))
+	must(t, os.Symlink(filepath.Join(z.fs.Dir(), "target.md"), filepath.Join(ez, "link.md")))
 	for p, conv := range map[string]string{"kept.md": "c1", "d/stolen.md": "c2"} {
 		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: p, UserID: "bob", ConvID: conv, Since: time.Now()}, time.Hour)
 		must(t, err)
@@ -45,7 +45,7 @@ func TestSweepEditzones(t *testing.T) {
 			t.Errorf("%s present=%v, want %v", p, err == nil, want)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "target.md")); err != nil || string(b) != "the zone's file" {
+	if b, err := os.ReadFile(filepath.Join(z.fs.Dir(), "target.md")); err != nil || string(b) != "the zone's file" {
 		t.Errorf("the link's target changed: %q %v", b, err)
 	}
 	recorded, err := s.db.Usage(ctx, z.Owner)

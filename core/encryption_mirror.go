@@ -44,7 +44,7 @@ type Mirror struct {
 
 // OpenMirror is openMirrorWithin with no deadline (SQLite and locked-edit commands bound
 // their own work).
-func (s *Service) OpenMirror(src *confine.Fs, names []string) (*Mirror, error) {
+func (s *Service) OpenMirror(src ReadFs, names []string) (*Mirror, error) {
 	return s.OpenMirrorWithin(context.Background(), src, names)
 }
 
@@ -52,12 +52,12 @@ func (s *Service) OpenMirror(src *confine.Fs, names []string) (*Mirror, error) {
 // names, when not nil, limits the copy to those files (a single database or PDF). ctx bounds
 // the copy (a TIMEOUT, the partial copy removed) and the later write-back. The caller
 // removes it.
-func (s *Service) OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error) {
+func (s *Service) OpenMirrorWithin(ctx context.Context, src ReadFs, names []string) (*Mirror, error) {
 	root, err := s.WorkTemp()
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot prepare the decrypted working folder").Because(err)
 	}
-	m := &Mirror{src: src, Root: root, Dir: DataDir(root), ctx: ctx}
+	m := &Mirror{src: src.f, Root: root, Dir: DataDir(root), ctx: ctx}
 	if m.Fs, err = confine.New(m.Dir); err != nil {
 		_ = os.RemoveAll(root)
 		return nil, Errf(InternalError, "Cannot open the decrypted working folder").Because(err)
@@ -303,6 +303,9 @@ func (m *Mirror) syncOne(rel string, now, was entry) error {
 	}
 	return m.src.Chmod(rel, fi.Mode().Perm())
 }
+
+// ReadFs is the decrypted copy as a family reads it (a command or poppler runs in it).
+func (m *Mirror) ReadFs() ReadFs { return ReadFs{m.Fs} }
 
 // MkdirAll creates the folder dir (and its parents) in the plaintext copy, where a call
 // creates a new file (shed_sqlite's new database in a new folder).

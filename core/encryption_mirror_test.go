@@ -51,7 +51,7 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 	}
 	defer z.Close()
 	for i := range 30 {
-		if _, err := z.Fs.WriteAtomic(fmt.Sprintf("old%02d.txt", i), strings.NewReader("0123456789"), 0o600); err != nil {
+		if _, err := z.fs.WriteAtomic(fmt.Sprintf("old%02d.txt", i), strings.NewReader("0123456789"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,13 +60,13 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		return m
 	}
 	for _, n := range []int64{0, 5, 40} {
-		_, err := s.OpenMirrorWithin(newCountdown(n), z.Fs, nil)
+		_, err := s.OpenMirrorWithin(newCountdown(n), z.Fs(), nil)
 		if !IsCode(err, Timeout) || len(copies()) != 0 {
 			t.Fatalf("copy cut after %d checks: %v, copies left %v", n, err, copies())
 		}
 	}
 	for _, n := range []int64{0, 1, 9, 50, 1 << 20} {
-		m, err := s.OpenMirrorWithin(ctx, z.Fs, nil)
+		m, err := s.OpenMirrorWithin(ctx, z.Fs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		m.Remove()
 		saved, growth, files := 0, int64(0), int64(0)
 		for i := range 20 {
-			switch b, err := afero.ReadFile(z.Fs, fmt.Sprintf("new%02d.txt", i)); {
+			switch b, err := afero.ReadFile(z.fs, fmt.Sprintf("new%02d.txt", i)); {
 			case err == nil && string(b) == "created":
 				saved, growth, files = saved+1, growth+7, files+1
 			case !errors.Is(err, fs.ErrNotExist):
@@ -99,14 +99,14 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 			}
 		}
 		for i := range 5 {
-			b, err := afero.ReadFile(z.Fs, fmt.Sprintf("old%02d.txt", i))
+			b, err := afero.ReadFile(z.fs, fmt.Sprintf("old%02d.txt", i))
 			switch {
 			case err == nil && string(b) == "0123456789grown":
 				saved, growth = saved+1, growth+5
 			case err != nil || string(b) != "0123456789":
 				t.Fatalf("cut after %d checks: old%02d.txt = %q, %v", n, i, b, err)
 			}
-			if _, err := z.Fs.Stat(fmt.Sprintf("old%02d.txt", i+5)); errors.Is(err, fs.ErrNotExist) {
+			if _, err := z.fs.Stat(fmt.Sprintf("old%02d.txt", i+5)); errors.Is(err, fs.ErrNotExist) {
 				saved, growth, files = saved+1, growth-10, files-1
 			}
 		}
@@ -116,10 +116,10 @@ func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
 		t.Logf("cut after %d checks: %d of 30 changes saved", n, saved)
 		// Back to the start for the next case.
 		for i := range 20 {
-			_ = z.Fs.Remove(fmt.Sprintf("new%02d.txt", i))
+			_ = z.fs.Remove(fmt.Sprintf("new%02d.txt", i))
 		}
 		for i := range 10 {
-			if _, err := z.Fs.WriteAtomic(fmt.Sprintf("old%02d.txt", i), strings.NewReader("0123456789"), 0o600); err != nil {
+			if _, err := z.fs.WriteAtomic(fmt.Sprintf("old%02d.txt", i), strings.NewReader("0123456789"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -82,7 +82,7 @@ func (s *Service) SealWalk(ctx context.Context, c Caller, key *crypt.Key, op Sea
 			return n, Errf(InternalError, "Cannot open %s", d.name).Because(err)
 		}
 		fsys.Seal(key)
-		d.z.Fs = fsys
+		d.z.fs = fsys
 		err = afero.Walk(fsys.Raw(), "", func(rel string, fi fs.FileInfo, err error) error {
 			if err != nil || !fi.Mode().IsRegular() || confine.IsTempName(path.Base(rel)) {
 				return nil
@@ -135,13 +135,13 @@ func (s *Service) resealFile(ctx context.Context, c Caller, z *Zone, rel string,
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		if !n.count(name, rel, fileSealState(z.Fs, rel, key)) { // counted as it is now
+		if !n.count(name, rel, fileSealState(z.fs, rel, key)) { // counted as it is now
 			return false, nil
 		}
 		return false, errors.New("another call is writing it: run this action again when it has finished")
 	}
 	defer le.Unlock()
-	st := fileSealState(z.Fs, rel, key)
+	st := fileSealState(z.fs, rel, key)
 	if !n.count(name, rel, st) {
 		return false, nil
 	}
@@ -157,9 +157,9 @@ func (s *Service) resealFile(ctx context.Context, c Caller, z *Zone, rel string,
 	if err := CheckLeases(false, le); err != nil {
 		return false, err
 	}
-	from, to := z.Fs.Raw(), z.Fs // encrypt: read the raw plaintext, write sealed
+	from, to := z.fs.Raw(), z.fs // encrypt: read the raw plaintext, write sealed
 	if op == SealDecrypt {
-		from, to = z.Fs, z.Fs.Raw()
+		from, to = z.fs, z.fs.Raw()
 	}
 	src, err := from.Open(rel)
 	if err != nil {

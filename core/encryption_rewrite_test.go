@@ -21,7 +21,7 @@ func TestSealWalkUnderFileLocks(t *testing.T) {
 	z, err := s.ResolveZone(ctx, bob, "storage", "", true)
 	must(t, err)
 	defer z.Close()
-	data := z.Fs.Dir()
+	data := z.fs.Dir()
 	put("busy.txt", "being written\n")(t, data)
 	put("free.txt", "free\n")(t, data)
 	alice := filepath.Join(base, "users", "alice", "Storage", "data", "secret.txt")

@@ -44,7 +44,7 @@ func HashOf(b []byte) string {
 // FileHash streams the file rel of z (links followed) once and returns its content hash,
 // HashNew when it does not exist.
 func FileHash(z *Zone, rel string) (string, error) {
-	f, err := z.Fs.Open(rel)
+	f, err := z.fs.Open(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return HashNew, nil
 	}

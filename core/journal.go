@@ -32,7 +32,7 @@ import (
 
 // journaled reports whether changes of z are recorded.
 func (s *Service) journaled(z *Zone) bool {
-	return s.cfg.Journal.Enabled && z != nil && z.Kind != Uploads && z.Fs != nil
+	return s.cfg.Journal.Enabled && z != nil && z.Kind != Uploads && z.fs != nil
 }
 
 // ident is an entry's identity as the journal compares it: kind, device, inode, size and
@@ -65,9 +65,9 @@ func statEntry(z *Zone, rel string, follow bool) fs.FileInfo {
 	var fi fs.FileInfo
 	var err error
 	if follow {
-		fi, err = z.Fs.Stat(rel)
+		fi, err = z.fs.Stat(rel)
 	} else {
-		fi, _, err = z.Fs.LstatIfPossible(rel)
+		fi, _, err = z.fs.LstatIfPossible(rel)
 	}
 	if err != nil {
 		return nil
@@ -268,7 +268,7 @@ func madeFor(z *Zone, rel string) string {
 
 // readAll reads rel of z whole (plaintext), at most lineLimit+1 bytes.
 func readAll(z *Zone, rel string) ([]byte, error) {
-	f, err := z.Fs.Open(rel)
+	f, err := z.fs.Open(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func TestJournalAreaRemovedUnderTheServer(t *testing.T) {
 			}
 			_, err = s.Undo(ctx, c, changes[0].ID, "", false)
 			must(t, err)
-			if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "a.txt")); err != nil || string(b) != "one\n" {
+			if b, err := os.ReadFile(filepath.Join(z.fs.Dir(), "a.txt")); err != nil || string(b) != "one\n" {
 				t.Fatalf("after the undo: %q, %v", b, err)
 			}
 		})
@@ -65,7 +65,7 @@ func TestJournalImageCutShortIsReplaced(t *testing.T) {
 	must(t, err)
 	_, err = s.Undo(ctx, c, changes[0].ID, "", false)
 	must(t, err)
-	if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "a.txt")); err != nil || string(b) != content {
+	if b, err := os.ReadFile(filepath.Join(z.fs.Dir(), "a.txt")); err != nil || string(b) != content {
 		t.Fatalf("after the undo: %d bytes, %v; want %d", len(b), err, len(content))
 	}
 }

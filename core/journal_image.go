@@ -68,8 +68,8 @@ func (s *Service) openArea(z *Zone) (*imageArea, error) {
 	if root != nil {
 		fsys = root.fs.Raw() // the shared root, with z's seal for this caller alone
 	}
-	fsys.ShareSeal(z.Fs)
-	return &imageArea{fs: fsys, sealed: z.Fs.Sealed(), root: root}, nil
+	fsys.ShareSeal(z.fs)
+	return &imageArea{fs: fsys, sealed: z.fs.Sealed(), root: root}, nil
 }
 
 // Close releases the area (the service's open root stays open).
@@ -230,7 +230,7 @@ var errImageTooLarge = errors.New("larger than journal.max_file_mb")
 // content is the file's whole plaintext when the caller read it already (nil: read here);
 // it is used only when rel is a regular file itself, not a link to one.
 func (a *imageArea) keepImage(z *Zone, rel string, limit int64, content []byte) (string, int64, error) {
-	fi, _, err := z.Fs.LstatIfPossible(rel)
+	fi, _, err := z.fs.LstatIfPossible(rel)
 	if err != nil {
 		return "", 0, err
 	}
@@ -251,20 +251,20 @@ func (a *imageArea) keepImage(z *Zone, rel string, limit int64, content []byte) 
 	var total, kept int64
 	var walk func(rel, below string) error
 	walk = func(rel, below string) error {
-		fi, _, err := z.Fs.LstatIfPossible(rel)
+		fi, _, err := z.fs.LstatIfPossible(rel)
 		if err != nil {
 			return err
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := z.Fs.ReadlinkIfPossible(rel)
+			target, err := z.fs.ReadlinkIfPossible(rel)
 			if err != nil {
 				return err
 			}
 			entries = append(entries, treeEntry{Path: below, Kind: "l", Link: target})
 		case fi.IsDir():
 			entries = append(entries, treeEntry{Path: below, Kind: "d"})
-			f, err := z.Fs.Open(rel)
+			f, err := z.fs.Open(rel)
 			if err != nil {
 				return err
 			}
@@ -308,7 +308,7 @@ func (a *imageArea) keepImage(z *Zone, rel string, limit int64, content []byte) 
 // putFile keeps the file rel of z as an object (read through z: plaintext, sealed again by
 // the area when z is sealed).
 func (a *imageArea) putFile(z *Zone, rel string) (string, int64, error) {
-	f, err := z.Fs.Open(rel)
+	f, err := z.fs.Open(rel)
 	if err != nil {
 		return "", 0, err
 	}

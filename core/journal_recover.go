@@ -62,7 +62,7 @@ func (s *Service) settleRecovered(e store.JournalEntry) (store.JournalEntry, boo
 		return e, true // cannot look: keep the record, never lose one
 	}
 	defer fsys.Close()
-	z := &Zone{Fs: fsys}
+	z := &Zone{fs: fsys}
 	follow := e.Op == "write" || e.Op == "create"
 	fi := statEntry(z, e.Path, follow)
 	after := ident(fi)

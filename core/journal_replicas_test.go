@@ -30,7 +30,7 @@ func TestJournalAcrossReplicas(t *testing.T) {
 		}
 		_, err = b.Undo(ctx, c, changes[0].ID, "", false)
 		must(t, err)
-		file := filepath.Join(za.Fs.Dir(), "r.txt")
+		file := filepath.Join(za.fs.Dir(), "r.txt")
 		if got, _ := os.ReadFile(file); string(got) != "one\n" {
 			t.Fatalf("%s after the undo on the other replica: %q", zone, got)
 		}

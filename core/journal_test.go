@@ -50,7 +50,7 @@ func txRename(t *testing.T, s *Service, c Caller, z *Zone, from, to string) {
 func state(t *testing.T, z *Zone) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	root := z.Fs.Dir()
+	root := z.fs.Dir()
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || p == root {
 			return err
@@ -179,7 +179,7 @@ func TestJournalRecoversKilledChanges(t *testing.T) {
 		must(t, err)
 		j := s.journalTx(tx)
 		must(t, j.begin())
-		_, err = z.Fs.WriteAtomic("a.txt", strings.NewReader("v2, the killed write\n"), 0o600)
+		_, err = z.fs.WriteAtomic("a.txt", strings.NewReader("v2, the killed write\n"), 0o600)
 		must(t, err)
 		tx.Close()
 		// Killed before its change: the pending row only.
@@ -215,7 +215,7 @@ func TestJournalRecoversKilledChanges(t *testing.T) {
 	_, err = s.Undo(ctx, c, storageWrite.ID, "", false)
 	must(t, err)
 	z := zoneOf(t, s, c, "storage")
-	if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), "a.txt")); err != nil || string(b) != "v1\n" {
+	if b, err := os.ReadFile(filepath.Join(z.fs.Dir(), "a.txt")); err != nil || string(b) != "v1\n" {
 		t.Fatalf("after undoing the recovered change: %q, %v", b, err)
 	}
 }

@@ -281,7 +281,7 @@ func (s *Service) undoMove(ctx context.Context, c Caller, z *Zone, from, to stri
 		return err
 	}
 	_, err = tx.Apply(func() (Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(to)); err != nil {
+		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(to)); err != nil {
 			return Change{}, WriteError(err, z, to)
 		}
 		if err := tx.Fs(z).Rename(from, to); err != nil {
@@ -338,7 +338,7 @@ func madeOnlyFor(z *Zone, e store.JournalEntry) string {
 
 // treeAmount is what p holds: the bytes of its regular files and its names.
 func treeAmount(z *Zone, p string) (Amount, error) {
-	fi, _, err := z.Fs.LstatIfPossible(p)
+	fi, _, err := z.fs.LstatIfPossible(p)
 	if err != nil {
 		return Amount{}, err
 	}
@@ -349,7 +349,7 @@ func treeAmount(z *Zone, p string) (Amount, error) {
 	if fi.IsDir() {
 		err = walkNames(z, p, func(rel string) error {
 			a.Files++
-			if fi, _, err := z.Fs.LstatIfPossible(path.Join(p, rel)); err == nil && fi.Mode().IsRegular() {
+			if fi, _, err := z.fs.LstatIfPossible(path.Join(p, rel)); err == nil && fi.Mode().IsRegular() {
 				a.Bytes += fi.Size()
 			}
 			return nil
@@ -366,7 +366,7 @@ func (s *Service) undoRestore(ctx context.Context, c Caller, z *Zone, e store.Jo
 		return Errf(InvalidParameter, "Change %d cannot be undone: %v", e.ID, err).With("change_id", e.ID)
 	}
 	single := !img.dir && len(img.files) == 1 && !img.files[0].Link
-	if fi, _, err := z.Fs.LstatIfPossible(e.Path); err == nil && (!single || !fi.Mode().IsRegular()) {
+	if fi, _, err := z.fs.LstatIfPossible(e.Path); err == nil && (!single || !fi.Mode().IsRegular()) {
 		if err := s.undoRemove(ctx, c, z, e.Path, mark); err != nil {
 			return err
 		}
@@ -409,7 +409,7 @@ func (s *Service) undoTree(ctx context.Context, c Caller, z *Zone, e store.Journ
 		r := tx.Reservation()
 		made := Amount{}
 		var created []string
-		if err := r.MkdirAll(ctx, z.Fs, path.Dir(e.Path)); err != nil {
+		if err := r.MkdirAll(ctx, z, path.Dir(e.Path)); err != nil {
 			return Change{}, WriteError(err, z, e.Path)
 		}
 		if img.dir {

@@ -65,8 +65,8 @@ type kernel interface {
 	DropWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string)
 	BoxWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string) (*WorkBox, error)
 	SweepEditzones(ctx context.Context, z *Zone) ([]string, error)
-	OpenMirror(src *confine.Fs, names []string) (*Mirror, error)
-	OpenMirrorWithin(ctx context.Context, src *confine.Fs, names []string) (*Mirror, error)
+	OpenMirror(src ReadFs, names []string) (*Mirror, error)
+	OpenMirrorWithin(ctx context.Context, src ReadFs, names []string) (*Mirror, error)
 
 	// The extracted-text cache (shed_search's PDF texts, in the working folder).
 	CachedText(key string) ([]byte, bool)

@@ -77,8 +77,8 @@ func TestZonesAreWhereTheLayoutSays(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.zone, err)
 		}
-		if z.Fs.Dir() != tc.dir || z.Space != tc.space {
-			t.Errorf("%s: zone at %s in %s, the layout says %s in %s", tc.zone, z.Fs.Dir(), z.Space, tc.dir, tc.space)
+		if z.fs.Dir() != tc.dir || z.Space != tc.space {
+			t.Errorf("%s: zone at %s in %s, the layout says %s in %s", tc.zone, z.fs.Dir(), z.Space, tc.dir, tc.space)
 		}
 		z.Close()
 	}

@@ -69,7 +69,7 @@ func (s *Service) OpenRead(ctx context.Context, c Caller, za ZoneArgs, p string,
 // zone (mkfifo under shed_exec) would block a plain open forever, and a stat-then-open pair
 // races with a rename; for regular files O_NONBLOCK changes nothing.
 func OpenRegular(z *Zone, rel, shown string, isDir func(*Zone, string) error) (afero.File, os.FileInfo, error) {
-	f, err := z.Fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := z.fs.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, OpenError(err, z, shown)
 	}

@@ -203,7 +203,7 @@ func OwnershipErr(err error) *Error {
 
 // fileExists reports whether rel is an entry of the zone (a symlink counts, not followed).
 func EntryExists(z *Zone, rel string) bool {
-	_, _, err := z.Fs.LstatIfPossible(rel)
+	_, _, err := z.fs.LstatIfPossible(rel)
 	return err == nil
 }
 
@@ -211,7 +211,7 @@ func EntryExists(z *Zone, rel string) bool {
 // path of the file it reaches, for the ownership key; a missing tail is kept as written.
 // A path whose resolution leaves the zone is returned unchanged (confinement refuses it).
 func PhysicalRel(z *Zone, rel string) string {
-	root, err := filepath.EvalSymlinks(z.Fs.Dir())
+	root, err := filepath.EvalSymlinks(z.fs.Dir())
 	if err != nil {
 		return rel
 	}

@@ -63,11 +63,11 @@ func CheckProtected(z *Zone, rel, shown string) error {
 // resolved through the confinement layer, the final one too when follow (a write goes to a
 // link's target; a delete or a rename acts on the link itself). Why: a link a command left
 // (proj/lnk -> .git) is no protected name, but a write through it creates one (issue 32).
-func CheckProtectedTarget(z *Zone, fsys *confine.Fs, rel, shown string, follow bool) error {
+func CheckProtectedTarget(z *Zone, fsys ReadFs, rel, shown string, follow bool) error {
 	if err := CheckProtected(z, rel, shown); err != nil {
 		return err
 	}
-	to, ok := reached(fsys, rel, follow)
+	to, ok := reached(fsys.f, rel, follow)
 	if !ok || to == rel {
 		return nil
 	}
@@ -128,7 +128,7 @@ func SweepProtected(z *Zone, before, after Snapshot) []RevertedFile {
 	tops = slices.Compact(tops)
 	var removed []RevertedFile
 	for _, top := range tops {
-		if err := z.Fs.RemoveAll(top); err == nil {
+		if err := z.fs.RemoveAll(top); err == nil {
 			removed = append(removed, RevertedFile{Path: top, Reason: revertedProtected, Removed: true})
 		}
 	}
@@ -154,7 +154,7 @@ func protectedTop(z *Zone, rel string) string {
 // target resolved relative to the link's folder, in the zone, every link on the way
 // followed.
 func linksToProtected(z *Zone, rel string) bool {
-	to, ok := reached(z.Fs, rel, true)
+	to, ok := reached(z.fs, rel, true)
 	return ok && ProtectedReason(z, to) != ""
 }
 

@@ -7,7 +7,6 @@ import (
 	"path"
 	"sync"
 
-	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
 )
@@ -243,10 +242,11 @@ func quotaExceeded(qe *store.QuotaError, o store.Owner) *Error {
 		With("used", qe.Used.Bytes).With("requested", qe.Requested.Bytes).With("limit", qe.Limit.Bytes).With("owner", o.Kind)
 }
 
-// MkdirAll creates the folder dir of fsys and its missing parents (0700) for the
+// MkdirAll creates the folder dir of z and its missing parents (0700) for the
 // reservation's write: the folders it is about to make are reserved first (QUOTA_EXCEEDED
 // when they do not fit), and those it made are counted in the settlement.
-func (r *Reservation) MkdirAll(ctx context.Context, fsys *confine.Fs, dir string) error {
+func (r *Reservation) MkdirAll(ctx context.Context, z *Zone, dir string) error {
+	fsys := z.fs
 	var missing []string
 	for d := dir; d != "." && d != "" && d != "/"; d = path.Dir(d) {
 		if _, err := fsys.Stat(d); err == nil {

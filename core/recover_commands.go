@@ -142,7 +142,7 @@ func sameAsHead(l *vcs.Locked, z *Zone, p string) (bool, error) {
 		return false, err
 	}
 	for _, d := range ancestors(p) {
-		if fi, _, err := z.Fs.LstatIfPossible(d); err != nil || !fi.IsDir() {
+		if fi, _, err := z.fs.LstatIfPossible(d); err != nil || !fi.IsDir() {
 			return false, nil
 		}
 	}
@@ -155,7 +155,7 @@ func sameAsHead(l *vcs.Locked, z *Zone, p string) (bool, error) {
 	if !ok || info.Mode&unix.S_IFMT != unix.S_IFREG || info.Nlink != 1 || info.Mode&0o7777 != 0o600 || info.Size != int64(len(want)) {
 		return false, nil
 	}
-	f, err := z.Fs.Open(p)
+	f, err := z.fs.Open(p)
 	if err != nil {
 		return false, nil
 	}

@@ -182,7 +182,7 @@ func recoveryFixture(t *testing.T) (*Service, *Zone, string) {
 	fs, err := confine.New(data)
 	must(t, err)
 	z := &Zone{Kind: GroupZone, Name: "Group:team", Label: "group", Versioned: true, Owner: store.Owner{Kind: "group", ID: "team"},
-		GroupID: "team", Space: space, Fs: fs}
+		GroupID: "team", Space: space, fs: fs}
 	t.Cleanup(func() { z.Close() })
 	for _, f := range recoveryHead {
 		write(f.path, f.content)(t, z, data)
@@ -228,14 +228,14 @@ func checkCommitted(t *testing.T, s *Service, z *Zone, author string) {
 	if !strings.HasPrefix(log[0].Message, want) {
 		t.Errorf("HEAD's message %q, want %q", log[0].Message, want)
 	}
-	snap, err := TakeSnapshot(z.Fs.Dir())
+	snap, err := TakeSnapshot(z.fs.Dir())
 	must(t, err)
 	for rel, e := range snap.Entries {
 		if e.Dir || ProtectedReason(z, rel) != "" || strings.HasPrefix(rel, "legacy/.git") {
 			continue
 		}
 		want, err := r.FileAt("HEAD", rel)
-		got, _ := os.ReadFile(filepath.Join(z.Fs.Dir(), rel))
+		got, _ := os.ReadFile(filepath.Join(z.fs.Dir(), rel))
 		if e.Link != "" {
 			got = []byte(e.Link)
 		}

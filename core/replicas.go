@@ -326,7 +326,7 @@ func (s *Service) recoverOwner(ctx context.Context, o store.Owner, dead func(sto
 	if err != nil {
 		return err
 	}
-	z.Fs = fs
+	z.fs = fs
 	defer z.Close()
 	r, err := s.Repo(z)
 	if err != nil {

@@ -163,7 +163,7 @@ func TestLostLockStopsTheWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tx.Apply(func() (Change, error) {
-		if _, err := d.Fs.WriteAtomic("b.txt", strings.NewReader("b\n"), 0o600); err != nil {
+		if _, err := d.fs.WriteAtomic("b.txt", strings.NewReader("b\n"), 0o600); err != nil {
 			return Change{}, err
 		}
 		killLockSessions(t, url, tx.locks[0])

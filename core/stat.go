@@ -18,7 +18,7 @@ type Statter struct {
 }
 
 func NewStatter(z *Zone) (*Statter, error) {
-	root, err := os.OpenRoot(z.Fs.Dir())
+	root, err := os.OpenRoot(z.fs.Dir())
 	if err != nil {
 		return nil, err
 	}

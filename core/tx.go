@@ -145,7 +145,7 @@ func checkProtected(steps []Step) error {
 				WithHint("The .git directory is required for version control")
 		}
 		follow := st.Op == OpWrite || st.Op == OpAdd
-		if err := CheckProtectedTarget(st.Zone, st.Zone.Fs, st.Path, shownOf(st), follow); err != nil {
+		if err := CheckProtectedTarget(st.Zone, st.Zone.Fs(), st.Path, shownOf(st), follow); err != nil {
 			return err
 		}
 	}
@@ -225,7 +225,7 @@ func describe(st Step) (Target, error) {
 		return Target{Rel: rel, Shown: shown}, nil
 	}
 	t := Target{Rel: rel, Shown: shown}
-	fi, _, err := z.Fs.LstatIfPossible(rel)
+	fi, _, err := z.fs.LstatIfPossible(rel)
 	switch {
 	case err == nil:
 		t.Exists, t.Dir, t.Symlink = true, fi.IsDir(), fi.Mode()&fs.ModeSymlink != 0
@@ -269,7 +269,7 @@ func protectedBelow(from *Zone, src string, to *Zone, dst string) error {
 // walkNames calls fn with the path, relative to dir, of every entry below the folder dir
 // of z (links are not followed).
 func walkNames(z *Zone, dir string, fn func(rel string) error) error {
-	f, err := z.Fs.Open(dir)
+	f, err := z.fs.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func walkNames(z *Zone, dir string, fn func(rel string) error) error {
 // FILE_LOCKED when another conversation holds rel in a locked edit now (unless
 // Edit.Unsafe), then the group ownership rule of a replacement and PROTECTED_PATH.
 func (tx *Tx) CheckReplace(z *Zone, rel string) error {
-	if err := CheckProtectedTarget(z, z.Fs, rel, rel, false); err != nil {
+	if err := CheckProtectedTarget(z, z.Fs(), rel, rel, false); err != nil {
 		return err
 	}
 	if !tx.e.Unsafe {

@@ -34,7 +34,7 @@ func (tx *Tx) expect(i int) error {
 	if tx.seen == nil {
 		tx.seen = make([]*expected, len(tx.e.Steps))
 	}
-	fi, err := z.Fs.Stat(st.Path)
+	fi, err := z.fs.Stat(st.Path)
 	if err != nil {
 		fi = nil // missing (or a dangling link): HashNew below
 	}

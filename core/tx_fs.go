@@ -40,9 +40,9 @@ var _ afero.Fs = (*TxFs)(nil)
 // Fs is z's file system for this transaction's writes (ErrUndeclared beyond what its steps
 // of z declared). Use it inside Apply.
 func (tx *Tx) Fs(z *Zone) *TxFs {
-	t := &TxFs{fs: z.Fs}
+	t := &TxFs{fs: z.fs}
 	for _, st := range tx.e.Steps {
-		if st.Op == OpCopyFrom || st.Zone != z && st.Zone.Fs.Dir() != z.Fs.Dir() {
+		if st.Op == OpCopyFrom || st.Zone != z && st.Zone.fs.Dir() != z.fs.Dir() {
 			continue
 		}
 		if p, err := t.place(st.Path, false); err == nil {

@@ -25,7 +25,7 @@ func TestTxFsWritesOnlyDeclaredPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	root := z.Fs.Dir()
+	root := z.fs.Dir()
 	for _, d := range []string{"in", "out", "box", "tree/sub"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
 			t.Fatal(err)

@@ -87,8 +87,8 @@ func (s *Service) Repo(z *Zone) (*OpenRepo, error) {
 	}
 	rs.evict(now)
 	work := DataDir(z.Space) // a historyZone has no file system
-	if z.Fs != nil {
-		work = z.Fs.Dir()
+	if z.fs != nil {
+		work = z.fs.Dir()
 	}
 	r, err := vcs.Open(gitDir(z), work)
 	if err != nil {

@@ -123,9 +123,11 @@ const execBoxPrefix = ".fileshed-exec-"
 // command runs there (shed_lockedit_exec): the folder is the command's only tree, so the
 // original, its siblings and the conversation's other working copies are out of its reach.
 type WorkBox struct {
-	// Fs is the private folder, sealed like the editzone; Base names the copy in it.
-	Fs      *confine.Fs
+	// Fs is the private folder (read-only to the family: the command writes it), sealed
+	// like the editzone; Base names the copy in it.
+	Fs      ReadFs
 	Base    string
+	box     *confine.Fs
 	s       *Service
 	ctx     context.Context
 	z       *Zone
@@ -156,7 +158,7 @@ func (s *Service) BoxWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p
 		return nil, Errf(InternalError, "Cannot open the command's folder").Because(err)
 	}
 	box.ShareSeal(ez)
-	b.Fs = box
+	b.Fs, b.box = ReadFs{box}, box
 	return b, nil
 }
 
@@ -169,7 +171,7 @@ func (b *WorkBox) Return() error {
 // Close closes the folder, removes it with whatever the command left in it, and settles
 // the copy's change of size.
 func (b *WorkBox) Close() {
-	_ = b.Fs.Close()
+	_ = b.box.Close()
 	_ = b.ez.RemoveAll(b.name)
 	b.s.workingCopyChanged(b.ctx, b.z, b.ez, b.p, b.before)
 }

@@ -89,10 +89,10 @@ func StatTarget(z *Zone, rel, shown string) (Target, error) {
 	if rel == "" {
 		return t, Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
 	}
-	if li, _, err := z.Fs.LstatIfPossible(rel); err == nil {
+	if li, _, err := z.fs.LstatIfPossible(rel); err == nil {
 		t.Symlink = li.Mode()&fs.ModeSymlink != 0
 	}
-	fi, err := z.Fs.Stat(rel)
+	fi, err := z.fs.Stat(rel)
 	switch {
 	case err == nil && fi.IsDir():
 		return t, Errf(NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
@@ -106,7 +106,7 @@ func StatTarget(z *Zone, rel, shown string) (Target, error) {
 	case errors.Is(err, fs.ErrNotExist) && t.Symlink:
 		// A dangling symlink: the write would create its target. Confined resolves it the way
 		// the kernel would and refuses a target outside the zone.
-		if _, cerr := z.Fs.Confined(rel); cerr != nil {
+		if _, cerr := z.fs.Confined(rel); cerr != nil {
 			return t, WriteError(cerr, z, shown)
 		}
 		return t, nil
@@ -158,7 +158,7 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 		return "", err
 	}
 	return tx.Apply(func() (Change, error) {
-		if err := tx.r.MkdirAll(tx.ctx, z.Fs, path.Dir(t.Rel)); err != nil {
+		if err := tx.r.MkdirAll(tx.ctx, z, path.Dir(t.Rel)); err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
 		sum := NewContentHash()
@@ -166,7 +166,7 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 		if t.Exists {
 			body = &unchangedAtEnd{r: body, z: z, t: t}
 		}
-		n, err := z.Fs.WriteAtomic(t.Rel, body, 0o600)
+		n, err := z.fs.WriteAtomic(t.Rel, body, 0o600)
 		if err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
@@ -188,7 +188,7 @@ func changeOf(t Target) Change {
 
 // OpenOld opens the existing file of t, to stream it into its new version.
 func OpenOld(z *Zone, t Target) (afero.File, error) {
-	f, err := z.Fs.Open(t.Rel)
+	f, err := z.fs.Open(t.Rel)
 	if err != nil {
 		return nil, WriteError(err, z, t.Shown)
 	}

@@ -37,7 +37,7 @@ func TestWriteOfAFileChangedMeanwhileIsFileLocked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(z.Fs.Dir(), "notes")
+		dir := filepath.Join(z.fs.Dir(), "notes")
 		file := filepath.Join(dir, "a.txt")
 		commands := map[string]func(){
 			"producer saw it": nil,
@@ -109,7 +109,7 @@ func TestWriteThroughARetargetedSymlinkIsFileLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := z.Fs.Dir()
+	dir := z.fs.Dir()
 	for name, content := range map[string]string{"t1.txt": "one\n", "t2.txt": "two\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func (u *unchangedAtEnd) Read(p []byte) (int, error) {
 // sameFile reports whether rel (followed) is still was: the same inode, size and
 // modification time.
 func sameFile(was fs.FileInfo, z *Zone, rel string) bool {
-	now, err := z.Fs.Stat(rel)
+	now, err := z.fs.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && (now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime())) {
 		return false
 	}

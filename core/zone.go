@@ -33,8 +33,10 @@ type Zone struct {
 	// Name is the display name of the original ("Storage", "Group:team").
 	Name string
 	// Label is the lower-case zone argument ("storage", "group").
-	Label    string
-	Fs       *confine.Fs
+	Label string
+	// fs is the zone's confined file system, writable: core's own (Tx.Fs hands out the
+	// declared writes). A family reads through Fs.
+	fs       *confine.Fs
 	ReadOnly bool
 	// Versioned zones (Documents, group) commit every change.
 	Versioned bool
@@ -49,10 +51,13 @@ type Zone struct {
 	Group Group
 }
 
+// Fs is the zone's file system as a family sees it: read-only (ReadFs).
+func (z *Zone) Fs() ReadFs { return ReadFs{z.fs} }
+
 // Close releases the zone's root handle.
 func (z *Zone) Close() {
-	if z != nil && z.Fs != nil {
-		_ = z.Fs.Close()
+	if z != nil && z.fs != nil {
+		_ = z.fs.Close()
 	}
 }
 
@@ -64,9 +69,9 @@ func (z *Zone) UploadsParent() (*Zone, error) {
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the Uploads folder").Because(err)
 	}
-	up.ShareSeal(z.Fs)
+	up.ShareSeal(z.fs)
 	parent := *z
-	parent.Fs = up
+	parent.fs = up
 	return &parent, nil
 }
 
@@ -116,7 +121,7 @@ func (s *Service) ResolveZone(ctx context.Context, c Caller, zone, group string,
 	if err != nil {
 		return nil, Errf(InternalError, "Cannot open the %s zone", z.Name).Because(err)
 	}
-	z.Fs = fs
+	z.fs = fs
 	if kind == Storage || kind == Uploads {
 		if err := s.sealZone(ctx, c.UserID, fs); err != nil {
 			fs.Close()

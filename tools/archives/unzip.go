@@ -163,7 +163,7 @@ func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *
 	if err != nil {
 		return core.Change{}, err
 	}
-	if err := tx.Reservation().MkdirAll(ctx, z.Fs, destRel); err != nil {
+	if err := tx.Reservation().MkdirAll(ctx, z, destRel); err != nil {
 		return core.Change{}, err
 	}
 	// Each file overwrite replaces is checked (a locked edit another conversation opened
@@ -205,7 +205,7 @@ func checkUnzipDest(z *core.Zone, a *archive.Archive, destRel string, overwrite 
 			return nil
 		}
 		checked[p] = true
-		fi, _, err := z.Fs.LstatIfPossible(p)
+		fi, _, err := z.Fs().LstatIfPossible(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
@@ -247,7 +247,7 @@ func checkUnzipDest(z *core.Zone, a *archive.Archive, destRel string, overwrite 
 			}
 			continue
 		}
-		fi, _, err := z.Fs.LstatIfPossible(target)
+		fi, _, err := z.Fs().LstatIfPossible(target)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

@@ -54,7 +54,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 			z, err := s.ResolveZone(ctx, me, tc.zone, "", true)
 			must(t, err)
 			defer z.Close()
-			a := filepath.Join(z.Fs.Dir(), "a.txt")
+			a := filepath.Join(z.Fs().Dir(), "a.txt")
 			if tc.existed {
 				must(t, os.WriteFile(a, []byte("theirs"), 0o600))
 			}
@@ -71,7 +71,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 			must(t, err)
 			defer tx.Close()
 			// Meanwhile: the file is (created and) locked by a conversation.
-			if locked := filepath.Join(z.Fs.Dir(), tc.locked); tc.locked != "" {
+			if locked := filepath.Join(z.Fs().Dir(), tc.locked); tc.locked != "" {
 				if _, err := os.Stat(locked); os.IsNotExist(err) {
 					must(t, os.WriteFile(locked, []byte("theirs"), 0o600))
 				}
@@ -86,7 +86,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 			if b, _ := os.ReadFile(a); string(b) != tc.wantA {
 				t.Errorf("a.txt = %q, want %q", b, tc.wantA)
 			}
-			if b, _ := os.ReadFile(filepath.Join(z.Fs.Dir(), "b.txt")); string(b) != tc.wantB {
+			if b, _ := os.ReadFile(filepath.Join(z.Fs().Dir(), "b.txt")); string(b) != tc.wantB {
 				t.Errorf("b.txt = %q, want %q", b, tc.wantB)
 			}
 		})

@@ -43,7 +43,7 @@ func (m *mover) dryRun(from, to string) error {
 
 // move moves every entry of the folder from into the folder to.
 func (m *mover) move(from, to string) error {
-	d, err := m.z.Fs.Open(from)
+	d, err := m.z.Fs().Open(from)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (m *mover) move(from, to string) error {
 	}
 	for _, e := range entries {
 		src, dst := path.Join(from, e.Name()), path.Join(to, e.Name())
-		fi, _, err := m.z.Fs.LstatIfPossible(dst)
+		fi, _, err := m.z.Fs().LstatIfPossible(dst)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && m.dry:
 			continue
@@ -111,7 +111,7 @@ func (m *mover) undo() {
 // not reported: the files are in place and visible.
 func (m *mover) sync() {
 	for d := range m.dirs {
-		if f, err := m.z.Fs.Open(d); err == nil {
+		if f, err := m.z.Fs().Open(d); err == nil {
 			_ = f.Sync()
 			_ = f.Close()
 		}

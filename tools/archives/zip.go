@@ -45,7 +45,7 @@ func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Resul
 	if err != nil {
 		return core.Result{}, err
 	}
-	fi, _, err := z.Fs.LstatIfPossible(rel)
+	fi, _, err := z.Fs().LstatIfPossible(rel)
 	switch {
 	case err != nil:
 		return core.Result{}, core.PathNotFound(err, z, in.Src)
@@ -67,7 +67,7 @@ func (s *Tools) Zip(ctx context.Context, c core.Caller, in ZipInput) (core.Resul
 		return core.Result{}, err
 	}
 	defer release()
-	src := archive.Source{FS: afero.NewIOFS(z.Fs), Path: rel, EmptyDirs: in.IncludeEmptyDirs, Listed: listCap,
+	src := archive.Source{FS: afero.NewIOFS(z.Fs().Afero()), Path: rel, EmptyDirs: in.IncludeEmptyDirs, Listed: listCap,
 		Skip: func(p string) string {
 			switch {
 			case p == destRel:
@@ -140,7 +140,7 @@ func writeZip(ctx context.Context, tx *core.Tx, z *core.Zone, t core.Target, src
 	if err != nil {
 		return "", 0, nil, err
 	}
-	fi, err := z.Fs.Stat(t.Rel)
+	fi, err := z.Fs().Stat(t.Rel)
 	if err != nil {
 		return hash, 0, nil, core.WriteError(err, z, t.Shown)
 	}

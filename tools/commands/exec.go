@@ -11,7 +11,6 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 
-	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/sandbox"
 )
 
@@ -42,7 +41,7 @@ func (s *Tools) Exec(ctx context.Context, c core.Caller, in ExecInput) (core.Res
 		return core.Result{}, err
 	}
 	defer z.Close()
-	if z.Fs.Sealed() {
+	if z.Fs().Sealed() {
 		return s.execMirrored(ctx, c, z, in)
 	}
 	return s.execZone(ctx, c, z, in, false)
@@ -57,7 +56,7 @@ func (s *Tools) Exec(ctx context.Context, c core.Caller, in ExecInput) (core.Res
 // has one decrypted copy at a time. The mirror holds only the command's files when it
 // reads nothing else (mirrorNames), else the whole zone.
 func (s *Tools) execMirrored(ctx context.Context, c core.Caller, z *core.Zone, in ExecInput) (core.Result, error) {
-	p, err := s.plan(z, z.Fs, in) // refusals first; the operands say what to decrypt
+	p, err := s.plan(z, z.Fs(), in) // refusals first; the operands say what to decrypt
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -119,7 +118,7 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 		return core.Result{}, core.Errf(core.CommandForbidden, "git only works in versioned zones (documents, group)").With("command", "git").
 			WithHint("Run git in zone='documents' (every write there is committed); storage has no repository")
 	}
-	p, err := s.plan(z, z.Fs, in)
+	p, err := s.plan(z, z.Fs(), in)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -140,7 +139,7 @@ func (s *Tools) execZone(ctx context.Context, c core.Caller, z *core.Zone, in Ex
 	// A command that cannot write (uploads, or a reader run with the zone read-only under
 	// Landlock) changes nothing: no serialisation, repository lock, commit or usage walk.
 	if p.changesNothing {
-		data, err := s.run(ctx, z, z.Fs, p)
+		data, err := s.run(ctx, z, z.Fs(), p)
 		return execResult(data, err)
 	}
 	return s.execWrite(ctx, c, z, in, p, mirrored)
@@ -163,7 +162,7 @@ func (s *Tools) execWrite(ctx context.Context, c core.Caller, z *core.Zone, in E
 	defer kill()
 	dir, before, budget, others := cx.Watch()
 	w := watchGrowth(dir, before, budget, others, kill)
-	data, runErr := s.run(runCtx, z, z.Fs, p)
+	data, runErr := s.run(runCtx, z, z.Fs(), p)
 	w.halt()
 	// The command ran: its settlement and commit happen whatever became of the call.
 	reverted, err := cx.Finish(data != nil, w.killed.Load(), w.peak())
@@ -200,7 +199,7 @@ func execResult(data *ExecData, err error) (core.Result, error) {
 // working directory and the only writable tree; paths are confined to dir. It neither
 // commits nor counts usage (the copy is outside the zone's data until saved), but the
 // quota watchdog stops a command that writes more than the owner's remaining quota.
-func (s *Tools) RunIn(ctx context.Context, c core.Caller, z *core.Zone, dir *confine.Fs, in ExecInput) (*ExecData, error) {
+func (s *Tools) RunIn(ctx context.Context, c core.Caller, z *core.Zone, dir core.ReadFs, in ExecInput) (*ExecData, error) {
 	if in.Cmd == "git" {
 		return nil, core.Errf(core.CommandForbidden, "git is not available in an edit copy").With("command", "git").
 			WithHint("Use git with shed_exec in zone='documents'")
@@ -305,7 +304,7 @@ func mirrorNames(z *core.Zone, cmd string, p *execPlan) []string {
 		if op == "" {
 			return nil // the zone root
 		}
-		fi, _, err := z.Fs.Raw().LstatIfPossible(op)
+		fi, _, err := z.Fs().Raw().LstatIfPossible(op)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil, !fi.Mode().IsRegular():

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 
-	"github.com/fileshed/fileshed/core/confine"
 	"github.com/fileshed/fileshed/core/sandbox"
 )
 
@@ -29,7 +28,7 @@ type execPlan struct {
 }
 
 // plan validates the parameters and applies the policy; nothing runs yet.
-func (s *Tools) plan(z *core.Zone, dir *confine.Fs, in ExecInput) (*execPlan, error) {
+func (s *Tools) plan(z *core.Zone, dir core.ReadFs, in ExecInput) (*execPlan, error) {
 	p := &execPlan{in: in}
 	var err error
 	if p.timeout, err = s.ExecTimeout(in.Timeout); err != nil {
@@ -117,7 +116,7 @@ func (s *Tools) execMaxOutput(m int) (int, error) {
 
 // outputFile checks stdout_file/stderr_file: refused in uploads, validated like every
 // path, confined to dir.
-func outputFile(z *core.Zone, dir *confine.Fs, name, param string, allowZone bool) (string, error) {
+func outputFile(z *core.Zone, dir core.ReadFs, name, param string, allowZone bool) (string, error) {
 	if name == "" {
 		return "", nil
 	}
@@ -141,9 +140,9 @@ func outputFile(z *core.Zone, dir *confine.Fs, name, param string, allowZone boo
 
 // ConfineFn is Request.Confine: the zone's path rules (PATH_STARTS_WITH_ZONE) for
 // commands run at the zone root, then the confinement check of dir.
-func ConfineFn(z *core.Zone, dir *confine.Fs, allowZone bool) func(string) (string, error) {
+func ConfineFn(z *core.Zone, dir core.ReadFs, allowZone bool) func(string) (string, error) {
 	return func(rel string) (string, error) {
-		if dir == z.Fs {
+		if dir == z.Fs() {
 			if _, err := z.Path(rel, allowZone); err != nil {
 				if e, ok := core.AsError(err); ok && e.Code == core.PathStartsWithZone {
 					return "", e
@@ -199,7 +198,7 @@ func (d *ExecData) leftOut(notDecrypted, notWrittenBack []string) {
 // run executes a planned command in dir and builds the data of reference §5.1. data is
 // non-nil whenever the command started (even when err reports a timeout or an
 // over-quota stdout_file), so the caller commits and accounts what it changed.
-func (s *Tools) run(ctx context.Context, z *core.Zone, dir *confine.Fs, p *execPlan) (*ExecData, error) {
+func (s *Tools) run(ctx context.Context, z *core.Zone, dir core.ReadFs, p *execPlan) (*ExecData, error) {
 	spec := sandbox.Spec{Argv: p.cmd.Argv, Exec: p.cmd.Exec, Network: p.cmd.Network, Dir: dir.Dir(),
 		// HOME and TMPDIR are "." (the working directory, i.e. the zone root): the absolute
 		// path would show the host layout to `jq -n env` or awk's ENVIRON.

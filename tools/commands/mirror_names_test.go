@@ -34,7 +34,7 @@ func TestMirrorNames(t *testing.T) {
 	z, err := s.ResolveZone(ctx, c, "storage", "", false)
 	must(err)
 	defer z.Close()
-	if !z.Fs.Sealed() {
+	if !z.Fs().Sealed() {
 		t.Fatal("the zone is not sealed")
 	}
 	for _, tc := range []struct {
@@ -56,7 +56,7 @@ func TestMirrorNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.Zone = "storage"
-			p, err := s.plan(z, z.Fs, tc.in)
+			p, err := s.plan(z, z.Fs(), tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -101,8 +101,8 @@ func (s *Tools) FileType(ctx context.Context, c core.Caller, in FileTypeInput) (
 		// Best effort: the type is known whatever the PDF engine says. pdfinfo runs
 		// within a command's budget, on the decrypted copy in an encrypted zone.
 		var pi pdfInfo
-		err := s.pdfCall(ctx, c, o.Z, rel, func(ctx context.Context, z *core.Zone) (err error) {
-			pi, err = s.pdfInfoOf(ctx, z, rel)
+		err := s.pdfCall(ctx, c, o.Z, rel, func(ctx context.Context, z *core.Zone, dir core.ReadFs) (err error) {
+			pi, err = s.pdfInfoOf(ctx, z, dir, rel)
 			return err
 		})
 		if err == nil {

@@ -181,7 +181,7 @@ func manyMatches(total int, where []int) string {
 // changedAround adds to FILE_CHANGED err the lines around where edit e would land, as the
 // file is now (read after the refusal: nothing is held, and nothing was written).
 func changedAround(z *core.Zone, rel string, e textEdit, err *core.Error) *core.Error {
-	f, oerr := z.Fs.Open(rel)
+	f, oerr := z.Fs().Open(rel)
 	if oerr != nil {
 		return err
 	}

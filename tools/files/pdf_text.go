@@ -16,7 +16,7 @@ import (
 // bounds the run: its deadline is TIMEOUT, a cancel (out has enough) ends it quietly. rel
 // names the file in errors (PDF_ENCRYPTED, PDF_UNREADABLE, PDF_TOO_COSTLY).
 func (s *Tools) PDFText(ctx context.Context, z *core.Zone, rel string, src io.Reader, out io.Writer) error {
-	res, err := s.pdfRun(ctx, z, "pdftotext", src, out, "-enc", "UTF-8", "-", "-")
+	res, err := s.pdfRun(ctx, z, z.Fs(), "pdftotext", src, out, "-enc", "UTF-8", "-", "-")
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func (s *Tools) Read(ctx context.Context, c core.Caller, in ReadInput) (core.Res
 	if isPDF(sample) {
 		// A UTF-8 text file that only starts like a PDF is read as text.
 		res, err := s.readPDF(ctx, c, z, rel, info.Size(), in)
-		if !core.IsCode(err, core.PdfUnreadable) || !validPrefix(sample, len(sample) == textcap.SniffLen) {
+		if e, ok := core.AsError(err); !ok || e.Code != core.PdfUnreadable || !validPrefix(sample, len(sample) == textcap.SniffLen) {
 			return res, err
 		}
 	}

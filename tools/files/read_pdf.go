@@ -52,8 +52,9 @@ const pdfStderrCap = 4096
 // command slot of c (TOO_MANY_COMMANDS when none frees in time), exec_timeout_default for
 // the whole call (waits, copy and runs: fn gets that deadline in ctx), and, in an
 // encrypted zone, a decrypted copy of rel alone made under the owner's turn (one copy per
-// user at a time, removed before the turn is given back). fn gets the zone poppler reads.
-func (s *Tools) pdfCall(ctx context.Context, c core.Caller, z *core.Zone, rel string, fn func(ctx context.Context, z *core.Zone) error) error {
+// user at a time, removed before the turn is given back). fn gets the zone and the folder
+// poppler reads (the zone's own, or its decrypted copy).
+func (s *Tools) pdfCall(ctx context.Context, c core.Caller, z *core.Zone, rel string, fn func(ctx context.Context, z *core.Zone, dir core.ReadFs) error) error {
 	timeout, _ := s.Commands.ExecTimeout(0)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -62,13 +63,13 @@ func (s *Tools) pdfCall(ctx context.Context, c core.Caller, z *core.Zone, rel st
 		return err
 	}
 	defer release()
-	if z.Fs.Sealed() { // poppler reads the decrypted copy
+	if z.Fs().Sealed() { // poppler reads the decrypted copy
 		turn, err := s.OwnerTurn(ctx, z, core.PdfSlot)
 		if err != nil {
 			return err
 		}
 		defer turn()
-		m, err := s.OpenMirrorWithin(ctx, z.Fs, []string{rel})
+		m, err := s.OpenMirrorWithin(ctx, z.Fs(), []string{rel})
 		if e, ok := core.AsError(err); ok && e.Code == core.Timeout {
 			return e.WithHint("Decrypting the PDF took longer than a PDF read may last (exec_timeout_default: %ds): try again when the server is less busy", int(timeout/time.Second))
 		}
@@ -76,18 +77,17 @@ func (s *Tools) pdfCall(ctx context.Context, c core.Caller, z *core.Zone, rel st
 			return err
 		}
 		defer m.Remove()
-		mz := *z
-		mz.Fs, z = m.Fs, &mz
+		return fn(ctx, z, m.ReadFs())
 	}
-	return fn(ctx, z)
+	return fn(ctx, z, z.Fs())
 }
 
 // pdfRun runs a poppler tool on zone file rel, read-only, sending stdout to out, until the
 // deadline of ctx (pdfCall's): TIMEOUT then. ctx cancelled (out full) kills it too. stdin,
 // when set, is fed to the tool through a pipe (it reads the PDF from "-").
-func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, stdin io.Reader, out io.Writer, args ...string) (sandbox.Result, error) {
+func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, dir core.ReadFs, cmd string, stdin io.Reader, out io.Writer, args ...string) (sandbox.Result, error) {
 	c, err := sandbox.Prepare(sandbox.Request{Cmd: cmd, Args: args, Kind: sandbox.ReadOnly,
-		Confine: commands.ConfineFn(z, z.Fs, false)})
+		Confine: commands.ConfineFn(z, dir, false)})
 	if err != nil {
 		var v *sandbox.Violation
 		if errors.As(err, &v) {
@@ -99,7 +99,7 @@ func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, stdin io.R
 		}
 		return sandbox.Result{}, core.Errf(core.InternalError, "Cannot check the PDF command").Because(err)
 	}
-	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: z.Fs.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
+	spec := sandbox.Spec{Argv: c.Argv, Exec: c.Exec, Dir: dir.Dir(), ReadOnly: true, Env: sandbox.BuildEnv("."),
 		MaxOutput: pdfStderrCap, MemoryBytes: int64(s.Config().ExecMemoryLimitMB) << 20,
 		CPUSeconds: int64(s.Config().ExecCPULimitSeconds), Mode: sandbox.Mode(s.Config().ExecSandbox), Stdout: out}
 	if stdin != nil {
@@ -129,9 +129,9 @@ func (s *Tools) pdfRun(ctx context.Context, z *core.Zone, cmd string, stdin io.R
 
 // pdfInfoOf runs pdfinfo on rel: page count and encryption, or PDF_ENCRYPTED and
 // PDF_UNREADABLE.
-func (s *Tools) pdfInfoOf(ctx context.Context, z *core.Zone, rel string) (pdfInfo, error) {
+func (s *Tools) pdfInfoOf(ctx context.Context, z *core.Zone, dir core.ReadFs, rel string) (pdfInfo, error) {
 	out := newCapBuf(64<<10, nil)
-	res, err := s.pdfRun(ctx, z, "pdfinfo", nil, out, "./"+rel)
+	res, err := s.pdfRun(ctx, z, dir, "pdfinfo", nil, out, "./"+rel)
 	if err != nil {
 		return pdfInfo{}, err
 	}
@@ -205,16 +205,16 @@ func pageRange(spec string, count int64) (from, to int64, err error) {
 // out by pdftotext -layout, each under a "[page N]" line, whole pages only up to the
 // output cap; next_pages names the rest. It runs within a command's budget (pdfCall).
 func (s *Tools) readPDF(ctx context.Context, c core.Caller, z *core.Zone, rel string, size int64, in ReadInput) (res core.Result, err error) {
-	err = s.pdfCall(ctx, c, z, rel, func(ctx context.Context, z *core.Zone) error {
-		res, err = s.pdfText(ctx, z, rel, size, in)
+	err = s.pdfCall(ctx, c, z, rel, func(ctx context.Context, z *core.Zone, dir core.ReadFs) error {
+		res, err = s.pdfText(ctx, z, dir, rel, size, in)
 		return err
 	})
 	return res, err
 }
 
 // pdfText is readPDF on the zone poppler reads.
-func (s *Tools) pdfText(ctx context.Context, z *core.Zone, rel string, size int64, in ReadInput) (core.Result, error) {
-	info, err := s.pdfInfoOf(ctx, z, rel)
+func (s *Tools) pdfText(ctx context.Context, z *core.Zone, dir core.ReadFs, rel string, size int64, in ReadInput) (core.Result, error) {
+	info, err := s.pdfInfoOf(ctx, z, dir, rel)
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -231,7 +231,7 @@ func (s *Tools) pdfText(ctx context.Context, z *core.Zone, rel string, size int6
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := newCapBuf(limit, cancel) // enough pages: pdftotext is stopped
-	res, err := s.pdfRun(ctx, z, "pdftotext", nil, out, "-layout", "-enc", "UTF-8", "-f", strconv.FormatInt(from, 10),
+	res, err := s.pdfRun(ctx, z, dir, "pdftotext", nil, out, "-layout", "-enc", "UTF-8", "-f", strconv.FormatInt(from, 10),
 		"-l", strconv.FormatInt(to, 10), "./"+rel, "-")
 	if err != nil {
 		return core.Result{}, err

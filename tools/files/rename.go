@@ -72,7 +72,7 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 	// leads outside the zone is PATH_ESCAPE before anything moves. (The last component is
 	// never followed: rename replaces a link, it does not write through it.)
 	if dir := path.Dir(newRel); dir != "." {
-		if _, err := z.Fs.Confined(dir); err != nil {
+		if _, err := z.Fs().Confined(dir); err != nil {
 			return core.Result{}, core.WriteError(err, z, in.NewPath)
 		}
 	}
@@ -93,7 +93,7 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 		return core.Result{}, err
 	}
 	hash, err := tx.Apply(func() (core.Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(newRel)); err != nil {
+		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(newRel)); err != nil {
 			return core.Change{}, core.WriteError(err, z, in.NewPath)
 		}
 		w := tx.Fs(z)
@@ -104,7 +104,7 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 		ch := core.Change{Paths: []string{oldRel, newRel}, Growth: core.Sub(core.Amount{}, replaced)}
 		// A relative symlink moved elsewhere may now point outside the zone: undo.
 		if src.Mode()&fs.ModeSymlink != 0 {
-			if _, err := z.Fs.Confined(newRel); err != nil {
+			if _, err := z.Fs().Confined(newRel); err != nil {
 				_ = w.Rename(newRel, oldRel)
 				return ch, core.WriteError(err, z, in.NewPath).
 					WithHint("The symlink's target would be outside the zone from its new place; move its target instead")
@@ -153,7 +153,7 @@ func syncDirs(z *core.Zone, oldRel, newRel string) {
 		if d == "." {
 			d = ""
 		}
-		if f, err := z.Fs.Open(d); err == nil {
+		if f, err := z.Fs().Open(d); err == nil {
 			_ = f.Sync()
 			_ = f.Close()
 		}

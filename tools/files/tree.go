@@ -51,7 +51,7 @@ func (s *Tools) Tree(ctx context.Context, c core.Caller, in TreeInput) (core.Res
 	if rel == "" {
 		shown = "."
 	}
-	info, err := z.Fs.Stat(rel)
+	info, err := z.Fs().Stat(rel)
 	if err != nil {
 		return core.Result{}, core.PathNotFound(err, z, in.Path)
 	}
@@ -90,7 +90,7 @@ type tree struct {
 }
 
 func (s *Tools) renderTree(z *core.Zone, dir, prefix string, depth int, b *strings.Builder) (empty bool, err error) {
-	f, err := z.Fs.Open(dir)
+	f, err := z.Fs().Open(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			b.WriteString(prefix + "[permission denied]\n")

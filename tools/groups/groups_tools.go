@@ -71,7 +71,7 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 	files := []groupFile{}
 	var total int64
 	count := 0
-	err = filepath.WalkDir(z.Fs.Dir(), func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(z.Fs().Dir(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
@@ -82,7 +82,7 @@ func (s *Tools) GroupInfo(ctx context.Context, c core.Caller, in GroupArgs) (cor
 		count++
 		total += info.Size()
 		if len(files) < groupInfoMaxFiles {
-			rel, _ := filepath.Rel(z.Fs.Dir(), p)
+			rel, _ := filepath.Rel(z.Fs().Dir(), p)
 			rel = filepath.ToSlash(rel)
 			f := groupFile{Path: rel, Size: info.Size(), Owner: "unknown", Mode: "unknown"}
 			if o, ok := byPath[rel]; ok {

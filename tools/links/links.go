@@ -83,7 +83,7 @@ func (s *Tools) NewLink(ctx context.Context, c core.Caller, in LinkCreateInput, 
 		return core.Result{}, err
 	}
 	defer z.Close()
-	info, err := z.Fs.Stat(rel)
+	info, err := z.Fs().Stat(rel)
 	if err != nil {
 		return core.Result{}, core.OpenError(err, z, in.Path)
 	}

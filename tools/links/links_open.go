@@ -9,7 +9,6 @@ import (
 	"path"
 	"sort"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/fileshed/fileshed/core"
@@ -41,8 +40,10 @@ type LinkTarget struct {
 	Sub  string
 	File afero.File
 	Info os.FileInfo
-	Dir  *confine.Fs
+	Dir  core.ReadFs
 	zone *core.Zone
+	// closeDir releases Dir (nil: no folder).
+	closeDir func()
 }
 
 // Close releases the file, the folder and the zone.
@@ -50,8 +51,8 @@ func (t *LinkTarget) Close() {
 	if t.File != nil {
 		_ = t.File.Close()
 	}
-	if t.Dir != nil {
-		_ = t.Dir.Close()
+	if t.closeDir != nil {
+		t.closeDir()
 	}
 	t.zone.Close()
 }
@@ -110,7 +111,7 @@ func (s *Tools) openTarget(t *LinkTarget, sub string) error {
 		// A symlink inside the zone is followed here as it was at creation: the identity
 		// check below is what refuses a swapped file, and the zone's root refuses a
 		// symlink that leaves the zone.
-		f, info, err := openNoBlock(t.zone.Fs, l.Path, true)
+		f, info, err := openNoBlock(t.zone.Fs(), l.Path, true)
 		if err != nil {
 			return gone(LinkChanged)
 		}
@@ -120,11 +121,11 @@ func (s *Tools) openTarget(t *LinkTarget, sub string) error {
 		}
 		return nil
 	}
-	dir, err := t.zone.Fs.Sub(l.Path)
+	dir, closeDir, err := t.zone.Fs().Sub(l.Path)
 	if err != nil {
 		return gone(LinkChanged)
 	}
-	t.Dir = dir
+	t.Dir, t.closeDir = dir, closeDir
 	if info, err := dir.Stat(""); err != nil || identity(info) != l.Identity {
 		return gone(LinkChanged)
 	}
@@ -159,17 +160,8 @@ func (s *Tools) openTarget(t *LinkTarget, sub string) error {
 
 // openNoBlock opens name for reading without blocking on a FIFO (and without following a
 // final symlink unless follow), and describes the open descriptor.
-func openNoBlock(fsys *confine.Fs, name string, follow bool) (afero.File, os.FileInfo, error) {
-	// Constant flags, each a read: the rules test sees a read (a flag computed at run time
-	// counts as a write).
-	const read, noFollow = os.O_RDONLY | syscall.O_NONBLOCK, os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
-	var f afero.File
-	var err error
-	if follow {
-		f, err = fsys.OpenFile(name, read, 0)
-	} else {
-		f, err = fsys.OpenFile(name, noFollow, 0)
-	}
+func openNoBlock(fsys core.ReadFs, name string, follow bool) (afero.File, os.FileInfo, error) {
+	f, err := fsys.OpenNoBlock(name, follow)
 	if err != nil {
 		return nil, nil, err
 	}

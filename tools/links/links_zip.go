@@ -43,7 +43,7 @@ func (t *LinkTarget) WriteZip(ctx context.Context, w io.Writer) error {
 	// Protected names (a .git in a versioned zone, fileshed's temporary files) are never
 	// shipped: git in the unpacked folder would run what a .git/config there says.
 	skip := func(p string) string { return core.ProtectedReason(t.zone, p) }
-	err := archive.Walk(ctx, afero.NewIOFS(t.Dir), root, root, skip, archive.Walker{
+	err := archive.Walk(ctx, afero.NewIOFS(t.Dir.Afero()), root, root, skip, archive.Walker{
 		Dir:  func(_, name string) error { return zw.Dir(name+"/", time.Time{}, 0o700) },
 		File: func(p, name string, _ fs.DirEntry) error { return t.zipFile(zw, p, name) },
 	})

@@ -5,8 +5,6 @@ import (
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/tools/commands"
-
-	"github.com/fileshed/fileshed/core/confine"
 )
 
 // LockeditExecInput is the input of shed_lockedit_exec.
@@ -56,7 +54,8 @@ func (s *Tools) LockeditExec(ctx context.Context, c core.Caller, in LockeditExec
 
 // runBoxed runs the command in the private folder box, '.' arguments naming the copy base.
 // An encrypted copy is decrypted into a mirror for the command and written back encrypted.
-func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, box *confine.Fs, base string, in LockeditExecInput) (data *commands.ExecData, err error) {
+func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, box core.ReadFs, base string, in LockeditExecInput) (data *commands.ExecData, err error) {
+	dir := box
 	if box.Sealed() {
 		m, err := s.OpenMirror(box, nil)
 		if err != nil {
@@ -68,7 +67,7 @@ func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, box *
 				data, err = nil, werr
 			}
 		}()
-		box = m.Fs
+		dir = m.ReadFs()
 	}
 	args := make([]string, len(in.Args))
 	for i, a := range in.Args {
@@ -77,6 +76,6 @@ func (s *Tools) runBoxed(ctx context.Context, c core.Caller, z *core.Zone, box *
 		}
 		args[i] = a
 	}
-	return s.Commands.RunIn(ctx, c, z, box, commands.ExecInput{ZoneArgs: core.ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
+	return s.Commands.RunIn(ctx, c, z, dir, commands.ExecInput{ZoneArgs: core.ZoneArgs{Zone: in.Zone, Group: in.Group, AllowZoneInPath: true},
 		Cmd: in.Cmd, Args: args, Timeout: in.Timeout, MaxOutput: -1})
 }

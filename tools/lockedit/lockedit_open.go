@@ -29,7 +29,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		return core.Result{}, err
 	}
 	defer z.Close()
-	fi, err := z.Fs.Stat(p)
+	fi, err := z.Fs().Stat(p)
 	if err != nil {
 		return core.Result{}, core.PathNotFound(err, z, in.Path)
 	}
@@ -93,7 +93,7 @@ type opened struct {
 // copyToEditzone copies the zone file p to the working copy (atomically, 0600, parents
 // 0700), its bytes reserved against the quota first, and returns the copied bytes.
 func (s *Tools) copyToEditzone(ctx context.Context, z *core.Zone, ez *confine.Fs, p string) ([]byte, int64, error) {
-	src, err := z.Fs.Open(p)
+	src, err := z.Fs().Open(p)
 	if err != nil {
 		return nil, 0, core.PathNotFound(err, z, p)
 	}

@@ -68,7 +68,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 			return core.Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if err := tx.Reservation().MkdirAll(ctx, z.Fs, path.Dir(p)); err != nil {
+		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(p)); err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
 		sum := core.NewContentHash()

@@ -29,7 +29,7 @@ const pdfMaxText = 16 << 20
 // file opened again.
 func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string, head []byte, in io.Reader) ([]byte, error) {
 	key := ""
-	if !z.Fs.Sealed() {
+	if !z.Fs().Sealed() {
 		h := sha256.New()
 		h.Write([]byte(z.Owner.Kind + ":" + z.Owner.ID + "\x00"))
 		h.Write(head)
@@ -51,7 +51,7 @@ func (r *searchRun) pdfText(ctx context.Context, z *core.Zone, rel string, head 
 	}
 	r.pdfMu.Lock()
 	defer r.pdfMu.Unlock()
-	f, err := z.Fs.Open(rel)
+	f, err := z.Fs().Open(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -173,7 +173,7 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 	}
 	defer file.Close()
 	var in io.Reader = file
-	if !z.Fs.Sealed() {
+	if !z.Fs().Sealed() {
 		in = io.LimitReader(file, info.Size())
 	}
 	head, err := sc.head(in)
@@ -188,12 +188,12 @@ func (r *searchRun) content(ctx context.Context, sc *scanner, z *core.Zone, rel 
 			f.kind = "pdf"
 			return sc.pdfPages(ctx, text, keep, &f.scan)
 		}
-		if !core.IsCode(err, core.PdfUnreadable) || textcap.LooksBinary(sample) {
+		if e, ok := core.AsError(err); !ok || e.Code != core.PdfUnreadable || textcap.LooksBinary(sample) {
 			return err
 		}
 		// A text file that only starts like a PDF is searched as text (as shed_read reads
 		// it); in a zone that is not encrypted from its start again, since the hash read it.
-		if !z.Fs.Sealed() {
+		if !z.Fs().Sealed() {
 			if _, err := file.Seek(0, io.SeekStart); err != nil {
 				return err
 			}

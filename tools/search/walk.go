@@ -121,7 +121,7 @@ var errNoRoot = errors.New("no such path")
 // walk calls emit for every entry of z in scope, in order; an error of emit ends it.
 func walk(ctx context.Context, z *core.Zone, sc scope, emit func(entry) error) error {
 	if sc.root != "" {
-		fi, _, err := z.Fs.LstatIfPossible(sc.root)
+		fi, _, err := z.Fs().LstatIfPossible(sc.root)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return errNoRoot
@@ -150,7 +150,7 @@ func walkDir(ctx context.Context, z *core.Zone, sc scope, dir string, emit func(
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := z.Fs.Open(dir)
+	f, err := z.Fs().Open(dir)
 	if err != nil {
 		return emit(entry{rel: dir, kind: unlistedEntry})
 	}

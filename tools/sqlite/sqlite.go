@@ -162,7 +162,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	opts.MaxBytes = max(min(d.before.size+max(s.Limit(z.Owner).Bytes-used.Bytes, 0), int64(s.Config().MaxFileSizeMB)<<20), d.before.size, 1)
 	_, err = tx.Apply(func() (core.Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := tx.Reservation().MkdirAll(ctx, z.Fs, dir); err != nil {
+			if err := tx.Reservation().MkdirAll(ctx, z, dir); err != nil {
 				return core.Change{}, core.WriteError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file

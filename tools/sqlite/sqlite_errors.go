@@ -99,7 +99,7 @@ func (s *Tools) scrub(msg string, d *dbFile) string {
 	if d.m != nil {
 		msg = strings.ReplaceAll(msg, d.m.Dir+"/", "")
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs.Dir()+"/", ""), s.Base(), "")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, d.z.Fs().Dir()+"/", ""), s.Base(), "")
 }
 
 // csvError maps an import refusal.

@@ -32,14 +32,14 @@ type dbFile struct {
 // that d.host then names. A writer calls it under the file's write lock: a copy taken before
 // would miss what the writer ahead of it commits.
 func (s *Tools) decrypt(d *dbFile) error {
-	if !d.z.Fs.Sealed() || d.m != nil {
+	if !d.z.Fs().Sealed() || d.m != nil {
 		return nil
 	}
 	names := []string{d.rel}
 	for _, j := range core.Journals {
 		names = append(names, d.rel+j)
 	}
-	m, err := s.OpenMirror(d.z.Fs, names)
+	m, err := s.OpenMirror(d.z.Fs(), names)
 	if err != nil {
 		return err
 	}
@@ -85,11 +85,11 @@ func (d *dbFile) check() error {
 	if rel == "" {
 		return core.Errf(core.NotAFile, "Path is a directory, not a file: %s", shown).With("path", shown).With("zone", z.Label)
 	}
-	if _, err := z.Fs.Confined(rel); err != nil {
+	if _, err := z.Fs().Confined(rel); err != nil {
 		return core.WriteError(err, z, shown)
 	}
 	for _, suffix := range append([]string{""}, core.Journals...) {
-		fi, _, err := z.Fs.LstatIfPossible(rel + suffix)
+		fi, _, err := z.Fs().LstatIfPossible(rel + suffix)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -105,7 +105,7 @@ func (d *dbFile) check() error {
 				WithHint("A database must be a regular file; see shed_tree")
 		}
 	}
-	d.host = filepath.Join(z.Fs.Dir(), filepath.FromSlash(rel))
+	d.host = filepath.Join(z.Fs().Dir(), filepath.FromSlash(rel))
 	d.before = d.state()
 	if d.before.exists && d.before.size > 0 {
 		f, _, err := core.OpenRegular(z, rel, shown, func(*core.Zone, string) error { return nil })

@@ -168,7 +168,7 @@ func (s *Tools) bridge(ctx context.Context, c core.Caller, b bridge, in BridgeAr
 		vrel = srcRel
 	}
 	hash, err := tx.Apply(func() (core.Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, dst.Fs, path.Dir(destRel)); err != nil {
+		if err := tx.Reservation().MkdirAll(ctx, dst, path.Dir(destRel)); err != nil {
 			return core.Change{}, core.WriteError(err, dst, in.Dest)
 		}
 		n, err := core.Carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
@@ -210,7 +210,7 @@ type bridged struct {
 // bridgeSource describes the source: FILE_NOT_FOUND (with a word about shed_import for
 // Uploads) when missing, else its scanned tree.
 func bridgeSource(src *core.Zone, srcRel, shown string) (core.TreeInfo, error) {
-	fi, _, err := src.Fs.LstatIfPossible(srcRel)
+	fi, _, err := src.Fs().LstatIfPossible(srcRel)
 	if errors.Is(err, fs.ErrNotExist) {
 		e := core.Errf(core.FileNotFound, "File not found in %s: %s", src.Name, shown).With("path", shown).With("zone", src.Label).
 			WithHint("Check the path with shed_tree(zone='%s')", src.Label)
@@ -250,11 +250,11 @@ func bridgeDest(z *core.Zone, dest, srcRel string, allowZone bool) (string, erro
 // whether a file is replaced and its size.
 func bridgeTarget(dst *core.Zone, destRel string, in BridgeArgs, dir bool) (bool, int64, error) {
 	if d := path.Dir(destRel); d != "." {
-		if _, err := dst.Fs.Confined(d); err != nil {
+		if _, err := dst.Fs().Confined(d); err != nil {
 			return false, 0, core.WriteError(err, dst, in.Dest)
 		}
 	}
-	fi, _, err := dst.Fs.LstatIfPossible(destRel)
+	fi, _, err := dst.Fs().LstatIfPossible(destRel)
 	switch {
 	case err == nil && (!in.Overwrite || dir || !fi.Mode().IsRegular()):
 		return false, 0, core.DestExists(dst, in.Dest, dir || fi.IsDir(), in.Overwrite)

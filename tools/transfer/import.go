@@ -57,7 +57,7 @@ func (s *Tools) Import(ctx context.Context, c core.Caller, in ImportInput) (core
 	if err != nil {
 		return core.Result{}, err
 	}
-	err = r.MkdirAll(ctx, z.Fs, dir)
+	err = r.MkdirAll(ctx, z, dir)
 	r.Settle(ctx, core.Amount{})
 	if err != nil {
 		return core.Result{}, core.WriteError(err, z, in.DestSubdir)
