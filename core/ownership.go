@@ -201,7 +201,7 @@ func OwnershipErr(err error) *Error {
 	return Errf(InternalError, "Cannot read or record file ownership").Because(err)
 }
 
-// fileExists reports whether rel is an entry of the zone (a symlink counts, not followed).
+// EntryExists reports whether rel is an entry of the zone (a symlink counts, not followed).
 func EntryExists(z *Zone, rel string) bool {
 	_, _, err := z.fs.LstatIfPossible(rel)
 	return err == nil

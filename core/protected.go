@@ -47,7 +47,7 @@ func ProtectedReason(z *Zone, rel string) string {
 // Writes inside it are ProtectedReason's business.
 func KeptClone(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".git/") }
 
-// protectedPath is PROTECTED_PATH for rel in z (shown as the model wrote it), nil when rel
+// CheckProtected is PROTECTED_PATH for rel in z (shown as the model wrote it), nil when rel
 // may be written.
 func CheckProtected(z *Zone, rel, shown string) error {
 	why := ProtectedReason(z, rel)

@@ -60,7 +60,7 @@ func (s *Tools) LinkCreate(ctx context.Context, c core.Caller, in LinkCreateInpu
 	return s.NewLink(ctx, c, in, false)
 }
 
-// linkCreate is LinkCreate; page marks the link of a result page (shed_save_page), the only
+// NewLink is LinkCreate; page marks the link of a result page (shed_save_page), the only
 // kind ?view renders. Why not every link to an .html or .md file: a download link shared for
 // a file would otherwise become, with two words added, a page shown inline on fileshed's
 // origin, made of whatever the file holds (a fake sign-in form, a forged notice).
