@@ -38,7 +38,9 @@ func TestSQLiteTakesACommandSlot(t *testing.T) {
 	// within the endless statement's timeout.
 	var r, cmd reply
 	var wg sync.WaitGroup
-	wg.Go(func() { r = callAs(e, "alice", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"}) })
+	wg.Go(func() {
+		r = callAs(e, "alice", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"})
+	})
 	wg.Go(func() { cmd = callAs(e, "alice", "shed_exec", map[string]any{"zone": "storage", "cmd": "ls"}) })
 	wg.Wait()
 	wantError(t, r, "TOO_MANY_COMMANDS")
