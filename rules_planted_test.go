@@ -59,6 +59,7 @@ func f(fs *confine.Fs, a afero.Fs, z *core.Zone, r *os.Root, af afero.File, base
 // TestRulesCatchPlantedViolations: each rule of the rules tests finds exactly the planted
 // violations of its kind, and none of the allowed neighbours.
 func TestRulesCatchPlantedViolations(t *testing.T) {
+	t.Parallel() // type-checks its own planted file
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "planted.go", planted, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
