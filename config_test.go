@@ -43,6 +43,7 @@ func runBinary(t *testing.T, env []string, args ...string) (int, string, string)
 // refusal used to come after fileshed.sqlite, users/ and groups/ were made). Each refusal
 // names the variable to fix.
 func TestRefusedConfigurationCreatesNothing(t *testing.T) {
+	t.Parallel() // each case owns its storage folder and its process
 	cases := []struct {
 		name string
 		env  []string
@@ -59,6 +60,7 @@ func TestRefusedConfigurationCreatesNothing(t *testing.T) {
 	for _, tc := range cases {
 		for _, cmd := range []string{"valves", "serve"} {
 			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
+				t.Parallel()
 				storage := filepath.Join(t.TempDir(), "data")
 				env := append([]string{"FILESHED_STORAGE_BASE_PATH=" + storage}, tc.env...)
 				if !strings.HasPrefix(strings.Join(tc.env, " "), "FILESHED_LISTEN") {

@@ -69,6 +69,7 @@ func TestStartupRefusals(t *testing.T) {
 // with embedded defaults (mode none on loopback), calls a tool over HTTP, probes it with
 // `fileshed healthcheck` and `healthcheck --ready`, and stops it with SIGTERM (graceful exit 0).
 func TestBinaryEndToEnd(t *testing.T) {
+	t.Parallel() // owns its binary, its process and its folder
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

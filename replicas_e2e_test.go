@@ -48,6 +48,7 @@ func e2eUser(i int) (id, token string) { return fmt.Sprintf("u%d", i), fmt.Sprin
 // cleaned up after, a locked edit and a link's download limit hold across replicas, and
 // the replicas that were not killed answer every call.
 func TestReplicasEndToEnd(t *testing.T) {
+	t.Parallel() // owns its replicas, storage, database and fake Open WebUI; mostly waits (issue 34)
 	r := runReplicas(t, binary(t), time.Minute)
 	r.log(t)
 	if v := r.violations(); len(v) > 0 {
@@ -60,6 +61,7 @@ func TestReplicasEndToEnd(t *testing.T) {
 // then locks only against itself, and the checks must see it. A test that cannot fail
 // proves nothing.
 func TestReplicasEndToEndNegativeControl(t *testing.T) {
+	t.Parallel() // owns its binary, replicas, storage, database and fake Open WebUI
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -28,6 +28,7 @@ const maxKernelNames = 233
 // Zone's, a Tx's, an Error's) come with their type and are logged apart. It fails when the
 // narrowed families use more than maxKernelNames. The names are logged (go test -v).
 func TestFamiliesUseFewKernelNames(t *testing.T) {
+	t.Parallel() // reads the shared, type-checked module only
 	all, narrowed, members := map[string][]string{}, map[string]bool{}, map[string]bool{}
 	for _, f := range moduleFiles(t) {
 		rest, ok := strings.CutPrefix(f.pkg, module+"/tools/")

@@ -122,6 +122,7 @@ func TestFamiliesCannotWriteThroughZoneFs(t *testing.T) {
 // TestRulesCatchPlantedViolations: each rule of the rules tests finds exactly the planted
 // violations of its kind, and none of the allowed neighbours.
 func TestRulesCatchPlantedViolations(t *testing.T) {
+	t.Parallel() // type-checks its own planted file
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "planted.go", planted, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -61,6 +63,7 @@ var familyKernelLeaves = map[string]bool{
 // x/sys and syscall file calls, afero's and confine's write methods, os.Root's, opening a
 // file for writing, confine.New which creates its folder) beyond the listed ones.
 func TestNoFileSystemWriteOutsideCore(t *testing.T) {
+	t.Parallel() // reads the shared, type-checked module only
 	got := map[string]int{}
 	for _, f := range moduleFiles(t) {
 		for _, w := range writeCalls(f.info, f.file) {
@@ -74,6 +77,7 @@ func TestNoFileSystemWriteOutsideCore(t *testing.T) {
 // TestFamiliesDoNotImportKernelLeaves: a family (tools/<family>/..., nested packages too)
 // imports neither core/store, core/lock nor core/vcs beyond the listed files.
 func TestFamiliesDoNotImportKernelLeaves(t *testing.T) {
+	t.Parallel() // reads the shared, type-checked module only
 	got := map[string]int{}
 	for _, f := range moduleFiles(t) {
 		for _, imp := range leafImports(f.pkg, f.file) {
@@ -90,6 +94,7 @@ func TestFamiliesDoNotImportKernelLeaves(t *testing.T) {
 // TestOneLayout: outside core/layout.go, no path join names a folder or a file of the
 // storage tree (core.Layout answers them), in core too.
 func TestOneLayout(t *testing.T) {
+	t.Parallel() // reads the shared, type-checked module only
 	for _, f := range moduleFiles(t, "core") {
 		if f.rel == "core/layout.go" {
 			continue
@@ -144,43 +149,19 @@ type checkedFile struct {
 	info     *types.Info
 }
 
-// moduleFiles type-checks the non-test files of every package of the module outside core/
-// (plus the kernel's own package when also names "core"), internal/ (test helpers) and
+// moduleFiles is the type-checked non-test files of every package of the module outside
+// core/ (plus the kernel's own package when also names "core"), internal/ (test helpers) and
 // bench/ (measuring programs, never in the server).
 func moduleFiles(t *testing.T, also ...string) []checkedFile {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./...").Output()
+	all, err := loadModule()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	imp := exportImporter(t)
 	var files []checkedFile
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		parts := strings.Split(line, "\t")
-		pkg, dir := parts[0], parts[1]
-		rel, _ := filepath.Rel(root, dir)
-		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		kernel := pkg == module+"/core" && slices.Contains(also, "core")
-		if top == "internal" || top == "bench" || top == "core" && !kernel || len(parts) < 3 || parts[2] == "" {
-			continue
-		}
-		fset := token.NewFileSet()
-		var asts []*ast.File
-		var names []string
-		for _, name := range strings.Fields(parts[2]) {
-			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			asts, names = append(asts, f), append(names, filepath.ToSlash(filepath.Join(rel, name)))
-		}
-		info := check(t, fset, imp, pkg, asts)
-		for i, f := range asts {
-			files = append(files, checkedFile{rel: names[i], pkg: pkg, fset: fset, file: f, info: info})
+	for _, f := range all {
+		if f.pkg != module+"/core" || slices.Contains(also, "core") {
+			files = append(files, f)
 		}
 	}
 	if len(files) < 100 {
@@ -189,13 +170,80 @@ func moduleFiles(t *testing.T, also ...string) []checkedFile {
 	return files
 }
 
+// loadModule type-checks the files moduleFiles answers, the kernel's package included, once
+// for every rules test (each listed and checked the module on its own: about a second of
+// CPU each, issue 34). The answer is read, never changed.
+var loadModule = sync.OnceValues(func() ([]checkedFile, error) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./...").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	imp, err := newExportImporter()
+	if err != nil {
+		return nil, err
+	}
+	var files []checkedFile
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.Split(line, "\t")
+		pkg, dir := parts[0], parts[1]
+		rel, _ := filepath.Rel(root, dir)
+		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if top == "internal" || top == "bench" || top == "core" && pkg != module+"/core" || len(parts) < 3 || parts[2] == "" {
+			continue
+		}
+		fset := token.NewFileSet()
+		var asts []*ast.File
+		var names []string
+		for _, name := range strings.Fields(parts[2]) {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				return nil, err
+			}
+			asts, names = append(asts, f), append(names, filepath.ToSlash(filepath.Join(rel, name)))
+		}
+		info, err := typeCheck(fset, imp, pkg, asts)
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range asts {
+			files = append(files, checkedFile{rel: names[i], pkg: pkg, fset: fset, file: f, info: info})
+		}
+	}
+	return files, nil
+})
+
 // exportImporter imports every dependency from the compiler's export data (go list
 // -export), so that each package is type-checked from its own source only.
 func exportImporter(t *testing.T) types.Importer {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-deps", "-export", "-f", "{{.ImportPath}}\t{{.Export}}", "./...").Output()
+	imp, err := newExportImporter()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return imp
+}
+
+// newExportImporter is exportImporter's importer, over the export data listed once.
+func newExportImporter() (types.Importer, error) {
+	exports, err := exportData()
+	if err != nil {
+		return nil, err
+	}
+	return importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	}), nil
+}
+
+// exportData maps each dependency of the module to its export data file (go list -deps
+// -export, run once: the compiler's files do not change during the tests).
+var exportData = sync.OnceValues(func() (map[string]string, error) {
+	out, err := exec.Command("go", "list", "-deps", "-export", "-f", "{{.ImportPath}}\t{{.Export}}", "./...").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -export: %w", err)
 	}
 	exports := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -203,19 +251,26 @@ func exportImporter(t *testing.T) types.Importer {
 			exports[p] = e
 		}
 	}
-	return importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
-		return os.Open(exports[path])
-	})
-}
+	return exports, nil
+})
 
 // check type-checks one package's files.
 func check(t *testing.T, fset *token.FileSet, imp types.Importer, pkg string, files []*ast.File) *types.Info {
 	t.Helper()
+	info, err := typeCheck(fset, imp, pkg, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// typeCheck is check's work, its failure as an error.
+func typeCheck(fset *token.FileSet, imp types.Importer, pkg string, files []*ast.File) (*types.Info, error) {
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{}}
 	conf := types.Config{Importer: imp}
 	if _, err := conf.Check(pkg, fset, files, info); err != nil {
-		t.Fatalf("type-checking %s: %v", pkg, err)
+		return nil, fmt.Errorf("type-checking %s: %w", pkg, err)
 	}
-	return info
+	return info, nil
 }

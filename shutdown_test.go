@@ -15,9 +15,14 @@ import (
 
 	"github.com/fileshed/fileshed/internal/pgtest"
 	"github.com/fileshed/fileshed/internal/replicatest"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 func TestMain(m *testing.M) {
+	// The replicas end-to-end tests mostly wait (slow imports, a killed replica's lease):
+	// four parallel tests at a time let the rules' type-checking and the binary's tests run
+	// beside them on two cores (issue 34).
+	testtool.ParallelAtLeast(4)
 	code := pgtest.Run(m) // the tests, then the private PostgreSQL the replicas tests started is stopped
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))

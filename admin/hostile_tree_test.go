@@ -87,6 +87,7 @@ func deepest(t *testing.T, dir string) []string {
 // `fileshed admin backup` copies everything, the deep tree included, into a backup that
 // restores and verifies.
 func TestOperatorToolsSurviveTreeDeeperThanPathMax(t *testing.T) {
+	t.Parallel() // owns its storage, its server and its backup (issue 34)
 	base := t.TempDir()
 	cfg := config(t, base)
 	cfg.Auth.Mode, cfg.Auth.APIKey = "headers", "k-deep"

@@ -19,6 +19,7 @@ import (
 // back), a server with the SQLite state is refused on it, and a second copy — or a copy into
 // a database that holds rows — is refused. The URL is never printed.
 func TestAdminStateCopyFromOneServerToReplicas(t *testing.T) {
+	t.Parallel() // owns its storages and its PostgreSQL database
 	base, url := t.TempDir(), pgtest.URL(t)
 	const key = "state-copy-master-key-0123456789abcdef"
 	urlFile := filepath.Join(t.TempDir(), "state-url")

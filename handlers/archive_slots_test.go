@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // holdSlot runs a 3-second command as user (headers of the links tests) in the background
@@ -16,7 +15,7 @@ func holdSlot(t *testing.T, e *env, user string) (wait func()) {
 	wg.Go(func() {
 		wantOK(t, e.post("shed_exec", execCall{"zone": "storage", "cmd": "sleep", "args": []string{"3"}}, as(user)))
 	})
-	time.Sleep(300 * time.Millisecond)
+	e.waitMetric(linksKey, "fileshed_commands_running 1") // the command has its slot and runs
 	return wg.Wait
 }
 
@@ -53,6 +52,7 @@ func TestLinkZipTakesTheCreatorsSlot(t *testing.T) {
 		{"in total", "FILESHED_EXEC_MAX_TOTAL", "bob"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case owns its server
 			e := startLinks(t, map[string]string{c.valve: "1"})
 			e.write("users/alice/Storage/data/pub/a.txt", "file a")
 			url := e.link("alice", map[string]any{"zone": "storage", "path": "pub", "max_downloads": 1})["url"].(string) + "?zip"

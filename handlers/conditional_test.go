@@ -190,6 +190,7 @@ func TestLockeditSaveExpectsTheOriginal(t *testing.T) {
 // one storage) read the same version and write, each with the hash it read, at once:
 // exactly one write lands, the other is FILE_CHANGED, and nothing is lost silently.
 func TestExpectedHashRaceOnTwoReplicas(t *testing.T) {
+	t.Parallel() // owns its storage, its database and its two servers
 	vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
 	a, b := replicaOf(t, vars), replicaOf(t, vars)
 	a.write("users/local/Documents/data/plan.md", "v1\n")

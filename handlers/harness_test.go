@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // the test binary is its own exec launcher, as main is
 		os.Exit(sandbox.LauncherMain(os.Args[2:]))
 	}
+	// Most parallel tests wait (a command's sleep, a timeout, a killed replica's lease, a
+	// browser): four at a time overlap their waits on two cores (issue 34). Their events are
+	// awaited, not slept for, and their clocks guard bounds of 2 s or more.
+	testtool.ParallelAtLeast(4)
 	code := pgtest.Run(m) // the tests, then the private PostgreSQL the replica tests started is stopped
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -17,6 +17,7 @@ import (
 // never happened: no record without its change) and the journal lists only the creation;
 // the next write is journaled as usual.
 func TestKill9DuringJournaledWrite(t *testing.T) {
+	t.Parallel() // owns its binary server and storage, as the other kill -9 tests
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

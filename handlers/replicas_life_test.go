@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // replicaOf starts one more server on the storage directory and PostgreSQL state of vars
@@ -90,8 +89,10 @@ func TestTempNamesOfReplicasAreProtected(t *testing.T) {
 // another replica. Storage too (core/plain.go): its writes beside a command were never
 // noted, on one server either.
 func TestWriteBesideACommandOnAnotherReplica(t *testing.T) {
+	t.Parallel() // each case owns its storage, its database and its two servers
 	for _, zone := range []string{"documents", "storage"} {
 		t.Run(zone, func(t *testing.T) {
+			t.Parallel()
 			vars := withPostgres(t, map[string]string{"FILESHED_STORAGE_BASE_PATH": t.TempDir()})
 			a, b := replicaOf(t, vars), replicaOf(t, vars)
 			file := map[string]string{"documents": "users/local/Documents/data/", "storage": execDir}[zone] + "notes.txt"
@@ -103,7 +104,7 @@ func TestWriteBesideACommandOnAnotherReplica(t *testing.T) {
 			go func() {
 				done <- a.post("shed_exec", map[string]any{"zone": zone, "cmd": "sleep", "args": []string{"2"}}, conv("chat-cmd"))
 			}()
-			time.Sleep(700 * time.Millisecond) // the command runs on a
+			a.waitMetric("", "fileshed_commands_running 1") // the command runs on a
 			wantOK(t, b.post("shed_lockedit_save", map[string]any{"zone": zone, "path": "notes.txt"}, editor))
 			r := <-done
 			wantOK(t, r)

@@ -28,20 +28,41 @@ const endless = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) S
 func TestSQLiteTakesACommandSlot(t *testing.T) {
 	t.Parallel() // owns its server; waits more than it computes (issue 34)
 	e := start(t, map[string]string{"FILESHED_AUTH_MODE": "headers", "FILESHED_AUTH_API_KEY": key,
-		"FILESHED_EXEC_MAX_PER_USER": "1", "FILESHED_EXEC_TIMEOUT_DEFAULT": "8"})
+		"FILESHED_EXEC_MAX_PER_USER": "1", "FILESHED_EXEC_TIMEOUT_DEFAULT": "5"})
 	db := map[string]any{"zone": "storage", "path": "a.db", "query": endless}
 	done := make(chan reply)
 	go func() { done <- callAs(e, "alice", "shed_sqlite", db) }()
-	time.Sleep(300 * time.Millisecond)
-	r := callAs(e, "alice", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"})
+	// The call opens its database (creating a.db) once it holds its slot.
+	waitForFile(t, filepath.Join(e.base, "users/alice/Storage/data/a.db"))
+	// Alice's second statement and her command wait for the slot side by side (2 s each),
+	// within the endless statement's timeout.
+	var r, cmd reply
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		r = callAs(e, "alice", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"})
+	})
+	wg.Go(func() { cmd = callAs(e, "alice", "shed_exec", map[string]any{"zone": "storage", "cmd": "ls"}) })
+	wg.Wait()
 	wantError(t, r, "TOO_MANY_COMMANDS")
 	if !strings.Contains(r.Hint, "shed_sqlite") {
 		t.Fatalf("hint: %s", r.raw)
 	}
-	wantError(t, callAs(e, "alice", "shed_exec", map[string]any{"zone": "storage", "cmd": "ls"}), "TOO_MANY_COMMANDS")
+	wantError(t, cmd, "TOO_MANY_COMMANDS")
 	wantOK(t, callAs(e, "bob", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"}))
 	wantError(t, <-done, "TIMEOUT")
 	wantOK(t, callAs(e, "alice", "shed_sqlite", map[string]any{"zone": "storage", "path": "b.db", "query": "SELECT 1"}))
+}
+
+// waitForFile waits (up to 30 s) until path exists: the event a test waits for, such as a
+// call that has opened its database.
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Lstat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never appeared", path)
 }
 
 // TestSQLiteZeroblobIsBounded: eight zeroblob(60000000) columns took the server from 44 MB

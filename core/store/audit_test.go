@@ -7,6 +7,7 @@ import (
 )
 
 func TestAudit(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		cases := []struct {
 			name string
@@ -41,6 +42,7 @@ func TestAudit(t *testing.T) {
 }
 
 func TestAuditAppendsAndDefaultsTime(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 // all, forgotten by EndCommand or with its replica; records that cannot be stored are
 // refused. On both drivers.
 func TestCommandRecords(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

@@ -53,6 +53,7 @@ func fillEveryTable(t *testing.T, d *DB) {
 // (awkward text, binary keys), the audit ids kept and the next one new; the target's own
 // identity is not overwritten; a target that holds rows is refused and left unchanged.
 func TestCopyStateCopiesEveryTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	from, to := openTest(t, SQLite), openTest(t, Postgres)
 	fillEveryTable(t, from)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMigrationsAreNumberedInOrder(t *testing.T) {
+	t.Parallel()
 	for i, m := range migrations {
 		if m.version != i+1 {
 			t.Errorf("migrations[%d] has version %d, want %d", i, m.version, i+1)
@@ -22,6 +23,7 @@ func TestMigrationsAreNumberedInOrder(t *testing.T) {
 }
 
 func TestOpenTwiceIsIdempotent(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		ctx := context.Background()
 		src := testSource(t, drv)
@@ -56,6 +58,7 @@ func TestOpenTwiceIsIdempotent(t *testing.T) {
 // SQLite refuses the switch to WAL with SQLITE_BUSY, without waiting, when another connection
 // opens the same new file at that moment (a few rounds in 100 without the retry).
 func TestConcurrentOpensOfNewFileSucceed(t *testing.T) {
+	t.Parallel()
 	const rounds, n = 100, 8
 	for round := range rounds {
 		path := filepath.Join(t.TempDir(), "fileshed.sqlite")
@@ -87,6 +90,7 @@ func TestConcurrentOpensOfNewFileSucceed(t *testing.T) {
 // A state database written by a newer fileshed is refused at start, on both drivers, with a
 // message that says so and what to run instead.
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		src := testSource(t, drv)
 		d, err := OpenSource(src)
@@ -119,6 +123,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 }
 
 func TestOpenConfiguresEveryConnection(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, SQLite)
 	ctx := context.Background()
 	// Hold several connections at once so the check is not only about the first one.
@@ -160,6 +165,7 @@ func TestOpenConfiguresEveryConnection(t *testing.T) {
 // A storage path is configuration, but it still must reach SQLite intact: the driver cuts
 // the DSN at the first '?', and SQLite decodes '%' escapes in file: URIs.
 func TestOpenPathsWithURIMetacharacters(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{
 		"plain", "with space", "q?mode=ro", "hash#frag", "pct%41", "amp&_txlock=deferred", "ünï",
 	} {
@@ -193,6 +199,7 @@ func TestOpenPathsWithURIMetacharacters(t *testing.T) {
 }
 
 func TestStateFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, err := Open(filepath.Join(dir, "fileshed.sqlite"))
 	if err != nil {
@@ -214,6 +221,7 @@ func TestStateFilesArePrivate(t *testing.T) {
 }
 
 func TestOpenErrorsHideHostPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notDB := filepath.Join(dir, "a-directory")
 	if err := os.Mkdir(notDB, 0o700); err != nil {

@@ -23,6 +23,7 @@ var awkward = []string{"", "a.txt", "dir/é.txt", "a\x00b", "\x00", "bad\xff", "
 
 // TestPGTextRoundTrips: the escape is lossless and yields storable text.
 func TestPGTextRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, s := range awkward {
 		e := pgText(s)
 		if !utf8.ValidString(e) || strings.IndexByte(e, 0) >= 0 {
@@ -48,6 +49,7 @@ func TestPGTextRoundTrips(t *testing.T) {
 // TestPGTextKeepsFolderPrefixes: a folder's escaped "dir/" is a prefix of the escaped
 // paths below it, so the SQL prefix comparisons hold on escaped text.
 func TestPGTextKeepsFolderPrefixes(t *testing.T) {
+	t.Parallel()
 	for _, dir := range awkward {
 		for _, rest := range awkward {
 			if p := pgText(dir + "/" + rest); !strings.HasPrefix(p, pgText(dir+"/")) || p != pgText(dir)+"/"+pgText(rest) {
@@ -63,6 +65,7 @@ func TestPGTextKeepsFolderPrefixes(t *testing.T) {
 // (the kernel refuses it; SQLite's substr would stop at one), so NUL is tried in the other
 // columns: zone keys, conversation ids, a link's path.
 func TestAwkwardNamesRoundTripEverywhere(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -117,6 +120,7 @@ func sameSet(a, b []string) bool {
 // TestBoolsAreStoredAsIntegers: a Go bool reaches an INTEGER column as 0 or 1 (pgx refuses
 // a bool for an INTEGER parameter) and reads back as a bool.
 func TestBoolsAreStoredAsIntegers(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -140,6 +144,7 @@ func TestBoolsAreStoredAsIntegers(t *testing.T) {
 // orders deadlock on PostgreSQL; the server rolls one back (40P01), and inTx runs it again,
 // so both succeed. On SQLite, BEGIN IMMEDIATE serialises them and nothing deadlocks.
 func TestDeadlockedTransactionIsRetried(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -195,6 +200,7 @@ func TestDeadlockedTransactionIsRetried(t *testing.T) {
 // holds returns when its context ends (pgx cancels it on the server; SQLite's wait for the
 // write lock ends too), instead of waiting for the holder.
 func TestStatementsEndWithTheirContext(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -237,6 +243,7 @@ func TestStatementsEndWithTheirContext(t *testing.T) {
 // TestStatementDeadlineWithoutCallerDeadline: a context without a deadline still gets
 // stmtTimeout (the audit writer and the sweeps pass such contexts).
 func TestStatementDeadlineWithoutCallerDeadline(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, SQLite)
 	ctx, cancel := d.bound(context.Background())
 	defer cancel()
@@ -256,6 +263,7 @@ func TestStatementDeadlineWithoutCallerDeadline(t *testing.T) {
 // PostgreSQL rejected (a fault): a server nobody listens on, a role out of connections, a
 // bad statement and a serialization failure, each from a real connection.
 func TestUnavailable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -26,7 +26,8 @@ func onBoth(t *testing.T, f func(t *testing.T, drv string)) {
 	for _, drv := range drivers {
 		t.Run(drv, func(t *testing.T) {
 			// Each driver's run opens databases of its own (a file, a new PostgreSQL
-			// database): the two run side by side, and beside other tests' (issue 34).
+			// database): the two run side by side, and beside other tests' (issue 34);
+			// every test of the package is parallel, none shares a database or a variable.
 			t.Parallel()
 			f(t, drv)
 		})

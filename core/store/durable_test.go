@@ -17,6 +17,7 @@ import (
 // them. The server defers its background WAL flush (pgtest.Crashable), so a commit that did
 // not wait for its flush is lost, as it would be on a busy production server.
 func TestGuardingRecordsSurviveADatabaseCrash(t *testing.T) {
+	t.Parallel()
 	pg := pgtest.NewCrashable(t)
 	src := Source{Driver: Postgres, URL: pg.URL(t)}
 	d, err := OpenSource(src)

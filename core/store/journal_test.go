@@ -13,6 +13,7 @@ import (
 // a folder above, a rename), images listed and dropped, undone marked, old rows expired;
 // rows without a batch, a user or a valid owner are refused.
 func TestJournalRows(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -123,6 +124,7 @@ func TestJournalRows(t *testing.T) {
 
 // A command's ten thousand paths are written in one call (chunked inserts).
 func TestJournalManyRows(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 // a key of their own; every one of them reads back the same key, the first stored, and it
 // stays.
 func TestSharedKeyFirstWriterWins(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		src := testSource(t, drv)
 		var dbs []*DB

@@ -11,6 +11,7 @@ import (
 
 // TestUseLinkIsAtomic: 10 parallel downloads of a link with one download left count one.
 func TestUseLinkIsAtomic(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -62,6 +63,7 @@ func TestUseLinkIsAtomic(t *testing.T) {
 // TestLinkPageFlag: the page flag of shed_save_page's links is stored and read back, and a
 // link stored before the flag existed (schema version 3) reads as a plain link.
 func TestLinkPageFlag(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		ctx := context.Background()
 		src := testSource(t, drv)

@@ -13,6 +13,7 @@ import (
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func TestAcquireLock(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		held := Lock{ZoneKey: "users/alice/Documents", Path: "a.txt", UserID: "alice", ConvID: "chat-1", Since: t0}
 		cases := []struct {
@@ -88,6 +89,7 @@ func TestAcquireLock(t *testing.T) {
 }
 
 func TestAcquireLockDefaultsSinceToNow(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		before := time.Now().Add(-time.Millisecond)
@@ -104,6 +106,7 @@ func TestAcquireLockDefaultsSinceToNow(t *testing.T) {
 // TestConcurrentAcquireHasOneWinner is the regression test for the original's check-then-write
 // lock files: two conversations racing for the same file, 100 times.
 func TestConcurrentAcquireHasOneWinner(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -141,6 +144,7 @@ func TestConcurrentAcquireHasOneWinner(t *testing.T) {
 }
 
 func TestReleaseLock(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		held := Lock{ZoneKey: "z", Path: "a.txt", UserID: "alice", ConvID: "chat-1", Since: t0}
 		cases := []struct {
@@ -173,6 +177,7 @@ func TestReleaseLock(t *testing.T) {
 }
 
 func TestForceReleaseLock(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -200,6 +205,7 @@ func TestForceReleaseLock(t *testing.T) {
 }
 
 func TestExpiredLocksAndLocksByConv(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

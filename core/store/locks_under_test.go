@@ -8,6 +8,7 @@ import (
 )
 
 func TestLocksUnder(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

@@ -14,6 +14,7 @@ import (
 // TestMembersSeenAndLeft: a request's groups record the user in each; a later request
 // without one marks it left (the row stays), and a request with it again clears that.
 func TestMembersSeenAndLeft(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -64,6 +65,7 @@ func TestMembersSeenAndLeft(t *testing.T) {
 // written by the sqlite3 program into the migrated file (C: a second, where the driver took
 // two minutes under -race, issue 34); the queries checked run through the driver.
 func TestMembersTableScales(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("inserts 500,000 rows")
 	}

@@ -9,6 +9,7 @@ import (
 // TestCopyOwnership: the first half of a crash-safe rename keeps the source records and
 // puts copies under the destination (replacing what was there), with exact prefixes.
 func TestCopyOwnership(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -33,6 +34,7 @@ func TestCopyOwnership(t *testing.T) {
 
 // TestOwnershipUnder: one path and everything below it, or the whole group.
 func TestOwnershipUnder(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -65,6 +67,7 @@ func TestOwnershipUnder(t *testing.T) {
 
 // TestAddOwnership: a record is created only where none exists.
 func TestAddOwnership(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()

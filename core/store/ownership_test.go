@@ -8,6 +8,7 @@ import (
 )
 
 func TestSetOwnership(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		cases := []struct {
 			name    string
@@ -44,6 +45,7 @@ func TestSetOwnership(t *testing.T) {
 }
 
 func TestSetOwnershipUpsertKeepsCreated(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -94,6 +96,7 @@ func ownedPaths(t *testing.T, d *DB, g string) []string {
 }
 
 func TestRenameOwnership(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		seed := []string{"a", "a/x.txt", "a/sub/y.txt", "ab/z.txt", "a.txt", "A/up.txt", "a_b/w.txt", "axb/v.txt", "b/old.txt", "b"}
 		cases := []struct {
@@ -144,6 +147,7 @@ func TestRenameOwnership(t *testing.T) {
 }
 
 func TestRenameOwnershipKeepsOwnerAndMode(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		cases := []struct{ name, from, to, file string }{
 			{"ascii", "dir", "dir2", "f.txt"},
@@ -172,6 +176,7 @@ func TestRenameOwnershipKeepsOwnerAndMode(t *testing.T) {
 }
 
 func TestDeleteOwnership(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		seed := []string{"a", "a/x.txt", "a/sub/y.txt", "ab/z.txt", "a.txt", "A/up.txt", "a%/p.txt"}
 		cases := []struct {

@@ -15,6 +15,7 @@ import (
 // the schema is applied once. Without the advisory lock they race in CREATE TABLE (a unique
 // violation in PostgreSQL's catalog) or apply a migration twice.
 func TestConcurrentMigrationsApplyOnce(t *testing.T) {
+	t.Parallel()
 	const rounds, n = 3, 5
 	for round := range rounds {
 		src := testSource(t, Postgres)
@@ -50,6 +51,7 @@ func TestConcurrentMigrationsApplyOnce(t *testing.T) {
 // TestMigrateReportsVersions: Migrate (fileshed admin migrate) says which version it found
 // and which it left, and a second run finds nothing to do; on both drivers.
 func TestMigrateReportsVersions(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		src := testSource(t, drv)
 		ctx := context.Background()
@@ -65,6 +67,7 @@ func TestMigrateReportsVersions(t *testing.T) {
 // The PostgreSQL URL is a secret (it may carry the password): no error shows it, whether
 // the URL does not parse or the server does not answer.
 func TestPostgresErrorsHideTheURL(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cret-Pa55"
 	for _, u := range []string{
 		"postgres://fileshed:" + secret + "@127.0.0.1:1/state?connect_timeout=2", // nothing listens on port 1
@@ -89,6 +92,7 @@ func TestPostgresErrorsHideTheURL(t *testing.T) {
 // TestPostgresPoolIsBounded: a server keeps at most pgMaxConns connections to PostgreSQL
 // and names itself in pg_stat_activity.
 func TestPostgresPoolIsBounded(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Postgres)
 	if got := d.sql.Stats().MaxOpenConnections; got != pgMaxConns {
 		t.Errorf("pool bound %d, want %d", got, pgMaxConns)
@@ -120,6 +124,7 @@ func TestPostgresPoolIsBounded(t *testing.T) {
 // both drivers; on PostgreSQL it fails on a schema that is not this fileshed's or a table
 // that cannot be read.
 func TestIntegrityCheck(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -153,6 +158,7 @@ func TestIntegrityCheck(t *testing.T) {
 // TestBackupOfPostgresStateSaysPgDump: the file copy of fileshed admin backup cannot copy a
 // PostgreSQL state; it says what to use instead.
 func TestBackupOfPostgresStateSaysPgDump(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Postgres)
 	if err := d.BackupTo(context.Background(), t.TempDir()+"/x.sqlite"); !errors.Is(err, ErrNoFileBackup) {
 		t.Errorf("BackupTo = %v, want ErrNoFileBackup", err)
@@ -162,6 +168,7 @@ func TestBackupOfPostgresStateSaysPgDump(t *testing.T) {
 // TestIntegrityCheckReadsEveryTable: the PostgreSQL integrity check's table list is exactly
 // the tables the migrations create (a new table must be added to it).
 func TestIntegrityCheckReadsEveryTable(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Postgres)
 	rows, err := d.query(context.Background(), `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)
 	if err != nil {

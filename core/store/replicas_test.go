@@ -12,6 +12,7 @@ import (
 // journal keeps each owner once; a forgotten replica's next heartbeat adds it again and says
 // so (it must note its owners again). On both drivers.
 func TestReplicaHeartbeatAndJournal(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
@@ -65,6 +66,7 @@ func TestReplicaHeartbeatAndJournal(t *testing.T) {
 // A replica is alive exactly while a session of its id is open: the sessions hold its
 // liveness lock, and closing the last (or its connection dying) frees the lock. One session leads at a time; when it ends another may lead.
 func TestReplicaSessionIsItsLife(t *testing.T) {
+	t.Parallel()
 	src := testSource(t, Postgres)
 	d, err := OpenSource(src)
 	if err != nil {
@@ -130,6 +132,7 @@ func TestReplicaSessionIsItsLife(t *testing.T) {
 
 // SQLite has one server: no sessions, and no liveness to ask.
 func TestReplicaSessionNeedsPostgres(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, SQLite)
 	if _, err := d.OpenSession(context.Background(), "AAAAAAAAAAAAAAAA"); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("OpenSession on SQLite: %v", err)

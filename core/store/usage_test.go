@@ -12,6 +12,7 @@ import (
 const mb = 1 << 20
 
 func TestReserve(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		alice := Owner{"user", "alice"}
 		b := func(n int64) Amount { return Amount{Bytes: n} }
@@ -90,6 +91,7 @@ func TestReserve(t *testing.T) {
 }
 
 func TestQuotaErrorMessage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		e     QuotaError
 		files bool
@@ -112,6 +114,7 @@ func TestQuotaErrorMessage(t *testing.T) {
 // files against a 300-file limit (issue 24 finding 7: the file count is reserved alike), on
 // both drivers: on PostgreSQL the conditional upsert locks the row and re-checks its WHERE.
 func TestConcurrentReservationsNeverOvershoot(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		const writers, fit = 200, 100
 		cases := []struct {
@@ -159,6 +162,7 @@ func TestConcurrentReservationsNeverOvershoot(t *testing.T) {
 }
 
 func TestAdjust(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		bob := Owner{"user", "bob"}
 		cases := []struct {
@@ -213,6 +217,7 @@ func TestAdjust(t *testing.T) {
 }
 
 func TestSetUsage(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		cases := []struct {
 			name    string
@@ -253,6 +258,7 @@ func TestSetUsage(t *testing.T) {
 // TestMigrationAddsFileCountToExistingRows: a state database written before the file count
 // keeps its bytes, and its rows start at 0 files (reconciled at first use).
 func TestMigrationAddsFileCountToExistingRows(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		src := testSource(t, drv)
 		d, err := OpenSource(src)
@@ -283,6 +289,7 @@ func TestMigrationAddsFileCountToExistingRows(t *testing.T) {
 // A user and a group with the same id are different owners (an id reused across kinds must
 // not share a quota).
 func TestUsageSeparatesUserAndGroupWithSameID(t *testing.T) {
+	t.Parallel()
 	onBoth(t, func(t *testing.T, drv string) {
 		d := openTest(t, drv)
 		ctx := context.Background()
