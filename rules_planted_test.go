@@ -119,6 +119,52 @@ func TestFamiliesCannotWriteThroughZoneFs(t *testing.T) {
 	}
 }
 
+// plantedMechanisms is a family's file reaching for the kernel's own mechanisms: each
+// marked line uses a denied name, the unmarked ones the ways the kernel offers instead.
+const plantedMechanisms = `package planted
+
+import (
+	"context"
+
+	"github.com/fileshed/fileshed/core"
+)
+
+func f(ctx context.Context, k core.Kernel, s *core.Service, c core.Caller, z *core.Zone, tx *core.Tx) { // want deny
+	_, _ = s.Mutate(ctx, c, z, "t", "m", nil) // want deny
+	_ = s.RecordGroupFiles(ctx, c, z, "", "a") // want deny
+	_, _ = s.HoldOwner(ctx, z.Owner, 0) // want deny
+	_, _, _ = k.EditLocks(z).Of(ctx, "a")
+	_ = tx.Fs(z).MakeDir("d")
+	_, _ = k.Begin(ctx, c, core.Edit{Quota: &core.Quota{Size: -1}})
+	_, _ = k.CheckRepo(ctx, c, z)
+}
+`
+
+// TestDenyRuleCatchesPlantedMechanisms: the deny rule finds exactly the planted uses of
+// the kernel's own mechanisms.
+func TestDenyRuleCatchesPlantedMechanisms(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "planted_mechanisms.go", plantedMechanisms, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := check(t, fset, exportImporter(t), module+"/tools/planted", []*ast.File{f})
+	var got, want []int
+	for _, u := range kernelUses(info) {
+		if line := fset.Position(u.pos).Line; denied(u.name) && !slices.Contains(got, line) {
+			got = append(got, line)
+		}
+	}
+	for i, line := range strings.Split(plantedMechanisms, "\n") {
+		if strings.HasSuffix(line, "// want deny") {
+			want = append(want, i+1)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("denied names found on lines %v, planted on %v", got, want)
+	}
+}
+
 // TestRulesCatchPlantedViolations: each rule of the rules tests finds exactly the planted
 // violations of its kind, and none of the allowed neighbours.
 func TestRulesCatchPlantedViolations(t *testing.T) {

@@ -388,7 +388,7 @@ func (s *Service) verifyRepo(ctx context.Context, space string, z *Zone) string 
 		return err.Error()
 	}
 	defer r.Close()
-	release, err := s.Hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the repository")
+	release, err := s.Hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the repository")
 	if err != nil {
 		return err.Error()
 	}

@@ -122,7 +122,7 @@ func (s *Service) holdBeside(ctx context.Context, r *Beside, z *Zone) (held, err
 				case <-wait.Done():
 				}
 			}()
-			turn, err := s.hold(wait, SpaceKey(KindSpace, z), lock.Shared, "a command or another change in the "+z.Label+" zone")
+			turn, err := s.hold(wait, spaceKey(KindSpace, z), lock.Shared, "a command or another change in the "+z.Label+" zone")
 			stop()
 			if err != nil && ctx.Err() == nil && isClosed(taken) {
 				continue
@@ -132,7 +132,7 @@ func (s *Service) holdBeside(ctx context.Context, r *Beside, z *Zone) (held, err
 			}
 			return held{turn}, nil
 		}
-		gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
+		gate, err := s.hold(ctx, spaceKey(KindGate, z), lock.Shared, "a change of the whole "+z.Label+" zone")
 		if err != nil {
 			return nil, err
 		}

@@ -117,7 +117,7 @@ func (s *Service) locksAgainst(ctx context.Context, z *Zone, callers ...Caller) 
 	if err != nil {
 		return nil, LockErr(".", err)
 	}
-	key, m := ZoneKey(z), map[string]store.Lock{}
+	key, m := zoneKey(z), map[string]store.Lock{}
 	for _, l := range all {
 		if l.ZoneKey == key && time.Since(l.Since) <= s.LockMaxAge() &&
 			slices.ContainsFunc(callers, func(c Caller) bool { return !HeldBy(l, c) }) {

@@ -32,7 +32,7 @@ func holdNotes(t *testing.T, zone string) *heldNotes {
 	t.Cleanup(z.Close)
 	h := &heldNotes{s: s, z: z, disk: filepath.Join(base, "users", "u", map[string]string{"storage": "Storage", "documents": "Documents"}[zone], "data")}
 	h.save(t, "v1\n")
-	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: "notes.txt", UserID: "u", ConvID: "editor", Since: time.Now()}, time.Hour); err != nil {
+	if _, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: "notes.txt", UserID: "u", ConvID: "editor", Since: time.Now()}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if h.guard, err = s.guardLocks(ctx, Caller{UserID: "u", ConvID: "cmd"}, z, nil); err != nil || h.guard == nil {

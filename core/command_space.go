@@ -49,7 +49,7 @@ func (s *Service) holdSpace(ctx context.Context, z *Zone, mirrored bool) (*cmdSp
 	} else {
 		sp.b, sp.done = s.plainBeside(z)
 	}
-	turn, err := s.hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
+	turn, err := s.hold(ctx, spaceKey(KindSpace, z), lock.Exclusive, "another command or change of the whole "+z.Label+" zone")
 	if err != nil {
 		sp.done()
 		return nil, err
@@ -66,7 +66,7 @@ func (sp *cmdSpace) locked(ctx context.Context, fn func(l *vcs.Locked) error) er
 	if sp == nil {
 		return fn(nil)
 	}
-	gate, err := sp.s.hold(ctx, SpaceKey(KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
+	gate, err := sp.s.hold(ctx, spaceKey(KindGate, sp.z), lock.Exclusive, "another change in the "+sp.z.Label+" zone")
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (sp *cmdSpace) release() {
 		return
 	}
 	if sp.running {
-		if gate, err := sp.s.hold(context.Background(), SpaceKey(KindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
+		if gate, err := sp.s.hold(context.Background(), spaceKey(KindGate, sp.z), lock.Exclusive, "the gate"); err == nil {
 			sp.stop()
 			gate.Unlock()
 		}

@@ -152,7 +152,7 @@ func commandFixture(t *testing.T, zone string) (*Service, *Zone, string, Caller)
 		put(p, content)(t, data)
 	}
 	for _, p := range []string{"locked.md", "d/locked.md"} {
-		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: p, UserID: "bob", ConvID: "editor", Since: time.Now()}, time.Hour)
+		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: "bob", ConvID: "editor", Since: time.Now()}, time.Hour)
 		must(t, err)
 	}
 	if z.Versioned {

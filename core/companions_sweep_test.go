@@ -79,7 +79,7 @@ func TestSweepCompanionsAsAWrite(t *testing.T) {
 	t.Run("locked by another conversation", func(t *testing.T) {
 		s, z, data, bob := sweepFixture(t)
 		put("ledger.db-wal", "log")(t, data)
-		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: "ledger.db-wal", UserID: "alice", ConvID: "editor", Since: time.Now()}, time.Hour)
+		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: "ledger.db-wal", UserID: "alice", ConvID: "editor", Since: time.Now()}, time.Hour)
 		must(t, err)
 		_, err = s.HoldDatabase(ctx, bob, z, "ledger.db", "ledger.db")
 		wantCode(t, err, FileLocked)

@@ -141,14 +141,14 @@ func (s *Service) RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, mes
 			growth.Files++
 		}
 	}
-	if err := tx.Reserve(job.To, -1, growth); err != nil {
+	if err := tx.reserve(job.To, -1, growth); err != nil {
 		return "", 0, err
 	}
 	var written int64
 	hash, err := tx.Apply(func() (Change, error) {
 		ch := Change{Paths: dsts}
 		for i, it := range job.Items {
-			n, err := copyOne(ctx, tx.Reservation(), job.From, job.To, it)
+			n, err := copyOne(ctx, tx.r, job.From, job.To, it)
 			if err != nil {
 				return ch, err
 			}
@@ -166,8 +166,8 @@ func (s *Service) RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, mes
 
 // copyOne copies one file for the reservation r: parents created (0700, counted by r),
 // content written atomically (0600).
-func copyOne(ctx context.Context, r *Reservation, from, to *Zone, it copyItem) (int64, error) {
-	if err := r.MkdirAll(ctx, to, path.Dir(it.dst)); err != nil {
+func copyOne(ctx context.Context, r *reservation, from, to *Zone, it copyItem) (int64, error) {
+	if err := r.mkdirAll(ctx, to, path.Dir(it.dst)); err != nil {
 		return 0, WriteError(err, to, it.dst)
 	}
 	src, err := from.fs.Open(it.src)

@@ -19,7 +19,7 @@ func (s *Service) checkUnlocked(ctx context.Context, c Caller, z *Zone, path str
 	if z.ReadOnly || path == "" {
 		return nil
 	}
-	l, ok, err := s.db.LockOf(ctx, ZoneKey(z), path)
+	l, ok, err := s.db.LockOf(ctx, zoneKey(z), path)
 	switch {
 	case err != nil:
 		return LockErr(path, err)
@@ -36,7 +36,7 @@ func (s *Service) checkTreeUnlocked(ctx context.Context, c Caller, z *Zone, rel 
 	if z.ReadOnly {
 		return nil
 	}
-	locks, err := s.db.LocksUnder(ctx, ZoneKey(z), rel)
+	locks, err := s.db.LocksUnder(ctx, zoneKey(z), rel)
 	if err != nil {
 		return LockErr(rel, err)
 	}

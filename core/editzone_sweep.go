@@ -115,7 +115,7 @@ func (sw *editzoneSweep) orphan(ctx context.Context, p string) error {
 
 // isOrphan reports whether the working copy p of the conversation has no lock of its own.
 func (sw *editzoneSweep) isOrphan(ctx context.Context, p string) (bool, error) {
-	l, ok, err := sw.s.db.LockOf(ctx, ZoneKey(sw.z), p)
+	l, ok, err := sw.s.db.LockOf(ctx, zoneKey(sw.z), p)
 	if err != nil {
 		return false, LockErr(p, err)
 	}

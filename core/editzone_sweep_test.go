@@ -29,7 +29,7 @@ func TestSweepEditzones(t *testing.T) {
 	}
 	must(t, os.Symlink(filepath.Join(z.fs.Dir(), "target.md"), filepath.Join(ez, "link.md")))
 	for p, conv := range map[string]string{"kept.md": "c1", "d/stolen.md": "c2"} {
-		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: p, UserID: "bob", ConvID: conv, Since: time.Now()}, time.Hour)
+		_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: "bob", ConvID: conv, Since: time.Now()}, time.Hour)
 		must(t, err)
 	}
 	_, _, err = s.Reconcile(ctx, z.Owner)

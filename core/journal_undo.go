@@ -277,11 +277,11 @@ func (s *Service) undoMove(ctx context.Context, c Caller, z *Zone, from, to stri
 		return Errf(FileExists, "Cannot undo the rename: %s exists again", to).With("path", to).
 			WithHint("Rename or delete it first, then undo again")
 	}
-	if err := tx.Reserve(z, -1, Amount{}); err != nil {
+	if err := tx.reserve(z, -1, Amount{}); err != nil {
 		return err
 	}
 	_, err = tx.Apply(func() (Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(to)); err != nil {
+		if err := tx.r.mkdirAll(ctx, z, path.Dir(to)); err != nil {
 			return Change{}, WriteError(err, z, to)
 		}
 		if err := tx.Fs(z).Rename(from, to); err != nil {
@@ -302,7 +302,7 @@ func (s *Service) undoRemove(ctx context.Context, c Caller, z *Zone, p string, m
 		return err
 	}
 	defer tx.Close()
-	if err := tx.Reserve(z, -1, Amount{}); err != nil {
+	if err := tx.reserve(z, -1, Amount{}); err != nil {
 		return err
 	}
 	_, err = tx.Apply(func() (Change, error) {
@@ -401,15 +401,15 @@ func (s *Service) undoTree(ctx context.Context, c Caller, z *Zone, e store.Journ
 			growth.Bytes += int64(len(f.Data))
 		}
 	}
-	if err := tx.Reserve(z, -1, growth); err != nil {
+	if err := tx.reserve(z, -1, growth); err != nil {
 		return err
 	}
 	_, err = tx.Apply(func() (Change, error) {
 		w := tx.Fs(z)
-		r := tx.Reservation()
+		r := tx.r
 		made := Amount{}
 		var created []string
-		if err := r.MkdirAll(ctx, z, path.Dir(e.Path)); err != nil {
+		if err := r.mkdirAll(ctx, z, path.Dir(e.Path)); err != nil {
 			return Change{}, WriteError(err, z, e.Path)
 		}
 		if img.dir {

@@ -47,14 +47,13 @@ type kernel interface {
 	CheckGroupWrite(ctx context.Context, c Caller, z *Zone, kind writeKind, rel string) error
 	GroupMode(mode string) (string, error)
 	FileLocked(z *Zone, p string, l store.Lock) *Error
+	EditLocks(z *Zone) EditLocks
 
 	// The write transaction and the copy.
 	Begin(ctx context.Context, c Caller, e Edit) (*Tx, error)
 	BeginWrite(ctx context.Context, c Caller, z *Zone, rel, shown string, e Edit) (*Tx, Target, error)
 	PlanCopy(job *CopyJob, srcRel, dstRel, shownSrc string) error
 	RunCopy(ctx context.Context, c Caller, job *CopyJob, tool, message string) (string, int64, error)
-	Reserve(ctx context.Context, z *Zone, size int64, growth Amount) (*Reservation, error)
-	RecordGroupFiles(ctx context.Context, c Caller, z *Zone, mode string, rels ...string) error
 	ChangeRecord(ctx context.Context, c Caller, z *Zone, rel, what string, change func(o *store.Ownership) error) (store.Ownership, error)
 
 	// Editzones and working copies (shed_lockedit).
@@ -79,8 +78,7 @@ type kernel interface {
 
 	// Versioning (shed_restore, shed_maintenance).
 	Repo(z *Zone) (*OpenRepo, error)
-	Mutate(ctx context.Context, c Caller, z *Zone, tool, message string, fn func() (Change, error)) (string, error)
-	HoldLease(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error)
+	CheckRepo(ctx context.Context, c Caller, z *Zone) (RepoCheck, bool)
 
 	// The command protocol, SQLite and encryption (commands, sqlite, encryption).
 	Base() string

@@ -34,12 +34,12 @@ const (
 	KindGate = "gate"
 	// KindRepo is a repository, around the repository's own lock (an in-process mutex and a
 	// flock of one host): across replicas this is the authority.
-	KindRepo = "repo"
+	kindRepo = "repo"
 )
 
-// ZoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
+// zoneKey is the stable key of a zone's space in the locks table and in lock keys: Storage
 // and Documents of one user, and one group, never collide.
-func ZoneKey(z *Zone) string {
+func zoneKey(z *Zone) string {
 	switch z.Kind {
 	case GroupZone:
 		return "group:" + z.GroupID
@@ -58,17 +58,17 @@ func fileKey(z *Zone, rel string) lock.Key {
 	if z.Kind == Uploads && z.conv != "" {
 		rel = z.conv + "/" + rel
 	}
-	return lock.NewKey(kindFile, ZoneKey(z), rel)
+	return lock.NewKey(kindFile, zoneKey(z), rel)
 }
 
 // editKey is the lock of the steps of one locked edit of p in z.
-func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, ZoneKey(z), p) }
+func editKey(z *Zone, p string) lock.Key { return lock.NewKey(kindEdit, zoneKey(z), p) }
 
 // ownerKey is a lock of kind on an owner (its turn, its quota).
 func ownerKey(kind string, o store.Owner) lock.Key { return lock.NewKey(kind, o.Kind, o.ID) }
 
-// SpaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
-func SpaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, ZoneKey(z)) }
+// spaceKey is a lock of kind (space, gate, repo) on the versioned space of z.
+func spaceKey(kind string, z *Zone) lock.Key { return lock.NewKey(kind, zoneKey(z)) }
 
 // Hold takes k in mode m for as long as ctx allows and returns its release (safe to call
 // more than once). A wait the call's context ended is TIMEOUT naming what, the other call
@@ -95,10 +95,10 @@ func (s *Service) hold(ctx context.Context, k lock.Key, m lock.Mode, what string
 	return le, nil
 }
 
-// HoldLease is Hold returning the lease, for a tool family that makes its change visible
+// holdLease is Hold returning the lease, for a tool family that makes its change visible
 // itself (shed_exec's commit, shed_maintenance's removals and repairs) and checks its leases
 // first with CheckLeases.
-func (s *Service) HoldLease(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error) {
+func (s *Service) holdLease(ctx context.Context, k lock.Key, m lock.Mode, what string) (lock.Lease, error) {
 	return s.hold(ctx, k, m, what)
 }
 
@@ -152,7 +152,7 @@ func (s *Service) holdAll(ctx context.Context, what string, keys ...lock.Key) (h
 
 // lockOrder is the global order of the kinds: a holder never takes a kind ranked lower
 // than one it holds.
-var lockOrder = map[string]int{kindEdit: 0, kindTurn: 1, kindFile: 2, kindQuota: 3, KindSpace: 4, KindGate: 5, KindRepo: 6}
+var lockOrder = map[string]int{kindEdit: 0, kindTurn: 1, kindFile: 2, kindQuota: 3, KindSpace: 4, KindGate: 5, kindRepo: 6}
 
 // sortKeys returns keys in the global order, each once.
 func sortKeys(keys []lock.Key) []lock.Key {

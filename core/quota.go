@@ -154,9 +154,9 @@ func (s *Service) measureOwner(ctx context.Context, o store.Owner) (Amount, []st
 	return total, unmeasured, nil
 }
 
-// Reservation is growth reserved against a quota, holding the owner's lock shared; Settle it
+// reservation is growth reserved against a quota, holding the owner's lock shared; Settle it
 // exactly once, on every path.
-type Reservation struct {
+type reservation struct {
 	s        *Service
 	owner    store.Owner
 	Reserved Amount
@@ -174,16 +174,12 @@ func (s *Service) CheckSize(size int64) error {
 	return nil
 }
 
-// Reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
-// reserves growth (bytes, and the names the write adds) for the zone's owner. Nothing
-// touches the disk before this succeeds.
-func (s *Service) Reserve(ctx context.Context, z *Zone, size int64, growth Amount) (*Reservation, error) {
-	return s.reserve(ctx, z, size, growth, 0)
-}
-
-// reserve is Reserve with history bytes more (historyEstimate): refused only because of
-// the owner's history, it packs the history and tries again (packThenRetry).
-func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amount, history int64) (*Reservation, error) {
+// reserve checks the file-size limit (size = the resulting file's size, -1 to skip) and
+// reserves growth (bytes, and the names the write adds) and history bytes more
+// (historyEstimate) for the zone's owner. Nothing touches the disk before this succeeds.
+// Refused only because of the owner's history, it packs the history and tries again
+// (packThenRetry).
+func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amount, history int64) (*reservation, error) {
 	if err := s.CheckSize(size); err != nil {
 		return nil, err
 	}
@@ -196,7 +192,7 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amoun
 	if err != nil {
 		return nil, err
 	}
-	r := &Reservation{s: s, owner: z.Owner, release: release}
+	r := &reservation{s: s, owner: z.Owner, release: release}
 	want := Amount{Bytes: max(growth.Bytes, 0) + max(history, 0), Files: max(growth.Files, 0)}
 	if want.Bytes <= 0 && want.Files <= 0 {
 		return r, nil
@@ -212,7 +208,7 @@ func (s *Service) reserve(ctx context.Context, z *Zone, size int64, growth Amoun
 
 // Grow reserves growth more (QUOTA_EXCEEDED when over the limit, with the history's share
 // of the usage).
-func (r *Reservation) Grow(ctx context.Context, growth Amount) error {
+func (r *reservation) Grow(ctx context.Context, growth Amount) error {
 	if err := r.grow(ctx, growth); err != nil {
 		return r.s.refusal(ctx, r.owner, err)
 	}
@@ -220,7 +216,7 @@ func (r *Reservation) Grow(ctx context.Context, growth Amount) error {
 }
 
 // grow is Grow returning the state database's answer (a *store.QuotaError when refused).
-func (r *Reservation) grow(ctx context.Context, growth Amount) error {
+func (r *reservation) grow(ctx context.Context, growth Amount) error {
 	if err := r.s.timed("db_quota_reserve", func() error { return r.s.db.Reserve(ctx, r.owner, growth, r.s.Limit(r.owner)) }); err != nil {
 		return err
 	}
@@ -242,10 +238,10 @@ func quotaExceeded(qe *store.QuotaError, o store.Owner) *Error {
 		With("used", qe.Used.Bytes).With("requested", qe.Requested.Bytes).With("limit", qe.Limit.Bytes).With("owner", o.Kind)
 }
 
-// MkdirAll creates the folder dir of z and its missing parents (0700) for the
+// mkdirAll creates the folder dir of z and its missing parents (0700) for the
 // reservation's write: the folders it is about to make are reserved first (QUOTA_EXCEEDED
 // when they do not fit), and those it made are counted in the settlement.
-func (r *Reservation) MkdirAll(ctx context.Context, z *Zone, dir string) error {
+func (r *reservation) mkdirAll(ctx context.Context, z *Zone, dir string) error {
 	fsys := z.fs
 	var missing []string
 	for d := dir; d != "." && d != "" && d != "/"; d = path.Dir(d) {
@@ -273,7 +269,7 @@ func (r *Reservation) MkdirAll(ctx context.Context, z *Zone, dir string) error {
 
 // Settle records the real change of usage (negative for shrinking or deleting; zero after a
 // failed write), plus the folders mkdirAll made, in place of the reservation.
-func (r *Reservation) Settle(ctx context.Context, actual Amount) {
+func (r *reservation) Settle(ctx context.Context, actual Amount) {
 	actual.Files += r.made
 	if d := Sub(actual, r.Reserved); d != (Amount{}) {
 		// Why ignore the error: the write already happened; a failed adjustment is drift that

@@ -31,7 +31,7 @@ func TestFirstReservationsCannotOvershoot(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, err := s.Reserve(context.Background(), z, 6<<20, Amount{Bytes: 6 << 20, Files: 1})
+				r, err := s.reserve(context.Background(), z, 6<<20, Amount{Bytes: 6 << 20, Files: 1}, 0)
 				if err != nil {
 					return
 				}
@@ -61,7 +61,7 @@ func TestReconcileWaitsForWritesInFlight(t *testing.T) {
 	s, base := testService(t, nil)
 	ctx := context.Background()
 	z := &Zone{Owner: store.Owner{Kind: "user", ID: "writer"}}
-	r, err := s.Reserve(ctx, z, 1000, Amount{Bytes: 1000, Files: 1})
+	r, err := s.reserve(ctx, z, 1000, Amount{Bytes: 1000, Files: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,14 @@ import (
 )
 
 // StateQueries are the questions the families ask the state database, and only those
-// (issue 35 item 1: DB() is out of the handle): the edit locks of shed_lockedit, the links
+// (issue 35 item 1: DB() is out of the handle): a user's edit locks, the links
 // of shed_link, the records a group lists, the usage a tool shows, a user key's state.
 // Ownership records, usage settlement and the command journal are the kernel's own: a
 // family cannot reach them through this view.
 type StateQueries interface {
-	// The edit locks (shed_lockedit, shed_maintenance, shed_info, encryption).
-	AcquireLock(ctx context.Context, l store.Lock, maxAge time.Duration) (store.Lock, error)
-	LockOf(ctx context.Context, zoneKey, path string) (store.Lock, bool, error)
-	ReleaseLock(ctx context.Context, zoneKey, path, convID string) error
-	ForceReleaseLock(ctx context.Context, zoneKey, path string) error
+	// A user's edit locks (shed_info, encryption); the records of a zone's are the
+	// kernel's (EditLocks).
 	LocksByUser(ctx context.Context, userID string) ([]store.Lock, error)
-	ExpiredLocks(ctx context.Context, before time.Time) ([]store.Lock, error)
 
 	// The download links (shed_link, shed_info).
 	SharedKey(ctx context.Context, name string, fresh []byte) ([]byte, error)

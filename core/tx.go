@@ -19,7 +19,7 @@ import (
 //	if err != nil { return err }           // protected path, locked, not allowed, busy
 //	defer tx.Close()                        // unlocks; settles a reservation left open
 //	t := tx.Target(0)                       // the file as it is, under its lock
-//	err = tx.Reserve(z, size, growth)       // max_file_size_mb, then the quota
+//	(Edit.Quota: Begin reserved it)          // max_file_size_mb, then the quota
 //	hash, err := tx.Apply(func() (Change, error) { ... write ... })
 //
 // Begin refuses protected paths (protected.go), takes the path locks in the global order,
@@ -82,6 +82,10 @@ type Edit struct {
 	// Expect is Step.Expect of BeginWrite's one step.
 	Expect string
 	Steps  []Step
+	// Quota, when set, is what the change needs of its owner's quota: Begin reserves it
+	// (tx_reserve.go), Tx.Fs's MakeDir charges the folders it makes to it, Apply settles it
+	// with the Change's Growth. Unset, only what the kernel's own writes need is reserved.
+	Quota *Quota
 	// undo marks the transactions of an undo (journal_undo.go): their rows share its batch
 	// and name the batch they revert. Only the kernel sets it.
 	undo *undoMark
@@ -95,7 +99,7 @@ type Tx struct {
 	e       Edit
 	targets []Target
 	locks   held
-	r       *Reservation
+	r       *reservation
 	settled bool
 	closed  bool
 	// seen is what Begin hashed of the steps with Expect; written is the content hash of
@@ -126,6 +130,10 @@ func (s *Service) Begin(ctx context.Context, c Caller, e Edit) (*Tx, error) {
 	}
 	tx := &Tx{s: s, ctx: ctx, c: c, e: e, targets: make([]Target, len(e.Steps)), locks: locks}
 	if err := tx.check(); err != nil {
+		tx.Close()
+		return nil, err
+	}
+	if err := tx.reserveDeclared(); err != nil {
 		tx.Close()
 		return nil, err
 	}
@@ -310,18 +318,14 @@ func (tx *Tx) CheckReplace(z *Zone, rel string) error {
 	return tx.s.CheckGroupWrite(tx.ctx, tx.c, z, writeReplace, rel)
 }
 
-// Reservation is what Reserve reserved (nil before): a change that makes folders counts
-// them with its mkdirAll, and a download of unknown size grows it as the bytes come.
-func (tx *Tx) Reservation() *Reservation { return tx.r }
-
 // Target is step i's path as it was when Begin took its lock.
 func (tx *Tx) Target(i int) Target { return tx.targets[i] }
 
-// Reserve checks the resulting file size against max_file_size_mb (size -1: no single
+// reserve checks the resulting file size against max_file_size_mb (size -1: no single
 // file) and reserves growth for z's owner (QUOTA_EXCEEDED when it does not fit); nothing
 // touches the disk before it succeeds. More calls reserve more. In a versioned zone the
 // history the commit will add is reserved too (historyEstimate), and settled exactly.
-func (tx *Tx) Reserve(z *Zone, size int64, growth Amount) error {
+func (tx *Tx) reserve(z *Zone, size int64, growth Amount) error {
 	history := historyEstimate(z, size, growth)
 	if tx.r != nil {
 		if err := tx.s.CheckSize(size); err != nil {
@@ -410,7 +414,7 @@ func (tx *Tx) Apply(fn func() (Change, error)) (string, error) {
 			return Change{}, err
 		}
 		var err error
-		if ch, err = fn(); err == nil && z.Versioned {
+		if ch, err = tx.run(z, fn); err == nil && z.Versioned {
 			err = tx.locks.check(true)
 		}
 		ch.charge = charge
@@ -450,7 +454,7 @@ func (tx *Tx) holdEnds(z *Zone) (held, error) {
 			continue
 		}
 		seen[st.Zone.Space] = true
-		le, err := tx.s.hold(tx.ctx, SpaceKey(KindSpace, st.Zone), lock.Shared, "a command in the "+st.Zone.Label+" zone")
+		le, err := tx.s.hold(tx.ctx, spaceKey(KindSpace, st.Zone), lock.Shared, "a command in the "+st.Zone.Label+" zone")
 		if err != nil {
 			h.release()
 			return nil, err

@@ -30,6 +30,8 @@ var ErrUndeclared = errors.New("write outside the paths the transaction declared
 // place. It is an afero.Fs.
 type TxFs struct {
 	fs *confine.Fs
+	tx *Tx
+	z  *Zone
 	// declared are the zone-relative places the steps reach: each path as named (its
 	// parents resolved) and, for a write that follows a final link, where that link leads.
 	declared []string
@@ -40,7 +42,7 @@ var _ afero.Fs = (*TxFs)(nil)
 // Fs is z's file system for this transaction's writes (ErrUndeclared beyond what its steps
 // of z declared). Use it inside Apply.
 func (tx *Tx) Fs(z *Zone) *TxFs {
-	t := &TxFs{fs: z.fs}
+	t := &TxFs{fs: z.fs, tx: tx, z: z}
 	for _, st := range tx.e.Steps {
 		if st.Op == OpCopyFrom || st.Zone != z && st.Zone.fs.Dir() != z.fs.Dir() {
 			continue

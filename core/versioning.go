@@ -172,6 +172,10 @@ type Change struct {
 	// bytes and names as it settles them (negative when it shrinks them), reported even when fn
 	// fails: a command running in the zone meanwhile does not count it as its own.
 	Growth Amount
+	// Created are the files a transaction's change made below a folder it adds to (OpAdd:
+	// an archive extracted): the transaction records their ownership in a group zone, as
+	// it does before the change for the files its OpWrite steps create.
+	Created []string
 	// Outside is what the change adds to its owner's usage outside the zone (negative: the
 	// working copy a locked edit's save removes): settled with Growth, never taken for a
 	// write in the zone by a command running there.
@@ -238,11 +242,11 @@ func (s *Service) repoForChange(ctx context.Context, z *Zone) (*OpenRepo, error)
 // holdWhole takes what a whole-tree change of z's space holds from its change to its commit:
 // the space's turn (it waits for a command running there), then its gate exclusively.
 func (s *Service) holdWhole(ctx context.Context, z *Zone) (held, error) {
-	turn, err := s.hold(ctx, SpaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
+	turn, err := s.hold(ctx, spaceKey(KindSpace, z), lock.Exclusive, "a command or another change in the "+z.Label+" zone")
 	if err != nil {
 		return nil, err
 	}
-	gate, err := s.hold(ctx, SpaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
+	gate, err := s.hold(ctx, spaceKey(KindGate, z), lock.Exclusive, "another change in the "+z.Label+" zone")
 	if err != nil {
 		turn.Unlock()
 		return nil, err
@@ -308,7 +312,7 @@ func (s *Service) LockRepo(ctx context.Context, r *OpenRepo, z *Zone) (l *vcs.Lo
 // (vcs.Locked.Recover: its lock files, an index behind HEAD): only under this key, which
 // every writer of the repository holds on every replica, is a lock file surely stale.
 func (s *Service) lockRepo(ctx context.Context, r *OpenRepo, z *Zone) (*vcs.Locked, lock.Lease, error) {
-	le, err := s.hold(ctx, SpaceKey(KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
+	le, err := s.hold(ctx, spaceKey(kindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
 	if err != nil {
 		return nil, nil, err
 	}

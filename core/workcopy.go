@@ -34,7 +34,7 @@ func WorkingCopySize(ez *confine.Fs, p string) int64 {
 // Callers check the file-size limit themselves.
 func (s *Service) changeWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, p string, size int64, write func() error) error {
 	old := WorkingCopySize(ez, p)
-	r, err := s.Reserve(ctx, z, -1, Amount{Bytes: size - old})
+	r, err := s.reserve(ctx, z, -1, Amount{Bytes: size - old}, 0)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (s *Service) DropWorkingCopy(ctx context.Context, z *Zone, ez *confine.Fs, 
 // the two measures a reconcile may see the change too: that drift is repaired by the next
 // shed_maintenance.
 func (s *Service) workingCopyChanged(ctx context.Context, z *Zone, ez *confine.Fs, p string, before int64) {
-	r, err := s.Reserve(context.WithoutCancel(ctx), z, -1, Amount{})
+	r, err := s.reserve(context.WithoutCancel(ctx), z, -1, Amount{}, 0)
 	if err != nil {
 		return // drift that shed_maintenance's reconcile repairs
 	}

@@ -154,11 +154,11 @@ func (tx *Tx) WriteFile(w Write) (string, error) {
 	if t.Exists {
 		old, files = t.Size, 0
 	}
-	if err := tx.Reserve(z, w.Size, Amount{Bytes: w.Size - old, Files: files}); err != nil {
+	if err := tx.reserve(z, w.Size, Amount{Bytes: w.Size - old, Files: files}); err != nil {
 		return "", err
 	}
 	return tx.Apply(func() (Change, error) {
-		if err := tx.r.MkdirAll(tx.ctx, z, path.Dir(t.Rel)); err != nil {
+		if err := tx.r.mkdirAll(tx.ctx, z, path.Dir(t.Rel)); err != nil {
 			return Change{}, WriteError(err, z, t.Shown)
 		}
 		sum := NewContentHash()

@@ -80,7 +80,8 @@ func (s *Tools) Unzip(ctx context.Context, c core.Caller, in UnzipInput) (core.R
 	if o.Z.Label != z.Label {
 		message = fmt.Sprintf("Extracted %s:%s to %s", o.Z.Name, o.Rel, shownDest)
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Unzip", Message: message, Steps: unzipSteps(z, a, destRel, shownDest, replacing)})
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Unzip", Message: message, Steps: unzipSteps(z, a, destRel, shownDest, replacing),
+		Quota: unzipQuota(a)})
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -111,13 +112,15 @@ func unzipSteps(z *core.Zone, a *archive.Archive, destRel, shownDest string, rep
 	return steps
 }
 
-// extract runs the extraction in its transaction tx (unzipSteps): the reservation, then
-// unzipInto in Apply. It returns what it did and the commit id.
+// unzipQuota is what an extraction of a needs of the quota: its declared bytes and its
+// names, and the staging folder's while it exists.
+func unzipQuota(a *archive.Archive) *core.Quota {
+	return &core.Quota{Size: -1, Growth: core.Amount{Bytes: a.Declared, Files: int64(a.Names) + 1}}
+}
+
+// extract runs the extraction in its transaction tx (unzipSteps, which reserved the
+// archive's size and names): unzipInto in Apply. It returns what it did and the commit id.
 func (s *Tools) extract(ctx context.Context, c core.Caller, tx *core.Tx, z *core.Zone, a *archive.Archive, destRel string, overwrite bool) (*unzipped, string, error) {
-	// The names: the archive's, and the staging folder while it exists.
-	if err := tx.Reserve(z, -1, core.Amount{Bytes: a.Declared, Files: int64(a.Names) + 1}); err != nil {
-		return nil, "", err
-	}
 	u := &unzipped{}
 	hash, err := tx.Apply(func() (core.Change, error) {
 		ch, err := s.unzipInto(ctx, c, z, tx, a, destRel, overwrite, u)
@@ -163,7 +166,7 @@ func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *
 	if err != nil {
 		return core.Change{}, err
 	}
-	if err := tx.Reservation().MkdirAll(ctx, z, destRel); err != nil {
+	if err := w.MakeDir(destRel); err != nil {
 		return core.Change{}, err
 	}
 	// Each file overwrite replaces is checked (a locked edit another conversation opened
@@ -187,10 +190,7 @@ func (s *Tools) unzipInto(ctx context.Context, c core.Caller, z *core.Zone, tx *
 			created = append(created, path.Join(destRel, e.Path))
 		}
 	}
-	if err := s.RecordGroupFiles(ctx, c, z, "", created...); err != nil {
-		return core.Change{Paths: m.paths}, err
-	}
-	return core.Change{Paths: m.paths}, nil
+	return core.Change{Paths: m.paths, Created: created}, nil
 }
 
 // checkUnzipDest refuses a destination that is not a real folder of the zone (a symlink

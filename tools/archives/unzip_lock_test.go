@@ -5,12 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/fileshed/fileshed/core"
 	"github.com/fileshed/fileshed/core/archive"
 	"github.com/fileshed/fileshed/core/archive/ziptest"
-	"github.com/fileshed/fileshed/core/store"
 	"github.com/fileshed/fileshed/internal/coretest"
 )
 
@@ -67,7 +65,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 			must(t, err)
 			replacing, err := checkUnzipDest(z, ar, "", true)
 			must(t, err)
-			tx, err := s.Begin(ctx, me, core.Edit{Tool: "Unzip", Steps: unzipSteps(z, ar, "", ".", replacing)})
+			tx, err := s.Begin(ctx, me, core.Edit{Tool: "Unzip", Steps: unzipSteps(z, ar, "", ".", replacing), Quota: unzipQuota(ar)})
 			must(t, err)
 			defer tx.Close()
 			// Meanwhile: the file is (created and) locked by a conversation.
@@ -75,9 +73,7 @@ func TestUnzipOverwriteChecksEachLockAtItsRename(t *testing.T) {
 				if _, err := os.Stat(locked); os.IsNotExist(err) {
 					must(t, os.WriteFile(locked, []byte("theirs"), 0o600))
 				}
-				_, err := s.State().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: tc.locked, UserID: user, ConvID: tc.lockedBy,
-					Since: time.Now()}, time.Hour)
-				must(t, err)
+				must(t, s.EditLocks(z).Acquire(ctx, core.Caller{UserID: user, ConvID: tc.lockedBy}, tc.locked))
 			}
 			_, _, err = s.extract(ctx, me, tx, z, ar, "", true)
 			if e, _ := core.AsError(err); (tc.wantErr == "") != (err == nil) || err != nil && (e == nil || e.Code != tc.wantErr) {

@@ -40,15 +40,13 @@ func (s *Tools) Delete(ctx context.Context, c core.Caller, in DeleteInput) (core
 	if message == "" {
 		message = "Delete " + rel
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Delete", Message: message, Steps: []core.Step{{Zone: z, Path: rel, Shown: in.Path, Op: core.OpRemove, Expect: in.ExpectedHash}}})
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Delete", Message: message, Steps: []core.Step{{Zone: z, Path: rel, Shown: in.Path, Op: core.OpRemove, Expect: in.ExpectedHash}},
+		Quota: &core.Quota{Size: -1}}) // nothing added: what the delete frees is settled
 	if err != nil {
 		return core.Result{}, err
 	}
 	defer tx.Close()
 	fi := tx.Target(0).Info
-	if err := tx.Reserve(z, -1, core.Amount{}); err != nil {
-		return core.Result{}, err
-	}
 	var freed core.Amount
 	exact := true
 	hash, err := tx.Apply(func() (core.Change, error) {

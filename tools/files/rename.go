@@ -62,7 +62,8 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 	if e, _ := core.CheckExpectedHash(in.ExpectedHash); e == core.HashNew {
 		from.Expect, to.Expect = "", e
 	}
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Rename", Message: message, Steps: []core.Step{from, to}})
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "Rename", Message: message, Steps: []core.Step{from, to},
+		Quota: &core.Quota{Size: -1}}) // names carried along; new folders are charged as made
 	if err != nil {
 		return core.Result{}, err
 	}
@@ -89,14 +90,11 @@ func (s *Tools) Rename(ctx context.Context, c core.Caller, in RenameInput) (core
 	case dst.Exists:
 		replaced = core.Amount{Bytes: dst.Size, Files: 1} // a file, a link or a special file replaced by the move
 	}
-	if err := tx.Reserve(z, -1, core.Amount{}); err != nil {
-		return core.Result{}, err
-	}
 	hash, err := tx.Apply(func() (core.Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(newRel)); err != nil {
+		w := tx.Fs(z)
+		if err := w.MakeDir(path.Dir(newRel)); err != nil {
 			return core.Change{}, core.WriteError(err, z, in.NewPath)
 		}
-		w := tx.Fs(z)
 		if err := w.Rename(oldRel, newRel); err != nil {
 			return core.Change{}, core.WriteError(err, z, in.NewPath)
 		}

@@ -2,16 +2,12 @@ package info
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/fileshed/fileshed/core"
 
-	"github.com/fileshed/fileshed/core/lock"
 	"github.com/fileshed/fileshed/core/store"
-	"github.com/fileshed/fileshed/core/vcs"
 )
 
 // maintenanceReport is the data of shed_maintenance: the reference's four lists (§5.35, §7;
@@ -35,10 +31,6 @@ type maintenanceReport struct {
 func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, error) {
 	rep := &maintenanceReport{ExpiredLocks: []string{}, CorruptedLocks: []string{}, OrphanEditzones: []string{},
 		OrphanOwnerships: []string{}, Quota: []quotaCheck{}, Repositories: []*repoCheck{}}
-	expired, err := s.State().ExpiredLocks(ctx, time.Now().Add(-s.LockMaxAge()))
-	if err != nil {
-		return core.Result{}, core.LockErr("(all)", err)
-	}
 	zones, err := s.maintenanceZones(ctx, c)
 	defer func() {
 		for _, z := range zones {
@@ -50,13 +42,15 @@ func (s *Tools) Maintenance(ctx context.Context, c core.Caller) (core.Result, er
 	}
 	owners := []store.Owner{}
 	for _, z := range zones {
+		expired, err := s.EditLocks(z).Expired(ctx)
+		if err != nil {
+			return core.Result{}, err
+		}
 		for _, l := range expired {
-			if l.ZoneKey == core.ZoneKey(z) {
-				if err := s.expireLock(ctx, z, l); err != nil {
-					return core.Result{}, err
-				}
-				rep.ExpiredLocks = append(rep.ExpiredLocks, z.Name+"/"+l.Path)
+			if err := s.expireLock(ctx, z, l); err != nil {
+				return core.Result{}, err
 			}
+			rep.ExpiredLocks = append(rep.ExpiredLocks, z.Name+"/"+l.Path)
 		}
 		removed, err := s.SweepEditzones(ctx, z) // orphan working copies, leftover temporary files
 		rep.OrphanEditzones = append(rep.OrphanEditzones, removed...)
@@ -126,7 +120,7 @@ func (s *Tools) maintenanceZones(ctx context.Context, c core.Caller) ([]*core.Zo
 	return zones, nil
 }
 
-// expireLock releases an expired lock and removes its working copy. ReleaseLock names the
+// expireLock releases an expired lock and removes its working copy. Release names the
 // conversation: a lock taken over meanwhile by another conversation is left alone. The
 // working copy stays when the edit's key was lost meanwhile (LOCK_ERROR: another replica's
 // step may hold it now).
@@ -136,8 +130,8 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 		return err
 	}
 	defer le.Unlock()
-	if err := s.State().ReleaseLock(ctx, l.ZoneKey, l.Path, l.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
-		return core.LockErr(l.Path, err)
+	if err := s.EditLocks(z).Release(ctx, l.Path, l.ConvID); err != nil {
+		return err
 	}
 	if !core.ValidID(l.ConvID) {
 		return nil
@@ -154,75 +148,19 @@ func (s *Tools) expireLock(ctx context.Context, z *core.Zone, l store.Lock) erro
 	return nil
 }
 
-// verifyRepo verifies r, the repository of z, and repairs it when the check fails, holding
-// the repository's key as every other user of it does; false when it stays damaged or busy
-// (out says so).
-func (rep *maintenanceReport) verifyRepo(ctx context.Context, s *Tools, z *core.Zone, r *core.OpenRepo, out *repoCheck) bool {
-	le, err := s.HoldLease(ctx, core.SpaceKey(core.KindRepo, z), lock.Exclusive, "the "+z.Name+" repository")
-	if err != nil {
-		out.Status, out.Error = "busy", repoProblem(err)
-		return false
-	}
-	defer le.Unlock()
-	verr := r.Verify()
-	if verr == nil {
-		return true
-	}
-	out.Problem = repoProblem(verr)
-	// Why: Repair removes the repository's lock files, which are another replica's commit in
-	// flight if the key was lost meanwhile.
-	if err := core.CheckLeases(false, le); err != nil {
-		out.Status, out.Error = "busy", repoProblem(err)
-		return false
-	}
-	fix, err := r.Repair()
-	if err == nil {
-		err = r.Verify()
-	}
-	if err != nil {
-		out.Status, out.Error = "damaged", repoProblem(err)
-		return false
-	}
-	rep.repositoryRepairs++
-	out.Status, out.RemovedLocks, out.IndexRebuilt = "repaired", &fix.RemovedLocks, &fix.IndexRebuilt
-	return true
-}
-
 // checkRepo verifies the zone's repository and repairs it when the check fails, then
-// commits what an interrupted operation wrote but could not commit ("written but not
-// committed"). A zone whose repository was never created is skipped.
+// commits what an interrupted operation wrote but could not commit (core.CheckRepo). A
+// zone whose repository was never created is skipped.
 func (rep *maintenanceReport) checkRepo(ctx context.Context, s *Tools, c core.Caller, z *core.Zone) {
-	if _, err := os.Stat(core.RepoDir(z.Space)); err != nil {
+	rc, ok := s.CheckRepo(ctx, c, z)
+	if !ok {
 		return
 	}
-	out := &repoCheck{Zone: z.Name, Status: "ok"}
+	out := &repoCheck{Zone: z.Name, Status: rc.Status, Problem: rc.Problem, Error: rc.Error, CommittedPending: rc.CommittedPending}
+	if rc.Status == "repaired" {
+		removed, rebuilt := rc.RemovedLocks, rc.IndexRebuilt
+		out.RemovedLocks, out.IndexRebuilt = &removed, &rebuilt
+	}
+	rep.repositoryRepairs += rc.Repairs
 	rep.Repositories = append(rep.Repositories, out)
-	r, err := s.Repo(z)
-	if err != nil {
-		out.Status, out.Error = "damaged", repoProblem(err)
-		return
-	}
-	defer r.Release()
-	if !rep.verifyRepo(ctx, s, z, r, out) {
-		return
-	}
-	hash, err := s.Mutate(ctx, c, z, "shed_maintenance", "shed_maintenance: changes left uncommitted by an interrupted operation",
-		func() (core.Change, error) { return core.Change{All: true}, nil })
-	if err != nil {
-		out.Status, out.Error = "damaged", repoProblem(err)
-		return
-	}
-	if hash != "" {
-		rep.repositoryRepairs++
-		out.CommittedPending = hash
-	}
-}
-
-// repoProblem is the model-facing text of a repository failure (vcs errors carry no host
-// path); damage that Repair cannot fix needs the administrator.
-func repoProblem(err error) string {
-	if errors.Is(err, vcs.ErrCorrupt) && !errors.Is(err, vcs.ErrBusy) {
-		return err.Error() + " (if repair fails, the administrator must restore the repository from a backup)"
-	}
-	return err.Error()
 }

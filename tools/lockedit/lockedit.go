@@ -31,7 +31,7 @@ type LockeditPathArgs struct {
 // message saying the working copy was kept when one exists: the lock was broken by
 // shed_force_unlock or shed_maintenance, and saving it now could overwrite newer work).
 func (s *Tools) requireHolder(ctx context.Context, c core.Caller, z *core.Zone, ez *confine.Fs, p string) error {
-	l, ok, err := s.State().LockOf(ctx, core.ZoneKey(z), p)
+	l, ok, err := s.EditLocks(z).Of(ctx, p)
 	if err != nil {
 		return core.LockErr(p, err)
 	}

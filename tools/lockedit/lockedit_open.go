@@ -3,16 +3,13 @@ package lockedit
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/fileshed/fileshed/core"
 
 	"github.com/fileshed/fileshed/core/confine"
-	"github.com/fileshed/fileshed/core/store"
 )
 
 // LockeditOpenInput is the input of shed_lockedit_open.
@@ -51,14 +48,8 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 		return core.Result{}, err
 	}
 	defer unlock()
-	if _, err := s.State().AcquireLock(ctx, store.Lock{ZoneKey: core.ZoneKey(z), Path: p, UserID: c.UserID, ConvID: c.ConvID,
-		Since: time.Now()}, s.LockMaxAge()); err != nil {
-		var held store.Lock
-		if errors.Is(err, store.ErrLocked) {
-			held, _, _ = s.State().LockOf(ctx, core.ZoneKey(z), p)
-			return core.Result{}, s.FileLocked(z, p, held)
-		}
-		return core.Result{}, core.LockErr(p, err)
+	if err := s.EditLocks(z).Acquire(ctx, c, p); err != nil {
+		return core.Result{}, err
 	}
 	content, size, err := s.copyToEditzone(ctx, z, ez, p)
 	if err == nil && (!utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0) {
@@ -70,7 +61,7 @@ func (s *Tools) LockeditOpen(ctx context.Context, c core.Caller, in LockeditOpen
 	}
 	if err != nil {
 		s.DropWorkingCopy(context.WithoutCancel(ctx), z, ez, p)
-		_ = s.State().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID)
+		_ = s.EditLocks(z).Release(context.WithoutCancel(ctx), p, c.ConvID)
 		return core.Result{}, err
 	}
 	return core.Result{Data: opened{Content: string(content), Conversation: c.ConvID, IsBinary: false, LockedBy: c.UserID,

@@ -2,15 +2,12 @@ package lockedit
 
 import (
 	"context"
-	"errors"
 	"io"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/fileshed/fileshed/core"
-
-	"github.com/fileshed/fileshed/core/store"
 )
 
 // LockeditSaveInput is the input of shed_lockedit_save.
@@ -38,7 +35,8 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	}
 	// The mode may have changed since the open (shed_group_set_mode): the transaction checks
 	// it again.
-	tx, t, err := s.BeginWrite(ctx, c, z, p, p, core.Edit{Tool: "shed_lockedit_save", Message: in.Message, Expect: in.ExpectedHash})
+	tx, t, err := s.BeginWrite(ctx, c, z, p, p, core.Edit{Tool: "shed_lockedit_save", Message: in.Message, Expect: in.ExpectedHash,
+		Quota: &core.Quota{Plan: savePlan(wfi.Size())}})
 	if e, ok := core.AsError(err); ok && e.Code == core.NotAFile {
 		return core.Result{}, notAFile(z, p)
 	}
@@ -46,16 +44,7 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 		return core.Result{}, err
 	}
 	defer tx.Close()
-	old, files := int64(0), int64(1) // the file was deleted meanwhile: saving makes it again
-	if t.Exists {
-		old, files = t.Size, 0
-	}
-	// The working copy leaves the editzone as the file takes its place: the save grows the
-	// usage by the file's new size less its old one and less the copy's (quota.go counts
-	// both), that is by -old; a versioned zone reserves the new version's history too.
-	if err := tx.Reserve(z, wfi.Size(), core.Amount{Bytes: -old, Files: files}); err != nil {
-		return core.Result{}, err
-	}
+	old, files := oldOf(t)
 	var written int64 = -1
 	var contentHash string
 	hash, err := tx.Apply(func() (core.Change, error) {
@@ -68,11 +57,12 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 			return core.Change{}, notInEditMode(z, p)
 		}
 		defer src.Close()
-		if err := tx.Reservation().MkdirAll(ctx, z, path.Dir(p)); err != nil {
+		w := tx.Fs(z)
+		if err := w.MakeDir(path.Dir(p)); err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
 		sum := core.NewContentHash()
-		n, err := tx.Fs(z).WriteAtomic(p, io.TeeReader(src, sum), 0o600)
+		n, err := w.WriteAtomic(p, io.TeeReader(src, sum), 0o600)
 		if err != nil {
 			return core.Change{}, core.PathError(err, z, p)
 		}
@@ -86,8 +76,8 @@ func (s *Tools) LockeditSave(ctx context.Context, c core.Caller, in LockeditSave
 	}
 	// The file is saved (its working copy removed): release even if the commit failed (err
 	// says so).
-	if rerr := s.State().ReleaseLock(context.WithoutCancel(ctx), core.ZoneKey(z), p, c.ConvID); rerr != nil && !errors.Is(rerr, store.ErrNotHolder) {
-		return core.Result{}, core.LockErr(p, rerr)
+	if rerr := s.EditLocks(z).Release(context.WithoutCancel(ctx), p, c.ConvID); rerr != nil {
+		return core.Result{}, rerr
 	}
 	if err != nil {
 		return core.Result{}, err
@@ -132,8 +122,8 @@ func (s *Tools) LockeditCancel(ctx context.Context, c core.Caller, in LockeditCa
 		return core.Result{}, err
 	}
 	s.DropWorkingCopy(ctx, z, ez, p)
-	if err := s.State().ReleaseLock(ctx, core.ZoneKey(z), p, c.ConvID); err != nil && !errors.Is(err, store.ErrNotHolder) {
-		return core.Result{}, core.LockErr(p, err)
+	if err := s.EditLocks(z).Release(ctx, p, c.ConvID); err != nil {
+		return core.Result{}, err
 	}
 	return core.Result{Data: cancelled{ChangesDiscarded: true, Path: p, Zone: z.Name},
 		Message: "Edit cancelled, changes discarded: " + p}, nil
@@ -180,7 +170,7 @@ func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockIn
 		return core.Result{}, err
 	}
 	defer unlock()
-	l, held, err := s.State().LockOf(ctx, core.ZoneKey(z), p)
+	l, held, err := s.EditLocks(z).Of(ctx, p)
 	if err != nil {
 		return core.Result{}, core.LockErr(p, err)
 	}
@@ -189,8 +179,8 @@ func (s *Tools) ForceUnlock(ctx context.Context, c core.Caller, in ForceUnlockIn
 			return core.Result{}, err
 		}
 	}
-	if err := s.State().ForceReleaseLock(ctx, core.ZoneKey(z), p); err != nil {
-		return core.Result{}, core.LockErr(p, err)
+	if err := s.EditLocks(z).ForceRelease(ctx, p); err != nil {
+		return core.Result{}, err
 	}
 	data := unlocked{Path: p, Released: held, Zone: z.Name}
 	if held {
@@ -211,4 +201,24 @@ type unlocked struct {
 	Released             bool    `json:"released"`
 	Since                *string `json:"since,omitempty"`
 	Zone                 string  `json:"zone"`
+}
+
+// oldOf is the size and the names of the file a save replaces: none when it was deleted
+// meanwhile (saving makes it again).
+func oldOf(t core.Target) (old, files int64) {
+	if t.Exists {
+		return t.Size, 0
+	}
+	return 0, 1
+}
+
+// savePlan is the quota a save of a working copy of size bytes needs, told from the file
+// it replaces: the working copy leaves the editzone as the file takes its place, so the
+// usage grows by the file's new size less its old one and less the copy's (quota.go
+// counts both), that is by -old; a versioned zone reserves the new version's history too.
+func savePlan(size int64) func(tx *core.Tx) (int64, core.Amount, error) {
+	return func(tx *core.Tx) (int64, core.Amount, error) {
+		old, files := oldOf(tx.Target(0))
+		return size, core.Amount{Bytes: -old, Files: files}, nil
+	}
 }

@@ -99,7 +99,8 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	switch {
 	case d.roErr == nil:
 		var err error
-		if tx, _, err = s.BeginWrite(ctx, c, z, d.rel, d.shown, core.Edit{Tool: "shed_sqlite", Message: message}); err != nil {
+		if tx, _, err = s.BeginWrite(ctx, c, z, d.rel, d.shown, core.Edit{Tool: "shed_sqlite", Message: message,
+			Quota: &core.Quota{Size: -1, Plan: newDatabase}}); err != nil {
 			return err
 		}
 		defer tx.Close()
@@ -139,13 +140,6 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 		return err
 	}
 	d.before = d.state() // under the file's lock
-	files := int64(0)
-	if !d.before.exists {
-		files = 1 // a new database (its journals come and go: settled as they are after)
-	}
-	if err := tx.Reserve(z, -1, core.Amount{Files: files}); err != nil {
-		return err
-	}
 	used, err := s.State().Usage(ctx, z.Owner)
 	if err != nil {
 		return core.QuotaErr("Cannot read the quota", err)
@@ -162,7 +156,7 @@ func (s *Tools) withDB(ctx context.Context, c core.Caller, d *dbFile, message st
 	opts.MaxBytes = max(min(d.before.size+max(s.Limit(z.Owner).Bytes-used.Bytes, 0), int64(s.Config().MaxFileSizeMB)<<20), d.before.size, 1)
 	_, err = tx.Apply(func() (core.Change, error) {
 		if dir := path.Dir(d.rel); dir != "." {
-			if err := tx.Reservation().MkdirAll(ctx, z, dir); err != nil {
+			if err := tx.Fs(z).MakeDir(dir); err != nil {
 				return core.Change{}, core.WriteError(err, z, d.shown)
 			}
 			if d.m != nil { // and in the decrypted copy, where SQLite creates the file
@@ -347,3 +341,13 @@ type sqlRows struct {
 
 // oneLine folds white space, for commit messages.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// newDatabase is the quota a write of a database needs: a name when the database is new
+// (its journals come and go: settled as they are after); its bytes grow into the free
+// quota, bounded by the connection and settled after.
+func newDatabase(tx *core.Tx) (int64, core.Amount, error) {
+	if tx.Target(0).Exists {
+		return -1, core.Amount{}, nil
+	}
+	return -1, core.Amount{Files: 1}, nil
+}

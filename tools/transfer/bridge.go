@@ -125,50 +125,38 @@ func (s *Tools) bridge(ctx context.Context, c core.Caller, b bridge, in BridgeAr
 	if b.move {
 		first.Op = core.OpMoveFrom
 	}
+	var tree core.TreeInfo
+	var exists bool
+	var replaced, names int64
+	// The scan, under the transaction's locks, tells what the bridge needs of the quota.
+	plan := func(*core.Tx) (int64, core.Amount, error) {
+		var err error
+		if tree, err = bridgeSource(src, srcRel, in.Src); err != nil {
+			return 0, core.Amount{}, err
+		}
+		if exists, replaced, err = bridgeTarget(dst, destRel, in, tree.Dir); err != nil {
+			return 0, core.Amount{}, err
+		}
+		names = bridgeNames(b.move, whole, exists, tree, src, dst)
+		growth := core.Amount{Bytes: -replaced, Files: names}
+		if !b.move {
+			growth.Bytes = tree.Size - replaced
+		}
+		return -1, growth, nil
+	}
 	tx, err := s.Begin(ctx, c, core.Edit{Tool: b.tool, Message: message, Steps: []core.Step{first,
-		{Zone: dst, Path: destRel, Shown: in.Dest, Op: core.OpMoveTo, Expect: in.ExpectedHash}}})
+		{Zone: dst, Path: destRel, Shown: in.Dest, Op: core.OpMoveTo, Expect: in.ExpectedHash}}, Quota: &core.Quota{Plan: plan}})
 	if err != nil {
 		return core.Result{}, err
 	}
 	defer tx.Close()
-	tree, err := bridgeSource(src, srcRel, in.Src) // the scan, under the transaction's locks
-	if err != nil {
-		return core.Result{}, err
-	}
-	exists, replaced, err := bridgeTarget(dst, destRel, in, tree.Dir)
-	if err != nil {
-		return core.Result{}, err
-	}
-	// Names: a copy adds those it writes; a rename carries every name along (one owner on
-	// both sides), but a whole upload folder was a zone root, never counted, and becomes a
-	// folder; a move that recodes is a copy, then the source's removal.
-	names := tree.Copied
-	if b.move {
-		if !core.Recodes(b.move, src, dst) {
-			names = tree.Names
-		}
-		names -= tree.Names
-		if whole {
-			names++
-		}
-	}
-	if exists {
-		names-- // the file replaced
-	}
-	growth := core.Amount{Bytes: -replaced, Files: names}
-	if !b.move {
-		growth.Bytes = tree.Size - replaced
-	}
-	if err := tx.Reserve(dst, -1, growth); err != nil {
-		return core.Result{}, err
-	}
 	// The versioned side commits: Documents as destination, else Documents as source.
 	vrel := destRel
 	if !dst.Versioned && src.Versioned {
 		vrel = srcRel
 	}
 	hash, err := tx.Apply(func() (core.Change, error) {
-		if err := tx.Reservation().MkdirAll(ctx, dst, path.Dir(destRel)); err != nil {
+		if err := tx.Fs(dst).MakeDir(path.Dir(destRel)); err != nil {
 			return core.Change{}, core.WriteError(err, dst, in.Dest)
 		}
 		n, err := core.Carry(ctx, from, fromRel, tree, dst, destRel, in.Dest, b.move, in.Overwrite)
@@ -266,4 +254,25 @@ func bridgeTarget(dst *core.Zone, destRel string, in BridgeArgs, dir bool) (bool
 		return false, 0, core.WriteError(err, dst, in.Dest)
 	}
 	return false, 0, nil
+}
+
+// bridgeNames is the change of the destination owner's names: a copy adds those it writes;
+// a rename carries every name along (one owner on both sides), but a whole upload folder
+// was a zone root, never counted, and becomes a folder; a move that recodes is a copy, then
+// the source's removal; a file replaced gives its name back.
+func bridgeNames(move, whole, exists bool, tree core.TreeInfo, src, dst *core.Zone) int64 {
+	names := tree.Copied
+	if move {
+		if !core.Recodes(move, src, dst) {
+			names = tree.Names
+		}
+		names -= tree.Names
+		if whole {
+			names++
+		}
+	}
+	if exists {
+		names--
+	}
+	return names
 }

@@ -52,16 +52,6 @@ func (s *Tools) Import(ctx context.Context, c core.Caller, in ImportInput) (core
 	if err != nil {
 		return core.Result{}, err
 	}
-	// The destination folders, counted in the quota like any folder a write makes.
-	r, err := s.Reserve(ctx, z, -1, core.Amount{})
-	if err != nil {
-		return core.Result{}, err
-	}
-	err = r.MkdirAll(ctx, z, dir)
-	r.Settle(ctx, core.Amount{})
-	if err != nil {
-		return core.Result{}, core.WriteError(err, z, in.DestSubdir)
-	}
 	files, err := s.importTargets(ctx, c, in, token, admin)
 	if err != nil {
 		return core.Result{}, err
@@ -222,14 +212,13 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 			WithHint("Ask an administrator to raise max_file_size_mb, or split the file before attaching it")
 	}
 	// The file lands under a fresh name in dir: nothing is replaced (placeImport).
-	tx, err := s.Begin(ctx, c, core.Edit{Tool: "shed_import", Steps: []core.Step{{Zone: z, Path: dir, Op: core.OpAdd}}})
+	// The announced size is reserved; the meter grows the reservation if more arrives.
+	tx, err := s.Begin(ctx, c, core.Edit{Tool: "shed_import", Steps: []core.Step{{Zone: z, Path: dir, Op: core.OpAdd}},
+		Quota: &core.Quota{Size: -1, Growth: core.Amount{Bytes: max(info.Size, 0), Files: 1}}})
 	if err != nil {
 		return importedFile{}, err
 	}
 	defer tx.Close()
-	if err := tx.Reserve(z, -1, core.Amount{Bytes: max(info.Size, 0), Files: 1}); err != nil {
-		return importedFile{}, err
-	}
 	// A stalled download is abandoned after openwebui.timeout_seconds without a byte; a slow
 	// one that keeps sending is not.
 	dctx, cancel := context.WithCancel(ctx)
@@ -244,13 +233,19 @@ func (s *Tools) importOne(ctx context.Context, c core.Caller, z *core.Zone, dir 
 	defer body.Close()
 	var out importedFile
 	_, err = tx.Apply(func() (core.Change, error) {
-		m := &metered{ctx: ctx, r: tx.Reservation(), body: body, name: name, max: maxSize, progress: func() { watchdog.Reset(idle) }}
+		w := tx.Fs(z)
+		// The destination folders, counted in the quota like any folder a write makes.
+		if err := w.MakeDir(dir); err != nil {
+			return core.Change{}, core.WriteError(err, z, dir)
+		}
+		up := &upstream{body: body, progress: func() { watchdog.Reset(idle) }}
+		m := tx.Meter(up, name, maxSize)
 		temp, release := confine.HoldTemp()
 		defer release()
-		tmp, w := path.Join(dir, temp), tx.Fs(z)
+		tmp := path.Join(dir, temp)
 		n, err := w.WriteAtomic(tmp, m, 0o600)
 		if err != nil {
-			return core.Change{}, m.failure(err, z)
+			return core.Change{}, up.failure(err, m.Refused(), z, name)
 		}
 		final, err := placeImport(z, w, dir, tmp, name)
 		if err != nil {
