@@ -85,7 +85,7 @@ func TestTxTable(t *testing.T) {
 						}
 					}
 					if cond == "locked" {
-						_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: ZoneKey(z), Path: p, UserID: "bob", ConvID: "c2"}, s.LockMaxAge())
+						_, err := s.db.AcquireLock(ctx, store.Lock{ZoneKey: zoneKey(z), Path: p, UserID: "bob", ConvID: "c2"}, s.LockMaxAge())
 						must(t, err)
 					}
 					before := treeOf(t, filepath.Join(base, data))
@@ -130,27 +130,22 @@ func txOp(ctx context.Context, s *Service, c Caller, z *Zone, op, p string, size
 		defer tx.Close()
 		return tx.WriteFile(Write{Size: size, Body: strings.NewReader(strings.Repeat("x", int(size)))})
 	case "remove":
-		tx, err := s.Begin(ctx, c, Edit{Tool: "t", Steps: []Step{{Zone: z, Path: p, Op: OpRemove}}})
+		tx, err := s.Begin(ctx, c, Edit{Tool: "t", Steps: []Step{{Zone: z, Path: p, Op: OpRemove}}, Quota: &Quota{Size: -1}})
 		if err != nil {
 			return "", err
 		}
 		defer tx.Close()
-		if err := tx.Reserve(z, -1, Amount{}); err != nil {
-			return "", err
-		}
 		return tx.Apply(func() (Change, error) {
 			return Change{Paths: []string{p}, Growth: Amount{Bytes: -5, Files: -1}}, tx.Fs(z).RemoveAll(p)
 		})
 	}
 	to := path.Dir(p) + "/renamed.txt"
-	tx, err := s.Begin(ctx, c, Edit{Tool: "t", Steps: []Step{{Zone: z, Path: p, Op: OpMoveFrom}, {Zone: z, Path: to, Op: OpMoveTo}}})
+	tx, err := s.Begin(ctx, c, Edit{Tool: "t", Steps: []Step{{Zone: z, Path: p, Op: OpMoveFrom}, {Zone: z, Path: to, Op: OpMoveTo}},
+		Quota: &Quota{Size: -1}})
 	if err != nil {
 		return "", err
 	}
 	defer tx.Close()
-	if err := tx.Reserve(z, -1, Amount{}); err != nil {
-		return "", err
-	}
 	return tx.Apply(func() (Change, error) {
 		return Change{Paths: []string{p, to}}, tx.Fs(z).Rename(p, to)
 	})
