@@ -77,9 +77,7 @@ func (s *Service) Undo(ctx context.Context, c Caller, changeID int64, conversati
 		mark.of = e.Batch
 		if err := s.undoOne(ctx, c, e, mark); err != nil {
 			if len(reverted) > 0 {
-				if ee, ok := AsError(err); ok {
-					return res, ee.With("undone", len(reverted))
-				}
+				return res, s.putBack(ctx, c, mark.batch, &reverted, err)
 			}
 			return res, err
 		}
@@ -87,6 +85,41 @@ func (s *Service) Undo(ctx context.Context, c Caller, changeID int64, conversati
 		res.Undone = append(res.Undone, infoOf(c, e))
 	}
 	return res, nil
+}
+
+// putBack makes an undo that failed (err) after reverting some changes all or nothing: the
+// changes of its batch are reverted in turn, newest first (a redo, recorded as such), and
+// *reverted emptied. The error says how many changes stay undone: none, unless putting one
+// back failed too (then the undo's own changes can be undone by hand: they are listed).
+func (s *Service) putBack(ctx context.Context, c Caller, batch string, reverted *[]int64, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	e, ok := AsError(err)
+	if !ok {
+		e = Errf(InternalError, "Cannot undo the changes").Because(err)
+	}
+	done, rerr := s.db.JournalBatch(ctx, batch)
+	if rerr != nil {
+		return e.With("undone", len(*reverted)).WithHint("The changes undone before this one stay undone: " +
+			"list them with shed_version(action='changes') and undo that undo to put them back")
+	}
+	sort.Slice(done, func(i, j int) bool { return done[i].ID > done[j].ID })
+	redo := &undoMark{batch: newBatch(), of: batch}
+	var back []int64
+	for _, d := range done {
+		if perr := s.undoOne(ctx, c, d, redo); perr != nil {
+			_ = s.db.JournalMarkUndone(ctx, back, redo.batch)
+			return e.With("undone", len(*reverted)).WithHint("The changes undone before this one could not all be put back "+
+				"(%s): list them with shed_version(action='changes') and undo that undo", perr.Error())
+		}
+		back = append(back, d.ID)
+	}
+	_ = s.db.JournalMarkUndone(ctx, back, redo.batch)
+	*reverted = nil
+	first := ""
+	if e.Hint != "" {
+		first = e.Hint + " "
+	}
+	return e.With("undone", 0).WithHint("%sNothing was undone (an undo is all or nothing): fix this change's cause and undo again", first)
 }
 
 // undoSet is what u reverts, newest first, and the conversation's changes it skips.
