@@ -100,6 +100,7 @@ func (e *env) parallel(n int, tool string, body map[string]any) []reply {
 // others wait for a slot, then answer TOO_MANY_COMMANDS. Before, all 30 ran at once,
 // outside the command budget.
 func TestPDFReadsTakeCommandSlots(t *testing.T) {
+	t.Parallel() // owns its server; the timeout (5 s) outlasts the slot wait (2 s) by 3 s of the calls' spread (issue 34)
 	needPoppler(t)
 	e := start(t, map[string]string{"FILESHED_EXEC_MAX_PER_USER": "3", "FILESHED_EXEC_TIMEOUT_DEFAULT": "5"})
 	e.write(zoneDir+"slow.pdf", string(nestedFormsPDF(5, 10, drawLeaf)))
@@ -133,12 +134,14 @@ func TestPDFReadsTakeCommandSlots(t *testing.T) {
 // the call's timeout with TIMEOUT, each within seconds. An ordinary PDF still reads under
 // the same limits, and shed_file_type still counts the hostile one's page.
 func TestHostilePDFStoppedByLimits(t *testing.T) {
+	t.Parallel() // owns its servers; its clocks are bounds of 3 s and more over a timeout (issue 34)
 	needPoppler(t)
 	// Two servers: the memory-hungry PDF under a timeout it cannot reach first, so that the
 	// answer is the memory limit's even when a loaded machine gives pdftotext little CPU
-	// (issue 34: at 5 s it met the timeout first); the CPU-bound one under timeout 5.
+	// (issue 34: at 5 s it met the timeout first); the CPU-bound one under timeout 2 (it spins
+	// until stopped: a longer timeout only burns more CPU).
 	e := start(t, map[string]string{"FILESHED_EXEC_MEMORY_LIMIT_MB": "40", "FILESHED_EXEC_TIMEOUT_DEFAULT": "120"})
-	spinning := start(t, map[string]string{"FILESHED_EXEC_MEMORY_LIMIT_MB": "40", "FILESHED_EXEC_TIMEOUT_DEFAULT": "5"})
+	spinning := start(t, map[string]string{"FILESHED_EXEC_MEMORY_LIMIT_MB": "40", "FILESHED_EXEC_TIMEOUT_DEFAULT": "2"})
 	hostile := nestedFormsPDF(6, 10, textLeaf)
 	if len(hostile) > 3000 {
 		t.Fatalf("the hostile PDF is %d bytes", len(hostile))
@@ -156,7 +159,7 @@ func TestHostilePDFStoppedByLimits(t *testing.T) {
 	t0 = time.Now()
 	r = spinning.post("shed_read", map[string]any{"zone": "storage", "path": "spin.pdf"}, nil)
 	wantError(t, r, "TIMEOUT")
-	if took := time.Since(t0); took > 8*time.Second || r.Details["timeout"] != 5.0 {
+	if took := time.Since(t0); took > 5*time.Second || r.Details["timeout"] != 2.0 {
 		t.Fatalf("CPU-bound PDF after %v: %s", took, r.raw)
 	}
 	r = e.post("shed_read", map[string]any{"zone": "storage", "path": "ok.pdf"}, nil)
@@ -187,6 +190,7 @@ func workCopies(work string) []string {
 // than one copy of the user's files there (before: one per call, 2 GB for 10 reads of a
 // big PDF), every call answers, and no copy is left after.
 func TestEncryptedPDFReadsOneCopyAtATime(t *testing.T) {
+	t.Parallel() // owns its server; counts copies, no clock (issue 34)
 	needPoppler(t)
 	e := startSealed(t, map[string]string{"FILESHED_EXEC_MAX_PER_USER": "10", "FILESHED_EXEC_MAX_TOTAL": "10", "FILESHED_EXEC_TIMEOUT_DEFAULT": "120"})
 	e.write(zoneDir+"sealed.pdf", string(textPDF(3, "sealed report")))

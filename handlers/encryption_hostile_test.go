@@ -390,6 +390,7 @@ func TestEncryptedLinkDownload(t *testing.T) {
 // encrypted, rm removes; a command that times out leaves no plaintext anywhere, and a
 // mirror left by a crash is removed at the next start.
 func TestEncryptedExec(t *testing.T) {
+	t.Parallel() // owns its server; its one clock is a 10 s deadline (issue 34)
 	e := startSealed(t, nil)
 	e.sealedFile("a.txt", "alpha zebra-7731\nbeta\n")
 	r := runExec(e, execCall{"zone": "storage", "cmd": "cat", "args": []string{"a.txt"}})

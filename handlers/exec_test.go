@@ -170,6 +170,7 @@ func TestExecEnvironmentHasNoSecrets(t *testing.T) {
 }
 
 func TestExecTimeoutKillsCommand(t *testing.T) {
+	t.Parallel() // owns its server; the bound is 4 s over the timeout (issue 34)
 	e := start(t, nil)
 	t0 := time.Now()
 	r := runExec(e, execCall{"zone": "storage", "cmd": "sleep", "args": []string{"999"}, "timeout": 1})
@@ -192,6 +193,7 @@ func TestExecTimeoutKillsCommand(t *testing.T) {
 }
 
 func TestExecOutputFloodIsBounded(t *testing.T) {
+	t.Parallel() // owns its server; no clock (issue 34)
 	e := start(t, nil)
 	// yes never ends: the timeout kills it, the captured output stays bounded.
 	r := runExec(e, execCall{"zone": "storage", "cmd": "yes", "timeout": 1, "max_output": 1000})

@@ -116,6 +116,7 @@ func TestReadPDFOutputCap(t *testing.T) {
 // truncated, a FlateDecode bomb, 100,000 pages, and a file named .pdf that is text. Every
 // answer is an envelope (never a 500) and the server stays healthy.
 func TestReadPDFHostile(t *testing.T) {
+	t.Parallel() // owns its server; its one clock is a 20 s bound (issue 34)
 	needPoppler(t)
 	e := start(t, nil)
 
@@ -192,6 +193,7 @@ func TestReadPDFHostile(t *testing.T) {
 // is counted by shed_file_type, its last pages are read directly, and the default read
 // stops at the output cap with next_pages.
 func TestReadPDFHundredThousandPages(t *testing.T) {
+	t.Parallel() // owns its server; its one clock is a 20 s bound (issue 34)
 	needPoppler(t)
 	e := start(t, nil)
 	d := newPDF()
@@ -223,6 +225,7 @@ func TestReadPDFHundredThousandPages(t *testing.T) {
 // the same 16 MB content stream) is stopped at the timeout; the server answers the next
 // call at once.
 func TestReadPDFTimeout(t *testing.T) {
+	t.Parallel() // owns its server; the bound is 8 s over the timeout (issue 34)
 	needPoppler(t)
 	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "2"})
 	d := newPDF()

@@ -35,6 +35,9 @@ func memText(size int) string {
 // values, decoded into a string...). The content is now decoded once from the request as
 // it arrives: the server allocates about the body once.
 func TestCreateFileMemoryIsProportionalToBody(t *testing.T) {
+	if !alone(t) { // counts the process's allocations
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	content := memText(16 << 20)
 	body, _ := json.Marshal(map[string]any{"zone": "storage", "path": "big.txt", "content": content})
@@ -53,6 +56,9 @@ func TestCreateFileMemoryIsProportionalToBody(t *testing.T) {
 // TestPatchBytesMemoryIsProportionalToBody: the same for shed_patch_bytes in hex, whose
 // decoded bytes are half the content: at most the content and its bytes are held.
 func TestPatchBytesMemoryIsProportionalToBody(t *testing.T) {
+	if !alone(t) { // counts the process's allocations
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	raw := []byte(memText(8 << 20))
 	body, _ := json.Marshal(map[string]any{"zone": "storage", "path": "big.bin", "content": hex.EncodeToString(raw),
@@ -73,6 +79,9 @@ func TestPatchBytesMemoryIsProportionalToBody(t *testing.T) {
 // content's line endings (one copy, made in one pass: it was two) and streams the old file
 // around it: the content and its converted copy, nothing else.
 func TestPatchTextAppendMemoryIsProportionalToBody(t *testing.T) {
+	if !alone(t) { // counts the process's allocations
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	e.write(storageDir+"/dos.txt", "first\r\nsecond\r\n")
 	content := memText(8 << 20)
@@ -120,6 +129,9 @@ func peakHeap(op func()) float64 {
 // few buffers, whatever the file's size. (Live heap, not allocations: under -race,
 // sync.Pool drops a quarter of what regexp returns to it.)
 func TestPatchTextLineEditsStream(t *testing.T) {
+	if !alone(t) { // measures the live heap
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	text := memText(16 << 20)
 	for _, c := range []struct{ tool, args string }{
@@ -149,6 +161,9 @@ func TestPatchTextLineEditsStream(t *testing.T) {
 // file plus 8 MiB: room for -race, where the regexp machines sync.Pool drops are new
 // garbage allocated while the collector marks (and counted live).
 func TestPatchTextPatternReplaceHoldsOnlyTheFile(t *testing.T) {
+	if !alone(t) { // measures the live heap
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1000"})
 	for _, c := range []struct{ text, args string }{
 		// A literal prefix: regexp skips to each match instead of running its NFA over
@@ -171,6 +186,9 @@ func TestPatchTextPatternReplaceHoldsOnlyTheFile(t *testing.T) {
 // FILE_TOO_LARGE before the result is built: it was built in memory first (118 MB
 // allocated to refuse a 20 MB result), so a 1 MB file could make the server hold gigabytes.
 func TestPatchTextReplaceOverTheLimitBuildsNothing(t *testing.T) {
+	if !alone(t) { // measures the live heap
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_MAX_FILE_SIZE_MB": "10"})
 	e.write(storageDir+"/a.txt", strings.Repeat("a", 100_000))
 	body := `{"zone":"storage","path":"a.txt","position":"replace","pattern":"a","match_all":true,"content":"` + strings.Repeat("b", 200) + `"}`

@@ -112,6 +112,7 @@ func TestSessionMode(t *testing.T) {
 }
 
 func TestSessionModeOpenWebUIDown(t *testing.T) {
+	t.Parallel() // owns its server and fake; the bound is 2 s over the timeout (issue 34)
 	e, fake := sessionEnv(t)
 	fake.SetDown(true)
 	r := e.post("shed_tree", map[string]any{"zone": "storage"}, map[string]string{"Authorization": "Bearer tok-alice"})

@@ -107,6 +107,7 @@ func TestImportOpenWebUIFailing(t *testing.T) {
 // TestImportStalledDownload: a download that stops sending (without closing) is abandoned
 // after openwebui.timeout_seconds of silence; nothing is kept.
 func TestImportStalledDownload(t *testing.T) {
+	t.Parallel() // owns its server and fake; the bound is 9 s over the timeout (issue 34)
 	e, fake := importWorld(t, map[string]string{"FILESHED_OPENWEBUI_TIMEOUT_SECONDS": "1"})
 	fake.AddGeneratedFile("alice-1", owui.FileInfo{ID: "f-stall", Filename: "stall.bin"}, 256<<10)
 	fake.SetDelivery("f-stall", owuitest.Delivery{Chunk: 64 << 10, Pause: time.Minute})

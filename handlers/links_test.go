@@ -360,6 +360,9 @@ func TestLinkUploadsZone(t *testing.T) {
 // flat (the bytes go from the page cache to the sockets, never through a buffer per client).
 // The 1 GiB version is BenchmarkLinkParallelRSS.
 func TestLinkParallelDownloadsRSSFlat(t *testing.T) {
+	if !alone(t) { // measures the process's peak RSS
+		return
+	}
 	if testing.Short() {
 		t.Skip("downloads 1.25 GiB")
 	}

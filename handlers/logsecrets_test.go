@@ -9,6 +9,7 @@ import (
 // The logs of a run that used tokens and keys in every way (good, wrong, Open WebUI down)
 // never contain them, at debug level.
 func TestLogsNeverContainSecrets(t *testing.T) {
+	t.Parallel() // owns its servers and fake; no clock (issue 34)
 	e, fake := sessionEnv(t)
 	alice := map[string]string{"Authorization": "Bearer tok-alice", "X-OpenWebUI-Chat-Id": "chat-1"}
 	wantOK(t, e.post("shed_tree", map[string]any{"zone": "storage"}, alice))

@@ -12,13 +12,27 @@ import (
 
 	"github.com/fileshed/fileshed/core/owui"
 	"github.com/fileshed/fileshed/core/owui/owuitest"
+	"github.com/fileshed/fileshed/internal/testtool"
 )
+
+// copyFile copies the file from to the new file to and returns its bytes.
+func copyFile(t testing.TB, from, to string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // TestMCPWithTheTypeScriptSDKClient: an MCP client nobody on the team wrote, the official
 // TypeScript SDK (@modelcontextprotocol/sdk from npm, pinned in testdata/mcp-smoke), lists
 // and calls the tools of a fresh server with mcp.enabled, as a desktop client does: auth
 // session with the user's Open WebUI token. It needs node and npm (CI has both) and
-// installs the SDK with npm ci into a temporary folder.
+// installs the SDK with npm ci, once per lock file, into the tests' cache.
 func TestMCPWithTheTypeScriptSDKClient(t *testing.T) {
 	t.Parallel()
 	node, errNode := exec.LookPath("node")
@@ -26,17 +40,9 @@ func TestMCPWithTheTypeScriptSDKClient(t *testing.T) {
 	if errNode != nil || errNpm != nil {
 		t.Skip("node and npm are needed to install @modelcontextprotocol/sdk, the TypeScript MCP client")
 	}
+	src := filepath.Join("testdata", "mcp-smoke")
 	dir := t.TempDir()
-	for _, f := range []string{"package.json", "package-lock.json", "smoke.mjs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "mcp-smoke", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := func(timeout time.Duration, name string, args ...string) string {
+	run := func(dir string, timeout time.Duration, name string, args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -48,12 +54,29 @@ func TestMCPWithTheTypeScriptSDKClient(t *testing.T) {
 		}
 		return string(out)
 	}
-	run(5*time.Minute, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	// The SDK is installed by npm ci once per lock file and node version, into the tests'
+	// cache (testtool.Cached, TESTING.md): npm's work was most of this test's time.
+	var key []byte
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		key = append(append(key, copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))...), 0)
+	}
+	key = append(key, run(dir, time.Minute, node, "--version")...)
+	modules := testtool.Cached(t, "mcpsmoke", key, func(into string) error {
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			copyFile(t, filepath.Join(src, f), filepath.Join(into, f))
+		}
+		run(into, 5*time.Minute, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		return nil
+	})
+	copyFile(t, filepath.Join(src, "smoke.mjs"), filepath.Join(dir, "smoke.mjs"))
+	if err := os.Symlink(filepath.Join(modules, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
 
 	fake := owuitest.New(t)
 	fake.AddUser("tok-dana", owui.User{ID: "dana-4", Email: "d@x", Name: "Dana", Role: "user"})
 	e := start(t, with(mcpOn, map[string]string{"FILESHED_AUTH_MODE": "session", "FILESHED_OPENWEBUI_URL": fake.URL}))
-	out := run(time.Minute, node, "smoke.mjs", e.srv.URL+"/mcp", "tok-dana")
+	out := run(dir, time.Minute, node, "smoke.mjs", e.srv.URL+"/mcp", "tok-dana")
 	var got struct {
 		OK    bool `json:"ok"`
 		Tools int  `json:"tools"`

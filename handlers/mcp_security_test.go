@@ -129,6 +129,9 @@ func TestMCPBodyOverTheToolLimit(t *testing.T) {
 // TestMCPSlowBodyIsCutOff: a client that trickles its JSON-RPC body does not hold POST /mcp
 // forever: the body deadline of the tools applies (here 1 s + 1 s per MiB of the limit).
 func TestMCPSlowBodyIsCutOff(t *testing.T) {
+	if !alone(t) { // sets a package variable
+		return
+	}
 	defer handlers.SetBodyReadBase(time.Second)()
 	e := start(t, with(mcpOn, map[string]string{"FILESHED_MAX_BODY_MB": "1"}))
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))

@@ -29,6 +29,9 @@ func TestDefaultTimeoutsOutlastCommands(t *testing.T) {
 // shorter timeouts), a client dribbling its headers or its body one byte at a time, or
 // idling after an answer, is disconnected when the timeout passes.
 func TestSlowClientIsCutOff(t *testing.T) {
+	if !alone(t) { // sets a package variable
+		return
+	}
 	defer handlers.SetBodyReadBase(500 * time.Millisecond)() // the body deadline of limitBodies, which replaces Read for bodies
 	cfg := config(t, nil)
 	h, _, svc, err := handlers.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

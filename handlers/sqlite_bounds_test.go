@@ -107,6 +107,9 @@ func TestSQLiteZeroblobIsBounded(t *testing.T) {
 // the statement stops with the memory answer before the timeout, and no SQLite
 // temporary file is ever opened (nor left in os.TempDir).
 func TestSQLiteTempStoreIsBounded(t *testing.T) {
+	if !alone(t) { // sets the environment
+		return
+	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("SQLITE_TMPDIR", tmp)
@@ -163,6 +166,9 @@ func TestSQLiteTempStoreIsBounded(t *testing.T) {
 // while eight users' statements keep running into theirs, another member's writes in a group
 // (ownership records, quota, audit) and link creations all succeed.
 func TestSQLiteMemoryBoundSparesTheStateDB(t *testing.T) {
+	if !alone(t) { // what it proves is process-wide (SQLite's heap limit)
+		return
+	}
 	g := startGroups(t, map[string]string{"FILESHED_EXEC_MAX_TOTAL": "16", "FILESHED_EXEC_MEMORY_TOTAL_MB": "100000",
 		"FILESHED_SQLITE_MEMORY_MB": "16"})
 	stop := make(chan struct{})

@@ -128,6 +128,9 @@ func TestSQLiteUploadsReadOnly(t *testing.T) {
 // server still serves; one producing gigabytes is capped while read (memory bounded);
 // zeroblob(2e9) fails instead of allocating.
 func TestSQLiteRunaway(t *testing.T) {
+	if !alone(t) { // counts the process's allocations
+		return
+	}
 	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
 	seedDB(t, e, 1)
 	t0 := time.Now()
@@ -248,6 +251,7 @@ func TestSQLiteConcurrentWriters(t *testing.T) {
 
 // TestSQLiteBusy: a write lock held by another program is a clear busy error, not a hang.
 func TestSQLiteBusy(t *testing.T) {
+	t.Parallel() // owns its server and database (issue 34)
 	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
 	seedDB(t, e, 1)
 	db := rawDB(t, filepath.Join(e.base, zoneDir, "app.db"))

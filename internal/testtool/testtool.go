@@ -1,8 +1,8 @@
 // Package testtool holds what the tests of several packages share: a skip, naming the Debian
 // package, for a test that needs an optional system program where it is not installed (CI
 // installs every package and fails on any skip, .ci/run, so a skip never hides a failure
-// there), a log buffer safe for concurrent use, and a higher default -parallel for packages
-// whose tests mostly wait.
+// there), a log buffer safe for concurrent use, a higher default -parallel for packages
+// whose tests mostly wait, and a temporary directory in memory for trees of many entries.
 package testtool
 
 import (
