@@ -231,6 +231,18 @@ func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 		return
 	}
 	limit := int64(j.s.cfg.Journal.MaxFileMB) << 20
+	if fi.Size() <= limit {
+		image, data, ok, err := j.s.inlineImage(z, r.e.Path, r.follow, fi, content)
+		switch {
+		case ok && err != nil:
+			r.e.NoImage = "the before-image could not be kept"
+			slog.Warn("journal: keep inline image", "err", err)
+			return
+		case ok:
+			r.e.Image, r.e.ImageData, r.e.ImageBytes = image, data, int64(len(data))
+			return
+		}
+	}
 	a := areas[z.Space]
 	if a == nil {
 		var err error
