@@ -43,11 +43,11 @@ type JournalEntry struct {
 	ImageBytes               int64
 	// ImageData is an inline image's bytes (sealed like its zone), written with the row and
 	// never read back with it: JournalImageData reads them.
-	ImageData                []byte
-	NoImage                  string
-	BeforeIdent, OldIdent    string
-	AfterIdent               string
-	Undoes, UndoneBy         string
+	ImageData             []byte
+	NoImage               string
+	BeforeIdent, OldIdent string
+	AfterIdent            string
+	Undoes, UndoneBy      string
 }
 
 // journalColumns are the columns of a row as written and read, id apart.
