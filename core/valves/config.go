@@ -183,7 +183,8 @@ type JournalConfig struct {
 	MaxFileMB int `yaml:"max_file_mb" min:"0" max:"1073741824"`
 	// InlineKB is the largest file whose before-image is kept inside its journal row in the
 	// state database, in KB (larger ones, and folders, in the journal area; 0 = never inline).
-	InlineKB int `yaml:"inline_kb" min:"0" max:"1024"`
+	// At most 256: the journal reads a file whole (for its line counts) up to 256 KB.
+	InlineKB int `yaml:"inline_kb" min:"0" max:"256"`
 }
 
 // AuthConfig is the auth section: how a request's caller is identified.
