@@ -40,7 +40,7 @@ func areaFiles(t *testing.T, s *Service) []string {
 // A small file's before-image is held by its journal row (no file in the journal area), a
 // larger one's is an object as before: the row of the small one holds the old bytes, its
 // diff and its undo read them from there, and the undo of an empty file brings it back
-// empty.
+// empty. A write through a link keeps the link's image (a manifest), not its target's bytes.
 func TestJournalInlineImages(t *testing.T) {
 	ctx := context.Background()
 	s, base := testService(t, map[string]string{"FILESHED_JOURNAL_INLINE_KB": "16"})
@@ -53,8 +53,15 @@ func TestJournalInlineImages(t *testing.T) {
 	txWrite(t, s, c, z, "big.txt", "short now\n")
 	txWrite(t, s, c, z, "empty.txt", "")
 	txWrite(t, s, c, z, "empty.txt", "not empty\n")
-	if files := areaFiles(t, s); len(files) != 1 {
-		t.Fatalf("the journal area holds %q, want the large file's object alone", files)
+	edge := strings.Repeat("e", 16<<10) // journal.inline_kb exactly
+	txWrite(t, s, c, z, "edge.txt", edge)
+	txWrite(t, s, c, z, "edge.txt", "e\n")
+	// A write through a link: the image is the link (a manifest), never its target's bytes.
+	txWrite(t, s, c, z, "target.txt", "the target\n")
+	must(t, os.Symlink("target.txt", filepath.Join(z.Fs.Dir(), "ln.txt")))
+	txWrite(t, s, c, z, "ln.txt", "through the link\n")
+	if files := areaFiles(t, s); len(files) != 2 {
+		t.Fatalf("the journal area holds %q, want the large file's object and the link's manifest", files)
 	}
 	rows := map[string]string{}
 	var data []byte
@@ -72,7 +79,8 @@ func TestJournalInlineImages(t *testing.T) {
 	must(t, r.Err())
 	r.Close()
 	if !strings.HasPrefix(rows["small.txt"], imageInline) || !strings.HasPrefix(rows["empty.txt"], imageInline) ||
-		!strings.HasPrefix(rows["big.txt"], imageCAS) || string(data) != small {
+		!strings.HasPrefix(rows["edge.txt"], imageInline) || !strings.HasPrefix(rows["big.txt"], imageCAS) ||
+		!strings.HasPrefix(rows["ln.txt"], imageTree) || string(data) != small {
 		t.Fatalf("rows %v, small's image %q", rows, data)
 	}
 	changes, _, err := s.Changes(ctx, c, ChangesQuery{})
@@ -88,7 +96,12 @@ func TestJournalInlineImages(t *testing.T) {
 	if !strings.Contains(d.Diff, "-second line") || !strings.Contains(d.Diff, "+changed") {
 		t.Fatalf("the diff from an inline image: %+v", d)
 	}
-	for p, want := range map[string]string{"small.txt": small, "big.txt": big, "empty.txt": ""} {
+	_, err = s.Undo(ctx, c, byPath["ln.txt"].ID, "", true)
+	must(t, err)
+	if target, err := os.Readlink(filepath.Join(z.Fs.Dir(), "ln.txt")); err != nil || target != "target.txt" {
+		t.Fatalf("the link after the undo: %q, %v", target, err)
+	}
+	for p, want := range map[string]string{"small.txt": small, "big.txt": big, "empty.txt": "", "edge.txt": edge} {
 		_, err := s.Undo(ctx, c, byPath[p].ID, "", false)
 		must(t, err)
 		if b, err := os.ReadFile(filepath.Join(z.Fs.Dir(), p)); err != nil || string(b) != want {
@@ -160,7 +173,7 @@ func TestJournalInlineImagesAcrossReplicas(t *testing.T) {
 	ctx := context.Background()
 	c := Caller{UserID: "alice", ConvID: "conv1"}
 	za := zoneOf(t, a, c, "storage")
-	small, big := "small one\n", strings.Repeat("big one\n", 4<<10)
+	small, big := "small one\n", strings.Repeat("big one\n", 9<<10) // big: over journal.inline_kb (64)
 	txWrite(t, a, c, za, "small.txt", small)
 	txWrite(t, a, c, za, "small.txt", "small two\n")
 	txWrite(t, a, c, za, "big.txt", big)
