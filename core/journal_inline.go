@@ -26,20 +26,15 @@ import (
 // imageInline is the prefix of an inline image.
 const imageInline = "inline:"
 
-// inlineImage is the inline image of rel of z when it qualifies: a regular file (not a link
-// to one) of at most journal.inline_kb whose whole content was read already (content, whose
-// size fi says, as the zone shows it). It returns the row's image, its bytes as stored
-// (sealed like z) and whether it qualified; an error to seal is logged by the caller.
-func (s *Service) inlineImage(z *Zone, rel string, follow bool, fi fs.FileInfo, content []byte) (string, []byte, bool, error) {
+// inlineImage is the inline image of an entry of z when it qualifies: a regular file, not a
+// link to one (link: the image of a link is a manifest), of at most journal.inline_kb whose
+// whole content was read already (content, whose size fi says, as the zone shows it). It
+// returns the row's image, its bytes as stored (sealed like z) and whether it qualified; an
+// error to seal is logged by the caller.
+func (s *Service) inlineImage(z *Zone, link bool, fi fs.FileInfo, content []byte) (string, []byte, bool, error) {
 	limit := int64(s.cfg.Journal.InlineKB) << 10
-	if content == nil || int64(len(content)) > limit || !fi.Mode().IsRegular() || fi.Size() != int64(len(content)) {
+	if link || content == nil || int64(len(content)) > limit || !fi.Mode().IsRegular() || fi.Size() != int64(len(content)) {
 		return "", nil, false, nil
-	}
-	if follow { // the path may be a link to the file: its image is the link (a manifest)
-		lfi, _, err := z.Fs.LstatIfPossible(rel)
-		if err != nil || !lfi.Mode().IsRegular() {
-			return "", nil, false, nil
-		}
 	}
 	data, err := z.Fs.SealBytes(content)
 	if err != nil {

@@ -199,21 +199,37 @@ const settleSQL = `UPDATE journal SET state = 'done', bytes_after = $3, lines_ad
 // settleRows is JournalSettle inside the transaction tx; several rows done share one
 // prepared UPDATE.
 func settleRows(ctx context.Context, tx conn, batch string, done []JournalEntry, drop []int, add []JournalEntry) error {
-	update := func(args ...any) error {
+	update, release, err := settleUpdate(ctx, tx, len(done))
+	if err != nil {
+		return err
+	}
+	defer release()
+	return settleWith(ctx, tx, update, batch, done, drop, add)
+}
+
+// settleUpdate is the UPDATE of settleSQL for n rows in the transaction tx: prepared once
+// when n > 1 (call release after the last).
+func settleUpdate(ctx context.Context, tx conn, n int) (update func(args ...any) error, release func(), err error) {
+	update = func(args ...any) error {
 		_, err := tx.exec(ctx, settleSQL, args...)
 		return err
 	}
-	if t, ok := tx.x.(*sql.Tx); ok && len(done) > 1 {
-		st, err := t.PrepareContext(ctx, settleSQL)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		update = func(args ...any) error {
-			_, err := st.ExecContext(ctx, tx.dialect.args(args)...)
-			return err
-		}
+	t, ok := tx.x.(*sql.Tx)
+	if !ok || n <= 1 {
+		return update, func() {}, nil
 	}
+	st, err := t.PrepareContext(ctx, settleSQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(args ...any) error {
+		_, err := st.ExecContext(ctx, tx.dialect.args(args)...)
+		return err
+	}, func() { _ = st.Close() }, nil
+}
+
+// settleWith is settleRows with the UPDATE update.
+func settleWith(ctx context.Context, tx conn, update func(args ...any) error, batch string, done []JournalEntry, drop []int, add []JournalEntry) error {
 	for _, e := range done {
 		if err := update(batch, e.N, e.BytesAfter, e.LinesAdded, e.LinesRemoved, e.Commit, e.Image, e.ImageBytes,
 			e.NoImage, e.AfterIdent, e.Dir); err != nil {
