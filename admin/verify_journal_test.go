@@ -25,7 +25,7 @@ func objectOf(base, content string) string {
 func TestAdminVerifyJournalImages(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
-	l := serve(t, base)
+	l := serveWith(t, config(t, base, "--journal-inline-kb", "0")) // every image an object
 	for _, f := range []struct{ path, content string }{
 		{"a.txt", "first a"}, {"a.txt", "second a"}, {"b.txt", "first b"}, {"b.txt", "second b"},
 		{"d/x.txt", "inside d"},
@@ -64,7 +64,7 @@ func TestAdminVerifySealedJournalImages(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
 	key := "admin-test-master-key-0123456789abcdef"
-	cfg := config(t, base)
+	cfg := config(t, base, "--journal-inline-kb", "0") // the image an object
 	cfg.Encryption.MasterKey = key
 	l := serveWith(t, cfg)
 	l.ok(t, "shed_encryption", map[string]any{"action": "setup"})

@@ -62,17 +62,23 @@ func ident(fi fs.FileInfo) string {
 
 // statEntry is rel of z as the journal sees it: followed (a write's path) or itself.
 func statEntry(z *Zone, rel string, follow bool) fs.FileInfo {
-	var fi fs.FileInfo
-	var err error
-	if follow {
-		fi, err = z.fs.Stat(rel)
-	} else {
-		fi, _, err = z.fs.LstatIfPossible(rel)
-	}
-	if err != nil {
-		return nil
-	}
+	fi, _ := lstatEntry(z, rel, follow)
 	return fi
+}
+
+// lstatEntry is statEntry, and whether rel itself is a link (followed when follow): the
+// entry itself first, followed only when it is a link (one look for a file, not two).
+func lstatEntry(z *Zone, rel string, follow bool) (fi fs.FileInfo, link bool) {
+	fi, _, err := z.fs.LstatIfPossible(rel)
+	if err != nil {
+		return nil, false // absent (a missing entry is missing followed too)
+	}
+	if link = fi.Mode()&fs.ModeSymlink != 0; link && follow {
+		if fi, err = z.fs.Stat(rel); err != nil {
+			return nil, true
+		}
+	}
+	return fi, link
 }
 
 // sizeOf is a regular file's size, else -1.
@@ -88,6 +94,8 @@ type jrec struct {
 	e      store.JournalEntry
 	z, old *Zone // old: the zone of OldPath (a rename's source, same space)
 	follow bool
+	// link says the path itself was a link before the change (followed when follow).
+	link bool
 	// before is the plaintext before the change, for its line counts (nil: not counted).
 	before []byte
 	// add marks the placeholder of an addition (OpAdd): itemised when it settles.
@@ -189,7 +197,8 @@ func (j *txJournal) begin() error {
 	now := time.Now()
 	for i, r := range j.recs {
 		r.e.At = now
-		fi := statEntry(r.z, r.e.Path, r.follow)
+		fi, link := lstatEntry(r.z, r.e.Path, r.follow)
+		r.link = link
 		r.e.BeforeIdent, r.e.BytesBefore = ident(fi), sizeOf(fi)
 		if r.old != nil {
 			ofi := statEntry(r.old, r.e.OldPath, false)
@@ -231,6 +240,18 @@ func (j *txJournal) keep(r *jrec, fi fs.FileInfo, areas map[string]*imageArea) {
 		return
 	}
 	limit := int64(j.s.cfg.Journal.MaxFileMB) << 20
+	if fi.Size() <= limit {
+		image, data, ok, err := j.s.inlineImage(z, r.link, fi, content)
+		switch {
+		case ok && err != nil:
+			r.e.NoImage = "the before-image could not be kept"
+			slog.Warn("journal: keep inline image", "err", err)
+			return
+		case ok:
+			r.e.Image, r.e.ImageData, r.e.ImageBytes = image, data, int64(len(data))
+			return
+		}
+	}
 	a := areas[z.Space]
 	if a == nil {
 		var err error

@@ -10,6 +10,10 @@ import (
 	"testing"
 )
 
+// objectsOnly are the valves that keep every before-image in the journal area (none inline),
+// for the tests of the area itself.
+var objectsOnly = map[string]string{"FILESHED_JOURNAL_INLINE_KB": "0"}
+
 // The journal area is kept open per user (journal_area.go), its folders remembered: when an
 // operator (or a restore) removes the area, or its objects, under a running server, the
 // next change still keeps its before-image where the undo finds it — in the folder that is
@@ -18,7 +22,7 @@ func TestJournalAreaRemovedUnderTheServer(t *testing.T) {
 	ctx := context.Background()
 	for name, remove := range map[string]string{"the area": "", "its objects": "objects", "a fan of objects": "objects/??"} {
 		t.Run(name, func(t *testing.T) {
-			s, _ := testService(t, nil)
+			s, _ := testService(t, objectsOnly)
 			c := Caller{UserID: "alice", ConvID: "conv1"}
 			z := zoneOf(t, s, c, "storage")
 			area := s.Layout().JournalArea("alice")
@@ -50,7 +54,7 @@ func TestJournalAreaRemovedUnderTheServer(t *testing.T) {
 // it whole, and the undo puts back every byte.
 func TestJournalImageCutShortIsReplaced(t *testing.T) {
 	ctx := context.Background()
-	s, _ := testService(t, nil)
+	s, _ := testService(t, objectsOnly)
 	c := Caller{UserID: "alice", ConvID: "conv1"}
 	z := zoneOf(t, s, c, "storage")
 	content := strings.Repeat("every byte\n", 50)

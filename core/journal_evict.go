@@ -158,6 +158,9 @@ func (s *Service) collectObjects(ctx context.Context, o store.Owner, grace time.
 func (a *imageArea) objectsOf(images map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	for image := range images {
+		if strings.HasPrefix(image, imageInline) {
+			continue // held by its rows, not the area
+		}
 		name, tree := strings.CutPrefix(image, imageTree)
 		name = strings.TrimPrefix(name, imageCAS)
 		out[name] = true

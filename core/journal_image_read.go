@@ -11,7 +11,7 @@ import (
 
 // Reading a before-image back (undo, diffs): from the history of a versioned zone (the
 // commit's parent) or from the user's journal area (an object, or a manifest and its
-// objects), bounded.
+// objects), or from the row itself (an inline image: journal_inline.go), bounded.
 
 // beforeImage is a before-image read back: one file, or the files of a folder.
 type beforeImage struct {
@@ -41,6 +41,8 @@ func (s *Service) openImage(ctx context.Context, c Caller, e store.JournalEntry,
 			return beforeImage{}, errDiffGone("its before-image is not in the history")
 		}
 		return beforeImage{dir: dir, files: files}, nil
+	case strings.HasPrefix(e.Image, imageInline):
+		return s.readInline(ctx, z, e, limit)
 	case strings.HasPrefix(e.Image, imageCAS), strings.HasPrefix(e.Image, imageTree):
 		a, err := s.openArea(z)
 		if err != nil {

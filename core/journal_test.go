@@ -212,6 +212,9 @@ func TestJournalRecoversKilledChanges(t *testing.T) {
 	if !storageWrite.Undoable || changes[0].Undoable {
 		t.Fatalf("recovered rows: %+v / %+v", storageWrite, changes[0])
 	}
+	if e, _, err := s.db.JournalByID(ctx, storageWrite.ID); err != nil || !strings.HasPrefix(e.Image, imageInline) {
+		t.Fatalf("the recovered row's image: %q, %v; want the one its pending row held inline", e.Image, err)
+	}
 	_, err = s.Undo(ctx, c, storageWrite.ID, "", false)
 	must(t, err)
 	z := zoneOf(t, s, c, "storage")

@@ -453,8 +453,13 @@ func (s *Service) undoTree(ctx context.Context, c Caller, z *Zone, e store.Journ
 		}
 		for _, f := range img.files {
 			p := path.Join(e.Path, f.Path)
-			if err := w.MkdirAll(path.Dir(p), 0o700); err != nil {
-				return Change{Growth: made}, WriteError(err, z, p)
+			// The entry itself (a link) is in the folder made above, outside the paths this
+			// transaction writes (the zone's root for a link at the top): only what is
+			// below it needs its folders.
+			if f.Path != "" {
+				if err := w.MkdirAll(path.Dir(p), 0o700); err != nil {
+					return Change{Growth: made}, WriteError(err, z, p)
+				}
 			}
 			if f.Link {
 				if err := w.SymlinkIfPossible(string(f.Data), p); err != nil {

@@ -20,7 +20,8 @@ const maxJournalShown = 20
 // verifyJournal checks the before-images user o's journal rows name in its journal area
 // (issue 36): every object is there and holds what its name says: the SHA-256 of its
 // content in a plain area; in a sealed one, whose names are random, every segment decrypts
-// and authenticates. A manifest's objects are checked too. It returns how many images are
+// and authenticates. A manifest's objects are checked too, and every row's inline image
+// (its bytes in the row: hashed, or decrypted whole). It returns how many images are
 // missing or damaged and the first maxJournalShown, each as "<image>: why". Why images at
 // all: an undo trusts them to put back what was there, and nothing else reads them until
 // then (they are written without fsync).
@@ -40,19 +41,29 @@ func (s *Service) verifyJournal(ctx context.Context, o store.Owner) (int, []stri
 	}
 	defer a.Close()
 	n, shown := 0, []string(nil)
+	problem := func(image, why string) {
+		if n++; n <= maxJournalShown {
+			shown = append(shown, image+": "+why)
+		}
+	}
 	for _, im := range images {
 		if err := ctx.Err(); err != nil {
 			return n, shown, err
 		}
-		why := a.checkImage(im.Image)
-		if why == "" {
-			continue
+		if strings.HasPrefix(im.Image, imageInline) {
+			continue // each row's copy is checked below
 		}
-		if n++; n <= maxJournalShown {
-			shown = append(shown, im.Image+": "+why)
+		if why := a.checkImage(im.Image); why != "" {
+			problem(im.Image, why)
 		}
 	}
-	return n, shown, nil
+	err = s.db.JournalInlineImages(ctx, o, func(im store.InlineImage) error {
+		if why := checkInline(a.fs, im); why != "" {
+			problem(fmt.Sprintf("%s (change %d)", im.Image, im.ID), why)
+		}
+		return ctx.Err()
+	})
+	return n, shown, err
 }
 
 // checkImage checks one image (cas: an object; tree: a manifest and its objects): "" when

@@ -12,7 +12,7 @@ import (
 // copy is carried back: its changes are journaled there, path by path, and — the zone's
 // files being still as they were when the write-back starts — with sealed before-images, so
 // what it modified or removed comes back on undo and what it created goes. No plaintext
-// of the images is on disk.
+// of the images is on disk, in the journal area or in the state database.
 func TestEncryptedCommandChangesUndone(t *testing.T) {
 	t.Parallel()
 	e := startSealed(t, nil)
@@ -42,6 +42,7 @@ func TestEncryptedCommandChangesUndone(t *testing.T) {
 		}
 		return err
 	})
+	noPlaintextInState(t, e, "attack") // the small files' images are in their rows
 	for _, c := range list.Data["changes"].([]any) {
 		wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": c.(map[string]any)["id"]}, a))
 	}

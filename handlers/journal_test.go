@@ -1,11 +1,16 @@
 package handlers_test
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fileshed/fileshed/core/store"
 )
 
 // chat is the headers of conversation id.
@@ -169,8 +174,9 @@ func TestCommandChangesUndone(t *testing.T) {
 }
 
 // In an encrypted Storage the before-images are encrypted too: no byte of the overwritten
-// or removed content is on disk in the journal area, no object is named by its content, and
-// the undo brings the plaintext back.
+// or removed content is on disk in the journal area or in the state database (a small
+// file's image is held by its row), no image is named by its content, and the undo brings
+// the plaintext back.
 func TestJournalImagesEncrypted(t *testing.T) {
 	t.Parallel()
 	e := startSealed(t, nil)
@@ -192,9 +198,10 @@ func TestJournalImagesEncrypted(t *testing.T) {
 		}
 		return nil
 	})
-	if objects < 3 { // the file, the folder's file and its manifest
+	if objects < 2 { // the folder's file and its manifest (the file's image is in its row)
 		t.Fatalf("%d objects in the journal area", objects)
 	}
+	noPlaintextInState(t, e, "attack")
 	ids := changeIDs(t, e.post("shed_version", map[string]any{"action": "changes"}, nil))
 	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": ids[0]}, nil))
 	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": ids[2]}, nil))
@@ -244,4 +251,41 @@ func TestJournalImagesEvicted(t *testing.T) {
 	}
 	wantError(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": oldest["id"]}, nil), "INVALID_PARAMETER")
 	wantOK(t, e.post("shed_version", map[string]any{"action": "undo", "change_id": newest["id"]}, nil))
+}
+
+// noPlaintextInState checks the state database of an encrypted Storage: it holds inline
+// before-images, each sealed (the encrypted format, named at random, not by its content),
+// and none of its rows, nor any byte of its files (SQLite: the database and its log),
+// holds secret.
+func noPlaintextInState(t *testing.T, e *env, secret string) {
+	t.Helper()
+	rs, err := stateDB(t, e).Query(`SELECT image, image_data FROM journal WHERE image LIKE 'inline:%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	inline := 0
+	for rs.Next() {
+		var image string
+		var data []byte
+		if err := rs.Scan(&image, &data); err != nil {
+			t.Fatal(err)
+		}
+		inline++
+		sum := sha256.Sum256([]byte(secret))
+		if !bytes.HasPrefix(data, sealedMagic) || bytes.Contains(data, []byte(secret)) || strings.Contains(image, hex.EncodeToString(sum[:])) {
+			t.Errorf("an inline image not sealed: %s %q", image, data)
+		}
+	}
+	if inline == 0 {
+		t.Fatal("no inline image in the state database")
+	}
+	if e.cfg.State.Driver == store.Postgres {
+		return
+	}
+	for _, f := range []string{"fileshed.sqlite", "fileshed.sqlite-wal"} {
+		if b, err := os.ReadFile(filepath.Join(e.base, f)); err == nil && bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the plaintext %q", f, secret)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -41,6 +42,59 @@ func (f *Fs) Sealed() bool { return f.key != nil && !f.writePlain }
 // ShareSeal gives f the sealing of other (an editzone or a parent folder seen like its zone).
 func (f *Fs) ShareSeal(other *Fs) {
 	f.key, f.writePlain, f.refuseSealed = other.key, other.writePlain, other.refuseSealed
+}
+
+// SealBytes is b as f would write it to a file: in the encrypted format when f seals, b
+// itself otherwise (a before-image the journal holds in the state database).
+func (f *Fs) SealBytes(b []byte) ([]byte, error) {
+	if !f.Sealed() {
+		return b, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(crypt.CipherSize(int64(len(b)))))
+	w, err := crypt.NewWriter(&buf, f.key)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// OpenBytes is b as f would read a file of it: decrypted when b is in the encrypted format
+// and f has a key (ErrNoKey when f refuses sealed files), b itself otherwise. Damaged bytes
+// are an error wrapping crypt.ErrAuth or crypt.ErrFormat, never their ciphertext.
+func (f *Fs) OpenBytes(b []byte) ([]byte, error) {
+	if !crypt.IsSealed(b) {
+		return b, nil
+	}
+	if f.key == nil {
+		if f.refuseSealed {
+			return nil, ErrNoKey
+		}
+		return b, nil
+	}
+	r, err := crypt.NewReaderAt(bytes.NewReader(b), int64(len(b)), f.key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, r.Size())
+	if n, err := r.ReadAt(out, 0); n < len(out) || err != nil && !errors.Is(err, io.EOF) {
+		return nil, cmpErr(err, io.ErrUnexpectedEOF)
+	}
+	return out, nil
+}
+
+// cmpErr is err, or def when err is nil or io.EOF.
+func cmpErr(err, def error) error {
+	if err == nil || errors.Is(err, io.EOF) {
+		return def
+	}
+	return err
 }
 
 // SameSeal reports whether a file's bytes mean the same in a and b, so that a rename from

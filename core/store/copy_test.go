@@ -28,9 +28,9 @@ func fillEveryTable(t *testing.T, d *DB) {
 		// a command killed with the server: its record goes along, for the recovery
 		d.StartCommand(ctx, Command{ID: "c1", Replica: "r1", Owner: Owner{Kind: "group", ID: "g1"}, UserID: "alice",
 			Name: "Alice", ConvID: "c1", Message: "shed_exec: tar", Protected: []string{awkward}, Started: now}),
-		// a change of the journal: replicas list and undo it
+		// a change of the journal: replicas list and undo it, from its inline image
 		d.JournalBegin(ctx, []JournalEntry{{Batch: "b1", UserID: "alice", ConvID: "c1", Tool: "Patch", Owner: Owner{Kind: "user", ID: "alice"},
-			Zone: "storage", Path: awkward, Op: "write", Image: "cas:00", BeforeIdent: "f:1:2:3:4"}}),
+			Zone: "storage", Path: awkward, Op: "write", Image: "inline:00", ImageData: []byte{0, 1, 0xff}, BeforeIdent: "f:1:2:3:4"}}),
 	}
 	_, err := d.AcquireLock(ctx, Lock{ZoneKey: "group:g1", Path: awkward, UserID: "alice", ConvID: "c1"}, time.Hour)
 	steps = append(steps, err)
@@ -90,6 +90,11 @@ func TestCopyStateCopiesEveryTable(t *testing.T) {
 	}
 	if k, err := to.UserKey(ctx, "alice"); err != nil || !bytes.Equal(k.Wrapped, []byte{0, 1, 2, 0xff}) {
 		t.Errorf("user key in the target: %+v %v", k, err)
+	}
+	if j, err := to.Journal(ctx, JournalQuery{UserID: "alice"}); err != nil || len(j) != 1 {
+		t.Errorf("journal in the target: %+v %v", j, err)
+	} else if b, ok, err := to.JournalImageData(ctx, j[0].ID); err != nil || !ok || !bytes.Equal(b, []byte{0, 1, 0xff}) {
+		t.Errorf("the inline image in the target: %q %v %v", b, ok, err)
 	}
 	if l, err := to.LinkByID(ctx, "l1"); err != nil || l.Path != awkward || !l.Page {
 		t.Errorf("link in the target: %+v %v", l, err)

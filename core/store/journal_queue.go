@@ -103,9 +103,18 @@ func (d *DB) flushJournal() {
 	if len(items) == 0 {
 		return
 	}
+	rows := 0
+	for _, it := range items {
+		rows += len(it.done)
+	}
 	err := d.inTx(context.Background(), func(ctx context.Context, tx conn) error {
+		update, release, err := settleUpdate(ctx, tx, rows) // prepared once for the whole queue
+		if err != nil {
+			return err
+		}
+		defer release()
 		for _, it := range items {
-			if err := settleRows(ctx, tx, it.batch, it.done, it.drop, nil); err != nil {
+			if err := settleWith(ctx, tx, update, it.batch, it.done, it.drop, nil); err != nil {
 				return err
 			}
 		}

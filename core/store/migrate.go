@@ -249,6 +249,22 @@ var migrations = []migration{
 		`CREATE INDEX journal_state ON journal (state, replica_id)`,
 		`CREATE INDEX journal_at ON journal (owner_kind, owner_id, at_us)`,
 	}},
+	{version: 12, name: "journal inline images", stmts: []string{
+		// A small file's before-image in the row itself (core/journal_inline.go): written by
+		// the change's pending INSERT, no file in the journal area; sealed like the zone when
+		// it is encrypted; NULL when the image is elsewhere (image says where) or was dropped.
+		// Last in the row, so a listing that does not select it does not read it.
+		`ALTER TABLE journal ADD COLUMN image_data {blob}`,
+		// Four indexes where there were five, one of them holding only the pending rows: each
+		// pending row's INSERT writes one page fewer. The owner's rows in id order serve the
+		// later changes of a path (JournalLater: id > the change's), the images of an owner
+		// and the expiry; the path was never usable there (its conditions are ORed).
+		`DROP INDEX journal_path`,
+		`DROP INDEX journal_at`,
+		`DROP INDEX journal_state`,
+		`CREATE INDEX journal_owner ON journal (owner_kind, owner_id, zone, id)`,
+		`CREATE INDEX journal_pending ON journal (replica_id) WHERE state = 'pending'`,
+	}},
 }
 
 // Advisory lock keys on PostgreSQL, in the two-key form (pg_advisory_xact_lock(int, int)),

@@ -181,6 +181,10 @@ type JournalConfig struct {
 	// MaxFileMB is the largest file whose before-image is kept, in MB (larger ones are
 	// recorded without one).
 	MaxFileMB int `yaml:"max_file_mb" min:"0" max:"1073741824"`
+	// InlineKB is the largest file whose before-image is kept inside its journal row in the
+	// state database, in KB (larger ones, and folders, in the journal area; 0 = never inline).
+	// At most 256: the journal reads a file whole (for its line counts) up to 256 KB.
+	InlineKB int `yaml:"inline_kb" min:"0" max:"256"`
 }
 
 // AuthConfig is the auth section: how a request's caller is identified.

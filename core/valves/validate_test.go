@@ -118,6 +118,9 @@ func TestValidate(t *testing.T) {
 		{"static option-like member", func(c *Config) { c.Groups.Static = map[string][]string{"team": {"--help"}} }, "groups.static"},
 
 		{"quota negative", func(c *Config) { c.QuotaPerUserMB = -5 }, "quota_per_user_mb"},
+		{"journal inline off", func(c *Config) { c.Journal.InlineKB = 0 }, ""},
+		{"journal inline past what is read", func(c *Config) { c.Journal.InlineKB = 257 }, "journal.inline_kb"},
+		{"journal inline negative", func(c *Config) { c.Journal.InlineKB = -1 }, "journal.inline_kb"},
 		{"quota zero", func(c *Config) { c.QuotaPerGroupMB = 0 }, "quota_per_group_mb"},
 		{"file size huge", func(c *Config) { c.MaxFileSizeMB = 1 << 50 }, "max_file_size_mb"},
 		{"memory limit off", func(c *Config) { c.ExecMemoryLimitMB = 0 }, ""},
