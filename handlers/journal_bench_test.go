@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,11 @@ import (
 //
 //	FILESHED_SKIP_CATALOGUE=1 go test -run '^$' -bench BenchmarkJournalOverhead -benchtime 300x ./handlers/
 func BenchmarkJournalOverhead(b *testing.B) {
-	servers := map[string]*env{"on": start(b, nil), "off": start(b, map[string]string{"FILESHED_JOURNAL_ENABLED": "false"})}
+	// The file quota leaves room for many tar rounds of -tarfiles each.
+	quota := map[string]string{"FILESHED_QUOTA_FILES_PER_USER": "100000000", "FILESHED_QUOTA_PER_USER_MB": "100000"}
+	off := map[string]string{"FILESHED_JOURNAL_ENABLED": "false"}
+	maps.Copy(off, quota)
+	servers := map[string]*env{"on": start(b, quota), "off": start(b, off)}
 	chunk := strings.Repeat("x", 1023) + `\n`
 	for _, zone := range []string{"storage", "documents"} {
 		b.Run(zone+"_1KB_overwrite", func(b *testing.B) {
