@@ -226,7 +226,7 @@ func TestReplicasLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 3} {
-		r := runLoad(t, bin, n, 10, 2*time.Second)
+		r := runLoad(t, bin, n, 10, time.Second)
 		r.log(t.Logf)
 		if r.stats.Errors > 0 || len(r.acked) < clients {
 			t.Fatalf("%d replicas: %d errors, %d acknowledged writes: %s", n, r.stats.Errors, len(r.acked), r.stats.FirstErr)
