@@ -64,7 +64,10 @@ func (cm *CommandMirror) WriteBack(ctx context.Context) (notDecrypted, notWritte
 	if err != nil {
 		return cm.unreadable, nil, err
 	}
-	j := cm.journal(ctx, after)
+	var j *txJournal
+	if cm.Mirror.ctx.Err() == nil { // past the deadline nothing is carried back: nothing to record
+		j = cm.journal(ctx, after)
+	}
 	if jerr := j.begin(); jerr != nil {
 		// Why carry back all the same: the command has run; refusing its changes would lose
 		// them. They stay unrecorded, and the log says so.
