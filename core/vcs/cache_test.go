@@ -19,6 +19,7 @@ func blob(i, n int) plumbing.EncodedObject {
 // The cache never holds more than its budget however many repositories fill it, keeps each
 // repository's objects to itself, and Clear drops one repository's objects only.
 func TestObjectCacheBoundedAndPerRepository(t *testing.T) {
+	t.Parallel()
 	const budget = 64 << 10
 	c := newObjectLRU(budget)
 	views := []repoCache{newRepoCache(c), newRepoCache(c), newRepoCache(c)}
