@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 )
 
 func TestRunBasics(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	cases := []struct {
 		name     string
@@ -47,6 +49,7 @@ func TestRunBasics(t *testing.T) {
 }
 
 func TestRunLaunchFailure(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	_, err := Run(context.Background(), spec(d, "/nonexistent/tool"))
 	if err == nil {
@@ -55,6 +58,7 @@ func TestRunLaunchFailure(t *testing.T) {
 }
 
 func TestRequiredMode(t *testing.T) {
+	t.Parallel()
 	s := spec(zone(t), "/usr/bin/true")
 	s.Mode = ModeRequired
 	res, err := Run(context.Background(), s)
@@ -100,6 +104,7 @@ func TestYesFloodUsesConstantMemory(t *testing.T) {
 
 // TestTimeoutKillsWholeGroup: sleep 999 and a background grandchild both die.
 func TestTimeoutKillsWholeGroup(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	marker := "999.4242"
 	sleep, _ := exec.LookPath("sleep")
@@ -114,11 +119,20 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 	if !res.TimedOut || time.Since(start) > 5*time.Second {
 		t.Fatalf("not timed out: %+v after %v", res, time.Since(start))
 	}
-	time.Sleep(100 * time.Millisecond)
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
-			t.Fatalf("survivor: %s %q", p, b)
+	// The group was sent SIGKILL: each member is gone once the kernel has delivered it (a
+	// zombie's cmdline is empty), awaited here rather than assumed after a fixed sleep.
+	survivor := func() string {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+				return fmt.Sprintf("%s %q", p, b)
+			}
+		}
+		return ""
+	}
+	for deadline := time.Now().Add(5 * time.Second); survivor() != ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("survivor 5 s after the timeout: %s", survivor())
 		}
 	}
 }
@@ -126,6 +140,7 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 // TestFileSizeLimitStopsHugeWrite: head -c 1G past the remaining quota is stopped
 // by RLIMIT_FSIZE, whether it writes through stdout_file or by itself.
 func TestFileSizeLimitStopsHugeWrite(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	if err := os.Truncate(filepath.Join(d, "a.txt"), 2<<30); err != nil { // sparse source
 		t.Fatal(err)
@@ -165,6 +180,7 @@ func TestFileSizeLimitStopsHugeWrite(t *testing.T) {
 }
 
 func TestCaptureHeadTail(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		max    int
