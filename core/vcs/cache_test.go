@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // blob is an in-memory object of n bytes whose content names i.
@@ -64,6 +66,9 @@ func TestObjectCacheBoundedAndPerRepository(t *testing.T) {
 // within its budget, history reads stay right while objects are evicted under them, a
 // repository never reads an object only another one holds, and Close drops its objects.
 func TestReposShareTheBoundedObjectCache(t *testing.T) {
+	if !testtool.Alone(t, nil, nil) { // it swaps the process-wide object cache
+		return
+	}
 	saved := objects
 	objects = newObjectLRU(32 << 10)
 	t.Cleanup(func() { objects = saved })
