@@ -96,6 +96,7 @@ func (h *heldNotes) end(t *testing.T, sp *cmdSpace) ([]string, string) {
 // guard copies the file again when a write beside the command leaves it (lockGuard.follow).
 // The command's change is made on the disk directly, as the program would.
 func TestGuardKeepsTheHoldersSaveBeside(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"storage", "documents"} {
 		t.Run(zone, func(t *testing.T) {
 			h := holdNotes(t, zone)
@@ -117,6 +118,7 @@ func TestGuardKeepsTheHoldersSaveBeside(t *testing.T) {
 // command, and the guard put the old content back. The copies are now taken with the space
 // held.
 func TestGuardCopiesOnceTheSpaceIsHeld(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"storage", "documents"} {
 		t.Run(zone, func(t *testing.T) {
 			h := holdNotes(t, zone)

@@ -12,6 +12,7 @@ import (
 // the owner's turn from the copy to Close (a second copy waits, and times out), and its
 // write-back takes out of the owner's usage what the deadline kept out of the zone.
 func TestCommandMirrorTurnAndUnsaved(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": "test-master-key-0123456789abcdef0123456789"})
 	ctx := context.Background()
 	bob := Caller{UserID: "bob", ConvID: "c1"}

@@ -17,6 +17,7 @@ import (
 // commit left it, while a file bob wrote beside the command and nobody touched since is left
 // alone and not reported.
 func TestGuardPutsBackContestedWrites(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`})
 	ctx := context.Background()
 	alice, bob := Caller{UserID: "alice", ConvID: "c"}, Caller{UserID: "bob", ConvID: "c"}

@@ -33,6 +33,7 @@ type cmdCase struct {
 // settled by Finish, and killed before it (the record left behind) then settled by the
 // recovery, which must leave the zone as the live guards do (the same guard code).
 func TestCommandTx(t *testing.T) {
+	t.Parallel()
 	cases := []cmdCase{
 		{name: "a change is kept", zone: "storage", run: put("new.md", "new\n"),
 			want: map[string]string{"new.md": "new\n", "notes.md": "v1\n"}},

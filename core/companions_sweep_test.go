@@ -38,6 +38,7 @@ func sweepFixture(t *testing.T) (*Service, *Zone, string, Caller) {
 // holds in a locked edit is FILE_LOCKED; a companion at a protected name (a database under
 // .git, its record planted) is PROTECTED_PATH and stays.
 func TestSweepCompanionsAsAWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("removed, credited, committed", func(t *testing.T) {
 		s, z, data, bob := sweepFixture(t)

@@ -16,6 +16,7 @@ import (
 // conversation's) goes and its bytes are given back exactly; a link planted in the editzone
 // goes as a link, its target in the zone untouched; what is left is reported by name.
 func TestSweepEditzones(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	ctx := context.Background()
 	bob := Caller{UserID: "bob", ConvID: "c1"}

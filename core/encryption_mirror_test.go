@@ -39,6 +39,7 @@ func (c *countdown) Err() error {
 // write-back, it leaves each change whole in the zone or not there at all, and counts
 // exactly the changes and the growth it kept out (notSaved, unsaved).
 func TestMirrorDeadlineCutsWholeEntries(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": "mirror-cut-master-key-0123456789abcdef"})
 	c := Caller{UserID: "u1", ConvID: "c1"}
 	ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 // A link to another user's file is never followed; an upload is rewritten under its
 // conversation's key. Disable decrypts back to the same bytes.
 func TestSealWalkUnderFileLocks(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, map[string]string{"FILESHED_ENCRYPTION_MASTER_KEY": "test-master-key-0123456789abcdef0123456789"})
 	ctx := context.Background()
 	bob := Caller{UserID: "bob", ConvID: "c1"}

@@ -19,6 +19,7 @@ var objectsOnly = map[string]string{"FILESHED_JOURNAL_INLINE_KB": "0"}
 // next change still keeps its before-image where the undo finds it — in the folder that is
 // there now, not in the removed one the open root still points to.
 func TestJournalAreaRemovedUnderTheServer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, remove := range map[string]string{"the area": "", "its objects": "objects", "a fan of objects": "objects/??"} {
 		t.Run(name, func(t *testing.T) {
@@ -53,6 +54,7 @@ func TestJournalAreaRemovedUnderTheServer(t *testing.T) {
 // is not taken for the content it is named after: the next image of that content replaces
 // it whole, and the undo puts back every byte.
 func TestJournalImageCutShortIsReplaced(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _ := testService(t, objectsOnly)
 	c := Caller{UserID: "alice", ConvID: "conv1"}

@@ -42,6 +42,7 @@ func areaFiles(t *testing.T, s *Service) []string {
 // diff and its undo read them from there, and the undo of an empty file brings it back
 // empty. A write through a link keeps the link's image (a manifest), not its target's bytes.
 func TestJournalInlineImages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, base := testService(t, map[string]string{"FILESHED_JOURNAL_INLINE_KB": "16"})
 	c := Caller{UserID: "alice", ConvID: "conv1"}
@@ -115,6 +116,7 @@ func TestJournalInlineImages(t *testing.T) {
 // stays holds at most the bound, the newest is still undone; once older than keep_days the
 // rows go with their images.
 func TestJournalInlineImagesEvicted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, base := testService(t, map[string]string{"FILESHED_QUOTA_PER_USER_MB": "1", "FILESHED_JOURNAL_MAX_PERCENT": "20",
 		"FILESHED_JOURNAL_INLINE_KB": "64"})
@@ -169,6 +171,7 @@ func TestJournalInlineImagesEvicted(t *testing.T) {
 // one replica is undone on the other from the row alone (a large one from the journal area
 // of the shared storage, as before). PostgreSQL.
 func TestJournalInlineImagesAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	a, b, _, _ := replicaPair(t)
 	ctx := context.Background()
 	c := Caller{UserID: "alice", ConvID: "conv1"}

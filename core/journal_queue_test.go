@@ -14,6 +14,7 @@ import (
 // after Close. With PostgreSQL, shared by replicas, it is settled when the write returns:
 // another replica's reader sees no pending row.
 func TestJournalSettledBeforeItIsRead(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := Caller{UserID: "alice", ConvID: "conv1"}
 	t.Run("sqlite", func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // user's journal area, in Documents from the commit's parent — and the undo, listed back on
 // the first, can be undone there (a redo across replicas). PostgreSQL.
 func TestJournalAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	a, b, _, _ := replicaPair(t)
 	ctx := context.Background()
 	c := Caller{UserID: "alice", ConvID: "conv1"}

@@ -86,6 +86,7 @@ func sameState(t *testing.T, what string, got, want map[string]string) {
 // through; the undo of an undo redoes it. Storage's images are in the journal area,
 // versioned zones' are their commits' parents.
 func TestJournalUndoAcrossZones(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"storage", "documents", "group"} {
 		t.Run(zone, func(t *testing.T) {
 			s := journalFixture(t)
@@ -165,6 +166,7 @@ func TestJournalUndoAcrossZones(t *testing.T) {
 // row of a change that happened is settled (listed, undoable), the row of a change that
 // never ran is gone (never a row without its change, never a change without its row).
 func TestJournalRecoversKilledChanges(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	cfgVars := map[string]string{}
 	s, err := serverOn(t, base, cfgVars)

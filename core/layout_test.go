@@ -11,6 +11,7 @@ import (
 // TestLayoutIsTheStorageTree: every folder and file of the storage directory as the layout
 // answers it (DESIGN §4), relative to the storage directory.
 func TestLayoutIsTheStorageTree(t *testing.T) {
+	t.Parallel()
 	l := LayoutOf("/srv/shed")
 	alice, team := store.Owner{Kind: "user", ID: "alice"}, store.Owner{Kind: "group", ID: "team"}
 	for _, c := range []struct{ got, want string }{
@@ -55,6 +56,7 @@ func TestLayoutIsTheStorageTree(t *testing.T) {
 // place decides), and the ids that reach the layout are single safe segments: a hostile
 // user, group or conversation id never names another folder.
 func TestZonesAreWhereTheLayoutSays(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	l, ctx := s.Layout(), context.Background()
 	if l.Base() != base {

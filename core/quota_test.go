@@ -58,6 +58,7 @@ func TestFirstReservationsCannotOvershoot(t *testing.T) {
 // its reservation and its settlement would erase that write from the count; Reconcile waits
 // until the write is settled, then sees it on disk.
 func TestReconcileWaitsForWritesInFlight(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	ctx := context.Background()
 	z := &Zone{Owner: store.Owner{Kind: "user", ID: "writer"}}

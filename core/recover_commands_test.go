@@ -37,6 +37,7 @@ type deadCommand struct{ user, replica string }
 // under the command's name; without a record of a dead command, as before: all of it under
 // the fileshed author.
 func TestRecoveryAppliesTheGuardsOfDeadCommands(t *testing.T) {
+	t.Parallel()
 	self := confine.Replica()
 	// outside is a file out of every zone, where a link a command planted points: the
 	// recovery must replace the link, never write through it.

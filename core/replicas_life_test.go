@@ -189,6 +189,7 @@ func TestReplicaJournalsItsOwners(t *testing.T) {
 // quota lock across replicas, so while one replica has a reservation in flight another's
 // recount waits (here until its deadline), and runs once it is settled.
 func TestRecountWaitsForAnotherReplicasReservation(t *testing.T) {
+	t.Parallel()
 	a, b, _, _ := replicaPair(t)
 	cara := store.Owner{Kind: "user", ID: "cara"}
 	reservation, err := a.HoldOwner(t.Context(), cara, lock.Shared)

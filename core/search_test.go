@@ -12,6 +12,7 @@ import (
 // (a path, "..") is neither written nor read; entries are 0600 in a 0700 folder of the
 // working folder; past the bound the least recently used go first.
 func TestTextCache(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	key := func(c byte) string { return strings.Repeat(string(c), 64) }
 	s.CacheText(key('a'), []byte("text a"))

@@ -37,6 +37,7 @@ func refused(t *testing.T, what string, err error, want []string, hide ...string
 // instead of serving the files with empty state, and a database that serves one storage
 // refuses another. Each refusal names the way forward.
 func TestStorageRefusesAnotherState(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// One server with the SQLite state, with an owner_ro record; then a replica on it.
 	one := t.TempDir()
@@ -84,6 +85,7 @@ func TestStorageRefusesAnotherState(t *testing.T) {
 // one at its next start, with either driver; one whose files show it served the other state
 // is refused instead.
 func TestOlderStorageAdoptsItsRecord(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	one := t.TempDir()
 	s, err := serverOn(t, one, nil)
@@ -144,6 +146,7 @@ func TestOlderStorageAdoptsItsRecord(t *testing.T) {
 // start, naming the setting and never the value. After a deliberate change, recorded with
 // every replica stopped (or, for the master key, by encryption rotate), the new value starts.
 func TestReplicasRefuseAnotherMasterKeyOrLinksSecret(t *testing.T) {
+	t.Parallel()
 	const (
 		key1, key2       = "replica-master-key-one-0123456789abcdef", "replica-master-key-two-0123456789abcdef"
 		secret1, secret2 = "links-secret-number-one", "links-secret-number-two"

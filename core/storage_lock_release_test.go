@@ -15,6 +15,7 @@ import (
 // server is running" (TestImportForceKilledMidSwap failed so in a full run). Released
 // explicitly, the lock is free whatever children exist.
 func TestStorageLockReleasedBesideForks(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

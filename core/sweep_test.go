@@ -15,6 +15,7 @@ import (
 // temporary file is left to find) is reconciled at the next start after an unclean stop,
 // and only then: a clean stop removes the marker.
 func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	ctx := context.Background()
 	o := store.Owner{Kind: "user", ID: "ann"}
@@ -80,6 +81,7 @@ func TestSweepReconcilesEveryOwnerAfterAnUncleanStop(t *testing.T) {
 // the server; the start-up sweep running beside it removed its temporary file before the
 // rename.
 func TestSweepSparesAHeldNameWrittenAsTheServerStarted(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	s.sweep() // the start-up sweep has ended: the sweeps below are the test's own
 	dir := filepath.Join(base, "users", "ann", "Storage", "data")

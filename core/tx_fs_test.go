@@ -17,6 +17,7 @@ import (
 // and refuses every other write, wherever it lands once its links are resolved: a declared
 // name that is a link to an undeclared file, a link in the parents, "..", an absolute path.
 func TestTxFsWritesOnlyDeclaredPaths(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	ctx := context.Background()
 	c := Caller{UserID: "u1", ConvID: "c"}

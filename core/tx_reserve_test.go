@@ -14,6 +14,7 @@ import (
 // Edit.Quota; anything else is refused before the disk is touched, and so is a
 // transaction that declared no quota.
 func TestMakeDirOnlyOnTheWayAndCharged(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	ctx := context.Background()
 	c := Caller{UserID: "u1", ConvID: "c"}

@@ -20,6 +20,7 @@ import (
 // the disk — committed in a versioned zone, one journal row — or is refused with its code
 // and changes nothing.
 func TestTxTable(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, map[string]string{"FILESHED_GROUPS_STATIC": `{"team":["alice","bob"]}`,
 		"FILESHED_QUOTA_PER_USER_MB": "1", "FILESHED_QUOTA_PER_GROUP_MB": "1"})
 	ctx := context.Background()

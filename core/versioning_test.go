@@ -70,6 +70,7 @@ func openRepos(t *testing.T, s *Service) int {
 // However many users write, at most max repositories stay open, and a closed one reopens
 // with its whole history.
 func TestOpenRepositoriesAreBounded(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	s.repos.max = 4
 	for round := range 2 {
@@ -123,6 +124,7 @@ func TestRepositoryInUseIsNeverClosed(t *testing.T) {
 // user whose repository is already open: the sweep runs on release too); the gates go with
 // them, so nothing keyed by a user stays behind.
 func TestIdleRepositoriesAreClosed(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	s.repos.idle = 2 * time.Second
 	for i := range 3 {

@@ -31,6 +31,7 @@ func plantCopy(t *testing.T, dir, start string) string {
 // server removes every older start's (and the older layout's loose copies), and a clean
 // stop removes its own.
 func TestDecryptedCopiesLiveInTheirStart(t *testing.T) {
+	t.Parallel()
 	base, work := t.TempDir(), t.TempDir()
 	vars := map[string]string{"FILESHED_ENCRYPTION_WORK_DIR": work}
 	older := plantCopy(t, work, "run-"+strings.Repeat("O", 16)+"-"+strings.Repeat("r", 8))

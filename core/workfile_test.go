@@ -11,6 +11,7 @@ import (
 // folder of the working folder, a name that climbs ("../../x") stays in it, and Remove
 // takes the folder away (twice is harmless).
 func TestWorkFileStaysInItsStart(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	s, _ := testService(t, map[string]string{"FILESHED_ENCRYPTION_WORK_DIR": work})
 	f, err := s.NewWorkFile("../../export.csv")

@@ -17,6 +17,7 @@ import (
 // INTERNAL_ERROR — and the file keeps what the command wrote, with no temporary file left.
 // An unchanged file is written.
 func TestWriteOfAFileChangedMeanwhileIsFileLocked(t *testing.T) {
+	t.Parallel()
 	s, base := testService(t, nil)
 	ctx := context.Background()
 	c, err := NewCaller("u1", "", "", "", "", nil, "")
@@ -99,6 +100,7 @@ func (r *runReader) Read([]byte) (int, error) {
 // instead of writing the new target with content built from the old one; both targets keep
 // what they held.
 func TestWriteThroughARetargetedSymlinkIsFileLocked(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	ctx := context.Background()
 	c, err := NewCaller("u1", "", "", "", "", nil, "")

@@ -12,6 +12,7 @@ import (
 // root) and writes nothing at run time either: a file it opens refuses a write, and its
 // afero face (for afero's read helpers) refuses every write, so the zone is unchanged.
 func TestZoneFsReadsOnly(t *testing.T) {
+	t.Parallel()
 	s, _ := testService(t, nil)
 	c := Caller{UserID: "u1", ConvID: "c"}
 	z, err := s.ResolveZone(context.Background(), c, "storage", "", true)

@@ -3,64 +3,38 @@ package handlers_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
-)
 
-// aloneEnv names, in the environment of a child test process, the test it runs alone.
-const aloneEnv = "FILESHED_TEST_ALONE"
+	"github.com/fileshed/fileshed/internal/testtool"
+)
 
 // aloneCodes prefixes the line where a child reports the error codes its test provoked (the
 // parent's catalogue check counts them).
 const aloneCodes = "alone: codes provoked:"
 
-// alone runs t's test in a child process of its own, this test binary re-executed with
-// -test.run naming t (as the kill -9 tests run the server), and answers false: the caller
-// returns at once, t runs beside the package's other parallel tests, and its verdict (pass,
-// fail, skip) and its log are the child's. In the child it answers true and the caller goes
-// on: the only test of its process, so what it measures or changes process-wide is its own
-// (the live heap and the allocation counters, a package variable, SQLite's heap limit).
-// The first statement of a test that measures or changes process-wide state (issue 34).
+// alone is testtool.Alone for the handlers' tests: the test runs in a child process of its
+// own (the first statement of a test that measures or changes process-wide state: the live
+// heap and the allocation counters, a package variable, SQLite's heap limit; issue 34), the
+// child leaves the error catalogue to its parent and reports the codes its test provoked,
+// which the parent counts as its own.
 func alone(t *testing.T) bool {
 	t.Helper()
-	if os.Getenv(aloneEnv) == t.Name() {
-		t.Cleanup(func() {
-			var codes []string
-			seen.Range(func(k, _ any) bool { codes = append(codes, k.(string)); return true })
-			fmt.Println(aloneCodes, strings.Join(codes, " "))
-		})
-		return true
-	}
-	t.Parallel()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-test.run=^" + regexp.QuoteMeta(t.Name()) + "$", "-test.v", "-test.count=1"}
-	if testing.Short() {
-		args = append(args, "-test.short")
-	}
-	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), aloneEnv+"="+t.Name(), "FILESHED_SKIP_CATALOGUE=1")
-	out, err := cmd.CombinedOutput()
-	for _, line := range strings.Split(string(out), "\n") {
+	child := testtool.Alone(t, []string{"FILESHED_SKIP_CATALOGUE=1"}, func(line string) {
 		if codes, ok := strings.CutPrefix(line, aloneCodes); ok {
 			for _, c := range strings.Fields(codes) {
 				seen.Store(c, true)
 			}
 		}
+	})
+	if child {
+		t.Cleanup(func() {
+			var codes []string
+			seen.Range(func(k, _ any) bool { codes = append(codes, k.(string)); return true })
+			fmt.Println(aloneCodes, strings.Join(codes, " "))
+		})
 	}
-	switch {
-	case err == nil && strings.Contains(string(out), "--- PASS: "+t.Name()+" "):
-		t.Logf("in a process of its own:\n%s", out)
-	case err == nil && strings.Contains(string(out), "--- SKIP: "+t.Name()+" "):
-		t.Skipf("skipped in its process:\n%s", out)
-	default:
-		t.Fatalf("in a process of its own: %v\n%s", err, out)
-	}
-	return false
+	return child
 }
 
 // TestAloneRunsInAProcessOfItsOwn: a test that asks to run alone runs in a child process of

@@ -70,6 +70,7 @@ func entries(es ...ziptest.Entry) func(io.Writer) error {
 }
 
 func TestCleanName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, want string
 		escape     bool // want a NameError with Escape
@@ -115,6 +116,7 @@ func TestCleanName(t *testing.T) {
 }
 
 func TestDecodeNameCP437(t *testing.T) {
+	t.Parallel()
 	if got := decodeName("caf\x82.txt", true); got != "café.txt" {
 		t.Fatalf("got %q", got)
 	}
@@ -124,6 +126,7 @@ func TestDecodeNameCP437(t *testing.T) {
 }
 
 func TestSniff(t *testing.T) {
+	t.Parallel()
 	tar := make([]byte, 512)
 	copy(tar[257:], "ustar\x0000")
 	for _, tc := range []struct {
@@ -142,6 +145,7 @@ func TestSniff(t *testing.T) {
 // TestOpenRefuses: every hostile archive is refused from the central directory, with the
 // error type core maps to a code.
 func TestOpenRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		gen   func(io.Writer) error
@@ -206,6 +210,7 @@ func isLimit(limit string) func(error) bool {
 // declared ratio looks harmless, or an entry longer than declared) pass Open; Extract stops
 // them on the real bytes, long before they are written out.
 func TestExtractStopsBombsWhileStreaming(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		gen           func(io.Writer) error
@@ -236,6 +241,7 @@ func TestExtractStopsBombsWhileStreaming(t *testing.T) {
 // TestExtract: the ordinary entries are written with reduced modes; symlinks, special
 // files, duplicates and case collisions are skipped, deterministically.
 func TestExtract(t *testing.T) {
+	t.Parallel()
 	r, size := build(t, entries(
 		ziptest.Entry{Name: "dir/"},
 		ziptest.Entry{Name: "dir/a.txt", Body: "hello"},
@@ -302,6 +308,7 @@ func keys(m map[string]*bytes.Buffer) []string {
 
 // TestInspectListsEveryProblem: Inspect goes on past problems and reports each.
 func TestInspectListsEveryProblem(t *testing.T) {
+	t.Parallel()
 	r, size := build(t, entries(
 		ziptest.Entry{Name: "../x", Body: "a"},
 		ziptest.Entry{Name: "/abs", Body: "b"},
@@ -314,6 +321,7 @@ func TestInspectListsEveryProblem(t *testing.T) {
 }
 
 func TestPlanAndCreateRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must := func(err error) {
 		t.Helper()

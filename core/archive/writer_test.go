@@ -70,6 +70,7 @@ func writeBoth(t *testing.T, items []item) (mine, std []byte) {
 // time), and zip64 end records once there are 65,535 entries or more; archive/zip and the
 // unzip command read both.
 func TestWriterMatchesArchiveZip(t *testing.T) {
+	t.Parallel()
 	mod := time.Date(2026, 11, 27, 13, 14, 15, 0, time.UTC)
 	items := []item{
 		{name: "a.txt", perm: 0o644, mod: mod, body: "alpha"},
@@ -112,6 +113,7 @@ func TestWriterMatchesArchiveZip(t *testing.T) {
 // through the same counting compressor, not flate: what is proven is the records around the
 // data, and 4 GiB through flate twice took 4 minutes under -race (issue 34).
 func TestWriterZip64Sizes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("counts 4 GiB twice")
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestLocal(t *testing.T) {
 	l := lock.NewLocal()
-	locktest.Run(t, func(*testing.T) lock.Locker { return l })
+	locktest.Run(t, func(*testing.T) lock.Locker { return l }, func(_ *testing.T, k lock.Key) int { return lock.Waiting(l, k) })
 }
 
 // TestLocalForgetsIdleKeys: the map holds only keys somebody holds or waits for.

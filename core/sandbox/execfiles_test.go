@@ -77,6 +77,7 @@ func TestExecutablesFollowInterpreters(t *testing.T) {
 // TestInterpreterCacheSeesReplacedProgram: a program replaced after its ELF header
 // was cached is parsed again, so a stale interpreter is never granted in its place.
 func TestInterpreterCacheSeesReplacedProgram(t *testing.T) {
+	t.Parallel()
 	ld := elfInterpOf(t, "/usr/bin/cat")
 	if len(ld) != 1 {
 		t.Skipf("/usr/bin/cat has no ELF interpreter: %v", ld)

@@ -13,6 +13,7 @@ import (
 // with an fsmonitor and a pager that would run commands) is never read, because
 // the git directory lives outside the zone; git status does not rewrite the index.
 func TestGitIgnoresUserWrittenConfig(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	gitDir := filepath.Join(t.TempDir(), "repo.git")
 	setup := func(args ...string) {

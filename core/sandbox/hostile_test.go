@@ -16,6 +16,7 @@ import (
 // and stay fully contained.
 
 func TestAwkPipeAndSystemAreContained(t *testing.T) {
+	t.Parallel()
 	for name, prog := range map[string]string{
 		"PrintPipe":   `BEGIN{print "touch pwned" | "sh"}`,
 		"System":      `BEGIN{system("touch pwned")}`,
@@ -37,6 +38,7 @@ func TestAwkPipeAndSystemAreContained(t *testing.T) {
 }
 
 func TestSedExecReadWriteCommandsAreContained(t *testing.T) {
+	t.Parallel()
 	for name, script := range map[string]string{
 		"E":        "1e touch pwned",
 		"SubstE":   "s/.*/touch pwned/e",
@@ -60,6 +62,7 @@ func TestSedExecReadWriteCommandsAreContained(t *testing.T) {
 }
 
 func TestTarExtractionOfHostileEntriesIsContained(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	outside := t.TempDir()
 	f, err := os.Create(filepath.Join(d, "evil.tar"))
@@ -109,6 +112,7 @@ func TestTarExtractionOfHostileEntriesIsContained(t *testing.T) {
 // TestKernelContainsPolicyBypass runs commands the policy would refuse, straight
 // through Run, to check that Landlock alone holds them.
 func TestKernelContainsPolicyBypass(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	d := zone(t)
 	other := t.TempDir() // another user's zone
@@ -169,6 +173,7 @@ func TestKernelContainsPolicyBypass(t *testing.T) {
 }
 
 func TestKernelBlocksTCPWithoutNetwork(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	if Detect().LandlockABI < 4 {
 		t.Skip("Landlock ABI < 4: no TCP control")
@@ -205,6 +210,7 @@ func TestKernelBlocksTCPWithoutNetwork(t *testing.T) {
 }
 
 func TestCapabilitiesAreDropped(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	s := spec(d, "/usr/bin/grep", "^Cap\\(Eff\\|Prm\\|Bnd\\|Amb\\)", "/proc/self/status")
 	s.Mode = ModeOff // /proc is outside the Landlock rules
@@ -223,6 +229,7 @@ func TestCapabilitiesAreDropped(t *testing.T) {
 }
 
 func TestNoServerSecretsInEnvironment(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	res, err := run(t, d, ReadOnly, "", "jq", "-n", "env")
 	if err != nil {
@@ -243,6 +250,7 @@ func TestNoServerSecretsInEnvironment(t *testing.T) {
 }
 
 func TestForkBombViaAllowedToolsIsContained(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	// Through the policy: gawk --sandbox refuses system().
 	res, err := run(t, d, ReadWrite, "", "awk", `BEGIN{while(1) system("sh -c 'f(){ f|f& };f'")}`)
@@ -275,6 +283,7 @@ func assertAbsent(t *testing.T, p string) {
 }
 
 func TestSqliteShellAndAttachAreContained(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Skip("sqlite3 not installed")
 	}

@@ -48,12 +48,14 @@ func need(t *testing.T, bins ...string) {
 // TestNothingSurvivesTheCall: a setsid + double-fork daemon started by the command
 // is gone when Run returns, whether the command ended by itself or timed out.
 func TestNothingSurvivesTheCall(t *testing.T) {
+	t.Parallel()
 	need(t, "/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep")
 	helpers := []string{"/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep"}
-	for _, m := range kernelModes {
-		for _, how := range []string{"exits", "times out"} {
+	for i, m := range kernelModes {
+		for j, how := range []string{"exits", "times out"} {
 			t.Run(fmt.Sprintf("%s/%s", m, how), func(t *testing.T) {
-				arg := fmt.Sprintf("53.%06d", time.Now().UnixNano()%1_000_000)
+				t.Parallel() // each its own zone and its own sleep argument (the last digit)
+				arg := fmt.Sprintf("53.%06d%d", time.Now().UnixNano()%1_000_000, 2*i+j)
 				script := fmt.Sprintf(`setsid sh -c 'sleep %s & sleep %s & exit 0' & sleep 0.3`, arg, arg)
 				timeout := 20 * time.Second
 				if how == "times out" {
@@ -80,6 +82,7 @@ func TestNothingSurvivesTheCall(t *testing.T) {
 // command: no UDP datagram (Landlock below ABI 10 does not cover UDP), no connect
 // to a host UNIX socket. With it on, a UNIX socket is still refused.
 func TestNetworkOffMeansOff(t *testing.T) {
+	t.Parallel()
 	need(t, "/usr/bin/bash", "/usr/bin/curl")
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -136,6 +139,7 @@ func TestNetworkOffMeansOff(t *testing.T) {
 // set-user-id, set-group-id or sticky bit can be created in a zone, with or without
 // Landlock (the seccomp filter holds in every mode).
 func TestNoSpecialFilesOrSetIDBits(t *testing.T) {
+	t.Parallel()
 	need(t, "/usr/bin/mkfifo", "/usr/bin/mknod", "/usr/bin/chmod", "/usr/bin/install", "/usr/bin/cp", "/usr/bin/mkdir")
 	for _, m := range kernelModes {
 		t.Run(string(m), func(t *testing.T) {
@@ -210,6 +214,7 @@ func TestInheritedDescriptorsAreClosed(t *testing.T) {
 // TestHomeIsOutsideTheZone: HOME and the XDG directories name no zone and no host
 // path, and Python tools run without user site-packages.
 func TestHomeIsOutsideTheZone(t *testing.T) {
+	t.Parallel()
 	need(t, "/usr/bin/env")
 	d := zone(t)
 	res := runRaw(t, d, ModeBestEffort, false, 0, nil, "/usr/bin/env")
@@ -227,6 +232,7 @@ func TestHomeIsOutsideTheZone(t *testing.T) {
 // (the seccomp filter leaves AF_INET/AF_INET6; glibc copes without netlink and
 // nscd); with it off, it cannot.
 func TestNetworkOnAllowsTCP(t *testing.T) {
+	t.Parallel()
 	need(t, "/usr/bin/curl")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("pong")) }))
 	defer srv.Close()
@@ -249,6 +255,7 @@ func TestNetworkOnAllowsTCP(t *testing.T) {
 // up after it, so the command cannot signal it (its pid or its process group), with
 // or without Landlock; a daemon started before the attempt is still reaped.
 func TestCommandCannotKillTheLauncher(t *testing.T) {
+	t.Parallel()
 	need(t, "/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep")
 	helpers := []string{"/bin/sh", "/usr/bin/setsid", "/usr/bin/sleep"}
 	for _, m := range kernelModes {

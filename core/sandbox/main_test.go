@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	}
 	// A secret in the server's environment that no command may ever see.
 	os.Setenv("FILESHED_SECRET", "s3cr3t-value-42")
+	// Four tests at a time: most wait on a command's timeout (measured: 2.3 s for the
+	// package where the two cores' default took 4.0 s).
+	testtool.ParallelAtLeast(4)
 	os.Exit(m.Run())
 }
 

@@ -47,6 +47,7 @@ func sleeping(t *testing.T, arg string) bool {
 // TestCommandDiesWithTheServer: when the server is killed with SIGKILL, the command it was
 // running does not survive as an orphan outside every timeout.
 func TestCommandDiesWithTheServer(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

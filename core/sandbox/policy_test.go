@@ -12,6 +12,7 @@ import (
 )
 
 func TestPolicyTablesParse(t *testing.T) {
+	t.Parallel()
 	for name, c := range commands() {
 		if _, _, err := parseOpts(c.opts); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -27,6 +28,7 @@ func TestPolicyTablesParse(t *testing.T) {
 // TestPrepare is the policy table: every hostile case of the issue that the policy
 // layer refuses, next to the ordinary commands it must keep accepting.
 func TestPrepare(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	write(t, filepath.Join(d, "sub", "b.txt"), "b\n")
 	other := t.TempDir() // another user's zone
@@ -238,6 +240,7 @@ func TestPrepare(t *testing.T) {
 }
 
 func TestPrepareForcesSafeFlags(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	cases := []struct {
 		name string
@@ -277,6 +280,7 @@ func TestPrepareForcesSafeFlags(t *testing.T) {
 }
 
 func TestAllowedAndAvailable(t *testing.T) {
+	t.Parallel()
 	ro, rw := Allowed(ReadOnly), Allowed(ReadWrite)
 	for _, c := range []string{"cat", "awk", "sed", "tar", "jq", "sqlite3", "curl"} {
 		if !slices.Contains(ro, c) {

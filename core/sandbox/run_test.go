@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,9 +10,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 func TestRunBasics(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	cases := []struct {
 		name     string
@@ -47,6 +51,7 @@ func TestRunBasics(t *testing.T) {
 }
 
 func TestRunLaunchFailure(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	_, err := Run(context.Background(), spec(d, "/nonexistent/tool"))
 	if err == nil {
@@ -55,6 +60,7 @@ func TestRunLaunchFailure(t *testing.T) {
 }
 
 func TestRequiredMode(t *testing.T) {
+	t.Parallel()
 	s := spec(zone(t), "/usr/bin/true")
 	s.Mode = ModeRequired
 	res, err := Run(context.Background(), s)
@@ -73,6 +79,9 @@ func TestRequiredMode(t *testing.T) {
 // TestYesFloodUsesConstantMemory: a command printing without end is cut by the
 // timeout and only head+tail are kept.
 func TestYesFloodUsesConstantMemory(t *testing.T) {
+	if !testtool.Alone(t, nil, nil) { // it reads the process's heap
+		return
+	}
 	d := zone(t)
 	c, err := Prepare(Request{Cmd: "yes", Kind: ReadWrite, Confine: confineIn(d)})
 	if err != nil {
@@ -100,6 +109,7 @@ func TestYesFloodUsesConstantMemory(t *testing.T) {
 
 // TestTimeoutKillsWholeGroup: sleep 999 and a background grandchild both die.
 func TestTimeoutKillsWholeGroup(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	marker := "999.4242"
 	sleep, _ := exec.LookPath("sleep")
@@ -114,11 +124,20 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 	if !res.TimedOut || time.Since(start) > 5*time.Second {
 		t.Fatalf("not timed out: %+v after %v", res, time.Since(start))
 	}
-	time.Sleep(100 * time.Millisecond)
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
-			t.Fatalf("survivor: %s %q", p, b)
+	// The group was sent SIGKILL: each member is gone once the kernel has delivered it (a
+	// zombie's cmdline is empty), awaited here rather than assumed after a fixed sleep.
+	survivor := func() string {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+				return fmt.Sprintf("%s %q", p, b)
+			}
+		}
+		return ""
+	}
+	for deadline := time.Now().Add(5 * time.Second); survivor() != ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("survivor 5 s after the timeout: %s", survivor())
 		}
 	}
 }
@@ -126,6 +145,7 @@ func TestTimeoutKillsWholeGroup(t *testing.T) {
 // TestFileSizeLimitStopsHugeWrite: head -c 1G past the remaining quota is stopped
 // by RLIMIT_FSIZE, whether it writes through stdout_file or by itself.
 func TestFileSizeLimitStopsHugeWrite(t *testing.T) {
+	t.Parallel()
 	d := zone(t)
 	if err := os.Truncate(filepath.Join(d, "a.txt"), 2<<30); err != nil { // sparse source
 		t.Fatal(err)
@@ -165,6 +185,7 @@ func TestFileSizeLimitStopsHugeWrite(t *testing.T) {
 }
 
 func TestCaptureHeadTail(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		max    int

@@ -16,6 +16,7 @@ import (
 // see), the history is linear, and the index each leaves is the stat cache of HEAD: a git
 // CLI sees a clean work tree.
 func TestWritersTakingTurnsKeepEachOthersCommits(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	z.write(t, "keep.txt", "k")
 	z.write(t, "a/b/c.txt", "c")

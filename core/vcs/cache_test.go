@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/fileshed/fileshed/internal/testtool"
 )
 
 // blob is an in-memory object of n bytes whose content names i.
@@ -19,6 +21,7 @@ func blob(i, n int) plumbing.EncodedObject {
 // The cache never holds more than its budget however many repositories fill it, keeps each
 // repository's objects to itself, and Clear drops one repository's objects only.
 func TestObjectCacheBoundedAndPerRepository(t *testing.T) {
+	t.Parallel()
 	const budget = 64 << 10
 	c := newObjectLRU(budget)
 	views := []repoCache{newRepoCache(c), newRepoCache(c), newRepoCache(c)}
@@ -63,6 +66,9 @@ func TestObjectCacheBoundedAndPerRepository(t *testing.T) {
 // within its budget, history reads stay right while objects are evicted under them, a
 // repository never reads an object only another one holds, and Close drops its objects.
 func TestReposShareTheBoundedObjectCache(t *testing.T) {
+	if !testtool.Alone(t, nil, nil) { // it swaps the process-wide object cache
+		return
+	}
 	saved := objects
 	objects = newObjectLRU(32 << 10)
 	t.Cleanup(func() { objects = saved })

@@ -16,6 +16,7 @@ var alice = Signature{Name: "alice", Email: "alice@example.org"}
 var base = map[string]string{"a.txt": "a", "dir/b.txt": "b", "dir/sub/c.txt": "c", "file": "f"}
 
 func TestCommitPaths(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		setup    func(t *testing.T, z zone)
@@ -134,6 +135,7 @@ func TestCommitPaths(t *testing.T) {
 }
 
 func TestCommitAll(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		setup    func(t *testing.T, z zone)

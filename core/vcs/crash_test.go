@@ -56,6 +56,7 @@ func commitLoop(gitDir, work string) {
 // moments, then checks that the repository opens, verifies, commits and
 // passes git fsck.
 func TestKill9MidCommit(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	for i := 0; i < 200; i++ {
 		z.write(t, fmt.Sprintf("pad/p%03d.txt", i), fmt.Sprint(i))
@@ -130,6 +131,7 @@ func recoverRepo(t *testing.T, r *Repo) RepairReport {
 // writes nothing; Recover, which the holder of the cross-host authority runs, removes them
 // and the next commit works.
 func TestOpenLeavesAnotherHostsLiveLocks(t *testing.T) {
+	t.Parallel()
 	for _, lock := range []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "config.lock", "objects/" + tmpObjPrefix + "123"} {
 		t.Run(lock, func(t *testing.T) {
 			z := newZone(t)
@@ -159,6 +161,7 @@ func TestOpenLeavesAnotherHostsLiveLocks(t *testing.T) {
 }
 
 func TestStaleLockReportedByVerifyAndRemovedByRepair(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	z.write(t, "a.txt", "a")
 	r := z.open(t)
@@ -188,6 +191,7 @@ func TestStaleLockReportedByVerifyAndRemovedByRepair(t *testing.T) {
 }
 
 func TestRepairRebuildsCorruptIndex(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		corrupt func(t *testing.T, path string)
@@ -258,6 +262,7 @@ func TestRepairRebuildsCorruptIndex(t *testing.T) {
 // and before the index was saved: the old index must not make the next
 // commit revert the last one.
 func TestOpenRebuildsIndexBehindHead(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	z.write(t, "a.txt", "1")
 	z.write(t, "b.txt", "1")
@@ -288,6 +293,7 @@ func TestOpenRebuildsIndexBehindHead(t *testing.T) {
 }
 
 func TestCorruptHeadIsReportedNotPanic(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, file, content string }{
 		{"empty branch ref", "refs/heads/main", ""},
 		{"garbage branch ref", "refs/heads/main", "not a hash\n"},

@@ -4,6 +4,7 @@ import "testing"
 
 // TestHead: "" on an unborn branch, then the id of each new commit, which FileAt reads back.
 func TestHead(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	l, err := r.Lock()

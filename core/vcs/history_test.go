@@ -16,6 +16,7 @@ import (
 )
 
 func TestConcurrentCommitsLinearHistory(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	z.write(t, "base.txt", "base")
 	r := z.open(t)
@@ -77,6 +78,7 @@ func TestConcurrentCommitsLinearHistory(t *testing.T) {
 }
 
 func TestLockedHandleSerialisesExecAndCommit(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	l, err := r.Lock()
@@ -121,6 +123,7 @@ func TestLockedHandleSerialisesExecAndCommit(t *testing.T) {
 }
 
 func TestLogAndFileAt(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	var hashes []string
@@ -201,6 +204,7 @@ func TestLogAndFileAt(t *testing.T) {
 }
 
 func TestRestoreByWritingOldContent(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	z.write(t, "a.txt", "v1")
@@ -223,6 +227,7 @@ func TestRestoreByWritingOldContent(t *testing.T) {
 }
 
 func TestCommitHeaderInjectionIsNeutralised(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	z.write(t, "a.txt", "a")
@@ -246,6 +251,7 @@ func TestCommitHeaderInjectionIsNeutralised(t *testing.T) {
 // read-only git CLI that shed_exec runs (GIT_DIR set) executes them, and
 // nothing of it is committed.
 func TestUserGitDirInWorkTreeIsNeverUsed(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	marker := filepath.Join(t.TempDir(), "pwned")
@@ -276,6 +282,7 @@ func TestUserGitDirInWorkTreeIsNeverUsed(t *testing.T) {
 }
 
 func TestCLISeesCleanStatus(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	for i := 0; i < 50; i++ {
@@ -308,6 +315,7 @@ func TestCLISeesCleanStatus(t *testing.T) {
 }
 
 func TestIndexRoundTrip(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_700_000_000, 123456789)
 	entries := []*index.Entry{
 		{Name: "a", Mode: 0o100644, CreatedAt: now, ModifiedAt: now, Dev: 1, Inode: 2, UID: 3, GID: 4, Size: 5},

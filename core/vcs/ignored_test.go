@@ -3,6 +3,7 @@ package vcs
 import "testing"
 
 func TestIgnored(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]bool{
 		"a.txt": false, "d/.gitignore": false, "d/git/x": false,
 		".git": true, ".git/config": true, "d/.GIT/x": true, "d/.git./x": true, "git~1/x": true,
@@ -18,6 +19,7 @@ func TestIgnored(t *testing.T) {
 // checkout and flags in fsck (hasDotgit) — is_ntfs_dotgit and is_hfs_dotgit in git's
 // path.c and utf8.c — is one name never versioned, and names that only look alike are not.
 func TestIgnoredGitSpellings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, component string
 		want            bool

@@ -46,6 +46,7 @@ func commitLocked(t *testing.T, r *Repo, paths ...string) int64 {
 // (streamed through a temporary file), an unchanged file (nothing) and a removal (trees
 // and the commit only).
 func TestWrittenIsWhatCommitsAdd(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	steps := []struct {
@@ -79,6 +80,7 @@ func TestWrittenIsWhatCommitsAdd(t *testing.T) {
 // before (another process sharing the storage: it must see the pack, not the removed loose
 // objects), and commits go on.
 func TestPackShrinksHistoryAndKeepsIt(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	base := randomText(300 << 10)
@@ -140,6 +142,7 @@ func TestPackShrinksHistoryAndKeepsIt(t *testing.T) {
 // TestPackPrunesUnreachableObjects: an object no commit reaches (a commit that failed after
 // writing its blob) is pruned; a reachable one never is.
 func TestPackPrunesUnreachableObjects(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	z.write(t, "kept.txt", "kept")
@@ -169,6 +172,7 @@ func TestPackPrunesUnreachableObjects(t *testing.T) {
 // nothing reaches them, and no commit charges them to the owner's quota (the kill test found
 // the empty tree, 23 bytes, in the history and not in the usage).
 func TestCheckingALaggingIndexWritesNothing(t *testing.T) {
+	t.Parallel()
 	z := newZone(t)
 	r := z.open(t)
 	l, err := r.Lock()

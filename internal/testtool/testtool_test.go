@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,4 +166,29 @@ func TestCachedFillsOnceAndAtomically(t *testing.T) {
 	if !bad.failed {
 		t.Fatal("a kind with '-' was accepted")
 	}
+}
+
+// TestAloneRunsInAProcessOfItsOwn: a test that asks to run alone runs again in a child
+// process of the test binary, with the variables given, and its parent is given every line
+// the child printed.
+func TestAloneRunsInAProcessOfItsOwn(t *testing.T) {
+	const said = "alone: the child ran"
+	var lines []string
+	if !Alone(t, []string{"TESTTOOL_ALONE_MARK=child"}, func(l string) { lines = append(lines, l) }) {
+		if !slices.Contains(lines, said) {
+			t.Fatalf("the child's line %q is not among the lines given to the parent: %q", said, lines)
+		}
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid())); err != nil || parent != self {
+		t.Fatalf("the parent process runs %q (%v), not the test binary %s", parent, err, self)
+	}
+	if v := os.Getenv("TESTTOOL_ALONE_MARK"); v != "child" {
+		t.Fatalf("the variable given for the child is %q", v)
+	}
+	fmt.Println(said)
 }

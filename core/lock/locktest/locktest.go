@@ -15,15 +15,27 @@ import (
 
 // Run checks l against the guarantees of lock.Locker. Each Locker returned by newLocker
 // must share its locks with the others it returns (two replicas of one deployment); an
-// in-process Locker returns itself.
-func Run(t *testing.T, newLocker func(t *testing.T) lock.Locker) {
+// in-process Locker returns itself. waiting reports how many requests of a key wait (not
+// granted yet) across those Lockers: the suite awaits a request's wait by it rather than
+// assuming it after a pause, which a loaded machine can outlast.
+func Run(t *testing.T, newLocker func(t *testing.T) lock.Locker, waiting func(t *testing.T, k lock.Key) int) {
 	t.Run("exclusive excludes", func(t *testing.T) { exclusive(t, newLocker(t), newLocker(t)) })
 	t.Run("shared together", func(t *testing.T) { shared(t, newLocker(t), newLocker(t)) })
-	t.Run("writer not starved", func(t *testing.T) { writerFirst(t, newLocker(t)) })
-	t.Run("wait ends with context", func(t *testing.T) { deadline(t, newLocker(t), newLocker(t)) })
+	t.Run("writer not starved", func(t *testing.T) { writerFirst(t, newLocker(t), waiting) })
+	t.Run("wait ends with context", func(t *testing.T) { deadline(t, newLocker(t), newLocker(t), waiting) })
 	t.Run("keys are independent", func(t *testing.T) { independent(t, newLocker(t)) })
 	t.Run("invalid keys", func(t *testing.T) { invalid(t, newLocker(t)) })
 	t.Run("unlock twice", func(t *testing.T) { twice(t, newLocker(t)) })
+}
+
+// awaitWaiting returns once n requests of k wait (failing t after 10 s).
+func awaitWaiting(t *testing.T, waiting func(t *testing.T, k lock.Key) int, k lock.Key, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); waiting(t, k) < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q: %d requests waiting after 10 s, want %d", k, waiting(t, k), n)
+		}
+	}
 }
 
 func must(t *testing.T, l lock.Locker, k lock.Key, m lock.Mode) lock.Lease {
@@ -103,12 +115,12 @@ func shared(t *testing.T, a, b lock.Locker) {
 }
 
 // writerFirst: once a writer waits, new shared requests wait behind it.
-func writerFirst(t *testing.T, l lock.Locker) {
+func writerFirst(t *testing.T, l lock.Locker, waiting func(t *testing.T, k lock.Key) int) {
 	k := lock.NewKey("test", "writer-first")
 	r := must(t, l, k, lock.Shared)
 	w := make(chan lock.Lease)
 	go func() { le, _ := l.Lock(context.Background(), k, lock.Exclusive); w <- le }()
-	time.Sleep(100 * time.Millisecond) // the writer waits now
+	awaitWaiting(t, waiting, k, 1) // the writer waits now
 	late := make(chan lock.Lease)
 	go func() { le, _ := l.Lock(context.Background(), k, lock.Shared); late <- le }()
 	select {
@@ -129,7 +141,7 @@ func writerFirst(t *testing.T, l lock.Locker) {
 
 // deadline: a wait ends with its context, with the context's error, holding nothing; a
 // cancelled writer lets the readers it held back in.
-func deadline(t *testing.T, a, b lock.Locker) {
+func deadline(t *testing.T, a, b lock.Locker, waiting func(t *testing.T, k lock.Key) int) {
 	k := lock.NewKey("test", "deadline")
 	held := must(t, a, k, lock.Exclusive)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
@@ -147,7 +159,7 @@ func deadline(t *testing.T, a, b lock.Locker) {
 	wctx, wcancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { _, err := b.Lock(wctx, k, lock.Exclusive); done <- err }()
-	time.Sleep(100 * time.Millisecond)
+	awaitWaiting(t, waiting, k, 1)
 	wcancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled writer: %v", err)

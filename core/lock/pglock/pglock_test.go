@@ -47,6 +47,7 @@ func advisory(t *testing.T, db *sql.DB, id int64) (granted, waiting int) {
 	// The one-key form keeps the id's high half in classid, its low half in objid.
 	err := db.QueryRow(`SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT granted)
 		FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND classid::bigint = ($1::bigint >> 32) & 4294967295 AND objid::bigint = $1::bigint & 4294967295`, id).Scan(&granted, &waiting)
 	if err != nil {
 		t.Fatal(err)
@@ -54,11 +55,37 @@ func advisory(t *testing.T, db *sql.DB, id int64) (granted, waiting int) {
 	return granted, waiting
 }
 
+// endLockSessions terminates the lock sessions on db's database (what a database restart
+// does to them; other tests' databases on the server are left alone) and waits until their
+// backends are gone.
+func endLockSessions(t *testing.T, db *sql.DB) {
+	t.Helper()
+	const sessions = `FROM pg_stat_activity WHERE application_name = 'fileshed-locks' AND datname = current_database()`
+	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) ` + sessions); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) ` + sessions).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d lock sessions still there 10 s after they were terminated", n)
+		}
+	}
+}
+
 // TestConformance runs the Locker suite with every Locker a replica of its own (its own
 // pool) on one database: the guarantees hold across replicas.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
-	locktest.Run(t, func(t *testing.T) lock.Locker { return open(t, url, Options{}) })
+	db := admin(t, url)
+	locktest.Run(t, func(t *testing.T) lock.Locker { return open(t, url, Options{}) },
+		func(t *testing.T, k lock.Key) int { _, waiting := advisory(t, db, keyID(k)); return waiting })
 }
 
 // TestCancelledWaitLeavesNothingOnTheServer: when Lock returns at its deadline the server
@@ -66,6 +93,7 @@ func TestConformance(t *testing.T) {
 // it) and no lock, and the connection is still pooled; the next requester gets the key at
 // once.
 func TestCancelledWaitLeavesNothingOnTheServer(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	a, b, db := open(t, url, Options{}), open(t, url, Options{}), admin(t, url)
 	k := lock.NewKey("test", "cancel")
@@ -104,6 +132,7 @@ func TestCancelledWaitLeavesNothingOnTheServer(t *testing.T) {
 // many times: whichever wins, once everyone let go the server holds no lock of the key (a
 // lock granted as the cancel arrived is released, not left on a pooled session).
 func TestCancelAtTheGrantLeaksNoLock(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	a, b, db := open(t, url, Options{}), open(t, url, Options{}), admin(t, url)
 	k := lock.NewKey("test", "race")
@@ -141,6 +170,7 @@ func TestCancelAtTheGrantLeaksNoLock(t *testing.T) {
 // within the check interval, another replica can take the key, and Unlock still returns
 // the slot.
 func TestKilledConnectionIsLost(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	a, b, db := open(t, url, Options{Check: 100 * time.Millisecond}), open(t, url, Options{}), admin(t, url)
 	k := lock.NewKey("test", "killed")
@@ -177,12 +207,10 @@ func TestKilledConnectionIsLost(t *testing.T) {
 // TestDeadPooledConnectionIsReplaced: a pooled connection that died while idle (a database
 // restart) costs the next Lock nothing but a new connection.
 func TestDeadPooledConnectionIsReplaced(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	l, db := open(t, url, Options{}), admin(t, url)
-	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'fileshed-locks'`); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(100 * time.Millisecond)
+	endLockSessions(t, db)
 	le, err := l.Lock(t.Context(), lock.NewKey("test", "after-restart"), lock.Shared)
 	if err != nil {
 		t.Fatalf("Lock after the pooled connection died: %v", err)
@@ -194,6 +222,7 @@ func TestDeadPooledConnectionIsReplaced(t *testing.T) {
 // is dead; a Lock that meets several of them in turn still gets its lease on a new one (it
 // retried once only, and answered the second dead connection's error).
 func TestDeadPooledConnectionsAreAllReplaced(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	l, db := open(t, url, Options{}), admin(t, url)
 	var leases []lock.Lease
@@ -207,10 +236,7 @@ func TestDeadPooledConnectionsAreAllReplaced(t *testing.T) {
 	for _, le := range leases {
 		le.Unlock()
 	}
-	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'fileshed-locks'`); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(100 * time.Millisecond)
+	endLockSessions(t, db)
 	le, err := l.Lock(t.Context(), lock.NewKey("test", "after-restart"), lock.Shared)
 	if err != nil {
 		t.Fatalf("Lock after the pooled connections died: %v", err)
@@ -222,6 +248,7 @@ func TestDeadPooledConnectionsAreAllReplaced(t *testing.T) {
 // take their next keys (they would otherwise wait for each other forever), while a third
 // call holding nothing waits until a connection is given back.
 func TestPoolAdmitsCallsNotLeases(t *testing.T) {
+	t.Parallel()
 	l := open(t, pgtest.URL(t), Options{Conns: 2})
 	var mu sync.Mutex
 	var held []lock.Lease
@@ -275,6 +302,7 @@ func TestPoolAdmitsCallsNotLeases(t *testing.T) {
 // TestOpenHidesTheURL: a URL that does not parse is refused without quoting it (it may
 // carry the password).
 func TestOpenHidesTheURL(t *testing.T) {
+	t.Parallel()
 	_, err := Open(t.Context(), "postgres://fs:s3cret-pw@db:notaport/x", Options{})
 	if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
 		t.Fatalf("bad URL: %v", err)
