@@ -26,6 +26,20 @@ func rawDB(t *testing.T, p string) *sql.DB {
 	return db
 }
 
+// seedRaw makes app.db as seedDB(t, e, 1) does (table t, one row) with the driver, not
+// through shed_sqlite: for a server whose timeout is meant for the statement under test,
+// not for the setup (beside the parallel tests under -race a seeding call ran out of 1 s).
+func seedRaw(t *testing.T, e *env) {
+	t.Helper()
+	p := filepath.Join(e.base, zoneDir, "app.db")
+	must(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	db := rawDB(t, p)
+	if _, err := db.Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO t VALUES (1, 'name1', 1.5)"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, db.Close())
+}
+
 // TestSQLiteHostileStatements: every statement that could reach the host or another
 // user's files is refused by SQLite's authorizer (SQL_FORBIDDEN), and creates nothing.
 func TestSQLiteHostileStatements(t *testing.T) {
@@ -132,7 +146,7 @@ func TestSQLiteRunaway(t *testing.T) {
 		return
 	}
 	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
-	seedDB(t, e, 1)
+	seedRaw(t, e) // not through the tool: its 1 s is for the runaway, not for the setup
 	t0 := time.Now()
 	r := sq(e, "app.db", map[string]any{"query": "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) FROM c"})
 	wantError(t, r, "TIMEOUT")
@@ -250,9 +264,11 @@ func TestSQLiteConcurrentWriters(t *testing.T) {
 }
 
 // TestSQLiteBusy: a write lock held by another program is a clear busy error, not a hang.
+// The timeout is 4 s (the busy wait half of it): at 1 s, the seeding calls themselves ran
+// out of time beside the parallel tests under -race (CI, issue 34).
 func TestSQLiteBusy(t *testing.T) {
 	t.Parallel() // owns its server and database (issue 34)
-	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "1"})
+	e := start(t, map[string]string{"FILESHED_EXEC_TIMEOUT_DEFAULT": "4"})
 	seedDB(t, e, 1)
 	db := rawDB(t, filepath.Join(e.base, zoneDir, "app.db"))
 	db.SetMaxOpenConns(1)
