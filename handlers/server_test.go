@@ -1,10 +1,12 @@
 package handlers_test
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +78,9 @@ func TestSlowClientIsCutOff(t *testing.T) {
 			}()
 			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			got, err := io.ReadAll(conn) // until the server closes the connection
-			if took := time.Since(t0); err != nil || took > tc.within {
+			// A reset is the server's close too: a byte the dribble wrote after it makes the
+			// server's kernel answer with one (CI: the read then ended in ECONNRESET).
+			if took := time.Since(t0); err != nil && !errors.Is(err, syscall.ECONNRESET) || took > tc.within {
 				t.Fatalf("connection held %v (err %v), want closed within %v; read %q", took, err, tc.within, got)
 			}
 		})
